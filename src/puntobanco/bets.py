@@ -1,0 +1,222 @@
+"""Bet kinds, validation of a spot (M1–M3, B4, L1–L4) and settlement (B1–B3, L5, L6).
+
+>>> from puntobanco.cards import parse_cards
+>>> from puntobanco.coup import deal_coup
+>>> rules = RuleSet()
+>>> coup = deal_coup(iter(parse_cards("9H 3S KD 3D 7C")))   # Punto 9 natural beats Banco 6
+>>> bets = {BetKind.BANCO: 2500, BetKind.LION_PUNTO: 1000}
+>>> verify_spot(bets, rules)
+>>> [(l.bet.value, l.outcome.value, l.net) for l in settle_spot(bets, coup, rules)]
+[('banco', 'lose', -2500), ('lion-punto', 'win', 1000)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from puntobanco.coup import Coup
+from puntobanco.errors import BetRefused, PuntoBancoError
+from puntobanco.money import format_cents
+from puntobanco.rules import BancoPayout, Limits, RuleSet, Side
+
+
+class BetKind(Enum):
+    """The five bets; their order here is the order of payment (L6)."""
+
+    PUNTO = "punto"
+    BANCO = "banco"
+    EGALITE = "egalite"
+    LION_PUNTO = "lion-punto"
+    LION_BANCO = "lion-banco"
+
+    @property
+    def is_lion(self) -> bool:
+        return self in (BetKind.LION_PUNTO, BetKind.LION_BANCO)
+
+    @property
+    def side(self) -> Side:
+        """The side the bet backs (Égalité backs the tie)."""
+        return _BET_SIDE[self]
+
+    @classmethod
+    def parse(cls, text: str) -> BetKind:
+        """Read a bet name; English and the table languages' names are accepted.
+
+        >>> BetKind.parse("Lion-Banco"), BetKind.parse("tie"), BetKind.parse("égalité")
+        (<BetKind.LION_BANCO: 'lion-banco'>, <BetKind.EGALITE: 'egalite'>, <BetKind.EGALITE: 'egalite'>)
+        """
+        key = text.strip().lower().replace("_", "-").replace(" ", "-")
+        kind = _BET_ALIASES.get(key)
+        if kind is None:
+            names = ", ".join(k.value for k in cls)
+            raise PuntoBancoError(f"{text!r} is not a bet: choose one of {names}.",
+                                  code="unknown-bet")
+        return kind
+
+
+_BET_SIDE = {
+    BetKind.PUNTO: Side.PUNTO, BetKind.LION_PUNTO: Side.PUNTO,
+    BetKind.BANCO: Side.BANCO, BetKind.LION_BANCO: Side.BANCO,
+    BetKind.EGALITE: Side.EGALITE,
+}
+_BET_ALIASES = {kind.value: kind for kind in BetKind} | {
+    "player": BetKind.PUNTO, "banker": BetKind.BANCO, "tie": BetKind.EGALITE,
+    "égalité": BetKind.EGALITE, "egalité": BetKind.EGALITE, "empate": BetKind.EGALITE,
+    "lion-player": BetKind.LION_PUNTO, "lion-banker": BetKind.LION_BANCO,
+}
+
+#: Payment order within a spot (L6): the main bets first, the Lion Bonus after them.
+PAYMENT_ORDER: tuple[BetKind, ...] = tuple(BetKind)
+
+
+class Outcome(Enum):
+    WIN = "win"
+    LOSE = "lose"
+    PUSH = "push"
+
+
+class LionOutcome(Enum):
+    """The rows of L5, in pay-table order."""
+
+    NATURAL_WIN = "natural-win"  # L5a
+    NATURAL_TIE = "natural-tie"  # L5b
+    WIN_BY_9 = "win-by-9"  # L5c
+    WIN_BY_8 = "win-by-8"
+    WIN_BY_7 = "win-by-7"
+    WIN_BY_6 = "win-by-6"
+    WIN_BY_5 = "win-by-5"
+    WIN_BY_4 = "win-by-4"
+    LOSE = "lose"  # L5d
+
+    @property
+    def margin(self) -> int | None:
+        return int(self.value[-1]) if self.value.startswith("win-by-") else None
+
+
+def lion_outcome(side_total: int, other_total: int, *, natural: bool, drawn: bool) -> LionOutcome:
+    """Classify a Lion Bonus on a side (L5) from the two totals.
+
+    ``natural``: either side had a natural; ``drawn``: a fifth (or sixth) card was dealt.
+
+    >>> lion_outcome(9, 7, natural=True, drawn=False).value
+    'natural-win'
+    >>> lion_outcome(8, 8, natural=True, drawn=False).value
+    'natural-tie'
+    >>> lion_outcome(7, 1, natural=False, drawn=True).value
+    'win-by-6'
+    >>> lion_outcome(7, 4, natural=False, drawn=True).value
+    'lose'
+    """
+    if natural:
+        if side_total > other_total:
+            return LionOutcome.NATURAL_WIN
+        return LionOutcome.NATURAL_TIE if side_total == other_total else LionOutcome.LOSE
+    margin = side_total - other_total
+    if drawn and margin >= 4:
+        return LionOutcome(f"win-by-{margin}")
+    return LionOutcome.LOSE
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementLine:
+    """One bet's settlement: ``net`` is what the player gains (+), or loses (−), in cents."""
+
+    bet: BetKind
+    stake: int
+    outcome: Outcome
+    net: int
+    pays: str
+    detail: str
+
+    @property
+    def returned(self) -> int:
+        """What goes back to the player: the stake and the winnings, or nothing on a loss."""
+        return self.stake + self.net if self.outcome is not Outcome.LOSE else 0
+
+    def to_dict(self) -> dict[str, object]:
+        return {"bet": self.bet.value, "stake": self.stake, "outcome": self.outcome.value,
+                "net": self.net, "pays": self.pays, "detail": self.detail}
+
+
+def limits_for(kind: BetKind, rules: RuleSet) -> Limits:
+    """The stake limits of a bet kind (M2, L3)."""
+    if kind.is_lion:
+        return rules.lion_limits
+    return {BetKind.PUNTO: rules.punto_limits, BetKind.BANCO: rules.banco_limits,
+            BetKind.EGALITE: rules.egalite_limits}[kind]
+
+
+def verify_spot(bets: Mapping[BetKind, int], rules: RuleSet) -> None:
+    """Check a spot's bets as a whole (M3, B4, L1, L3); raise :class:`BetRefused` if wrong."""
+    for kind, stake in bets.items():
+        if stake <= 0:
+            raise BetRefused(f"A stake on {kind.value} must be positive.", code="non-positive-stake")
+        if stake % rules.chip_unit:
+            raise BetRefused(
+                f"A stake on {kind.value} must be a whole multiple of the chip unit "
+                f"({format_cents(rules.chip_unit)}), not {format_cents(stake)}.",
+                code="not-chip-multiple")
+        limits = limits_for(kind, rules)
+        if stake < limits.minimum:
+            raise BetRefused(
+                f"The minimum on {kind.value} is {format_cents(limits.minimum)}; "
+                f"{format_cents(stake)} is below it.", code="below-minimum")
+        if stake > limits.maximum:
+            raise BetRefused(
+                f"The maximum on {kind.value} is {format_cents(limits.maximum)}; "
+                f"{format_cents(stake)} is above it.", code="above-maximum")
+    if BetKind.LION_PUNTO in bets and BetKind.LION_BANCO in bets:
+        raise BetRefused("A spot may back the Lion Bonus on Punto or on Banco, never both.",
+                         code="both-lion-sides")
+    if not rules.allow_punto_and_banco and BetKind.PUNTO in bets and BetKind.BANCO in bets:
+        raise BetRefused("This table does not allow Punto and Banco on the same spot.",
+                         code="punto-and-banco")
+
+
+def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> SettlementLine:
+    """Settle one bet against a dealt coup (B1–B3, L5)."""
+    winner = coup.winner
+    if kind is BetKind.PUNTO or kind is BetKind.BANCO:
+        if winner is Side.EGALITE:  # B1, B2: returned on Égalité
+            return SettlementLine(kind, stake, Outcome.PUSH, 0, "0:1", "egalite")
+        if winner is not kind.side:
+            return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", "lost")
+        if kind is BetKind.PUNTO:
+            return SettlementLine(kind, stake, Outcome.WIN, stake, "1:1", "win")
+        if rules.banco_payout is BancoPayout.COMMISSION:
+            net = int(stake * (1 - rules.commission))  # floor: the house keeps the breakage
+            return SettlementLine(kind, stake, Outcome.WIN, net, f"1:1 less {rules.commission}",
+                                  "win-commission")
+        if coup.banco_total == 6:  # B2: a Banco win with 6 pays half
+            return SettlementLine(kind, stake, Outcome.WIN, stake // 2, "1:2", "win-with-6")
+        return SettlementLine(kind, stake, Outcome.WIN, stake, "1:1", "win")
+    if kind is BetKind.EGALITE:  # B3
+        if winner is Side.EGALITE:
+            return SettlementLine(kind, stake, Outcome.WIN, stake * rules.tie_pays,
+                                  f"{rules.tie_pays}:1", "egalite")
+        return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", "lost")
+    side = kind.side  # L5
+    other = Side.BANCO if side is Side.PUNTO else Side.PUNTO
+    result = lion_outcome(coup.total(side), coup.total(other), natural=coup.natural,
+                          drawn=coup.cards_used > 4)
+    return _settle_lion(kind, stake, result, rules)
+
+
+def _settle_lion(kind: BetKind, stake: int, result: LionOutcome, rules: RuleSet) -> SettlementLine:
+    if result is LionOutcome.LOSE:
+        return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", result.value)
+    if result is LionOutcome.NATURAL_TIE:
+        return SettlementLine(kind, stake, Outcome.PUSH, 0, "0:1", result.value)
+    margin = result.margin
+    pays = rules.lion_natural_pays if margin is None else rules.lion_paytable[9 - margin]
+    outcome = Outcome.WIN if pays > 0 else Outcome.PUSH
+    return SettlementLine(kind, stake, outcome, stake * pays, f"{pays}:1", result.value)
+
+
+def settle_spot(bets: Mapping[BetKind, int], coup: Coup, rules: RuleSet) -> tuple[SettlementLine, ...]:
+    """Settle every bet of a spot, main bets first and the Lion Bonus after them (L6)."""
+    return tuple(settle_bet(kind, bets[kind], coup, rules) for kind in PAYMENT_ORDER
+                 if kind in bets)
+

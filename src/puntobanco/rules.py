@@ -1,0 +1,220 @@
+"""Totals, naturals, the drawing table (R2–R7) and the table settings (:class:`RuleSet`).
+
+This is the one place that knows the drawing table. Everything else — the coup, the exact
+analysis, the compiled simulator — reads :data:`PUNTO_DRAWS` and :func:`banco_draw_table`.
+
+>>> hand_total([7, 8])
+5
+>>> is_natural([4, 5])
+True
+>>> punto_draws(5), punto_draws(6)
+(True, False)
+>>> banco_draws(3, 8), banco_draws(3, 9), banco_draws(6, None)
+(False, True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+from puntobanco.errors import RuleSetError
+
+
+class Side(Enum):
+    """The two hands, and the tie as a result."""
+
+    PUNTO = "punto"
+    BANCO = "banco"
+    EGALITE = "egalite"
+
+
+class Drawing(Enum):
+    """Which drawing rule Banco follows (R6)."""
+
+    STANDARD = "standard"
+    #: The seed texts read literally: Banco draws on 0–2 and stands on 3–7 whatever Punto did.
+    #: Gives Punto an edge of about +3.19 %; offered for analysis only.
+    SEED_LITERAL = "seed-literal"
+
+
+class BancoPayout(Enum):
+    """How a winning Banco bet is paid (B2)."""
+
+    #: 1:1 with no commission, but 1:2 when Banco wins with a total of 6 (the "2000" rule).
+    HALF_ON_SIX = "no-commission"
+    #: 1:1 less a commission (5 % conventionally); for comparison.
+    COMMISSION = "commission"
+
+
+class LastCoup(Enum):
+    """What happens after the cut card comes out (S3)."""
+
+    #: The coup in progress is completed, one more coup is played, then the shoe ends.
+    ONE_MORE = "one-more"
+    #: The shoe ends with the coup in progress.
+    NONE = "none"
+
+
+def hand_total(values: Iterable[int]) -> int:
+    """The total of a hand: the sum of its card values modulo 10 (R2)."""
+    return sum(values) % 10
+
+
+def is_natural(two_card_values: Sequence[int]) -> bool:
+    """A two-card total of 8 or 9 (R4)."""
+    return len(two_card_values) == 2 and hand_total(two_card_values) >= 8
+
+
+#: R5: Punto draws on 0–5 and stands on 6–7 (indexed by Punto's two-card total, 0–7).
+PUNTO_DRAWS: tuple[bool, ...] = (True, True, True, True, True, True, False, False)
+
+#: Column of :func:`banco_draw_table` used when Punto stood.
+PUNTO_STOOD = 10
+
+# R6 as a table: one row per Banco two-card total 0–7; columns are Punto's third-card value 0–9,
+# then "Punto stood". D draws, S stands.
+_BANCO_ROWS = {
+    Drawing.STANDARD: (
+        "DDDDDDDDDD D",  # 0
+        "DDDDDDDDDD D",  # 1
+        "DDDDDDDDDD D",  # 2
+        "DDDDDDDDSD D",  # 3: draws unless the third card is an 8
+        "SSDDDDDDSS D",  # 4: draws on 2–7
+        "SSSSDDDDSS D",  # 5: draws on 4–7
+        "SSSSSSDDSS S",  # 6: draws on 6–7, stands if Punto stood
+        "SSSSSSSSSS S",  # 7: stands
+    ),
+    Drawing.SEED_LITERAL: (
+        "DDDDDDDDDD D",
+        "DDDDDDDDDD D",
+        "DDDDDDDDDD D",
+        "SSSSSSSSSS S",
+        "SSSSSSSSSS S",
+        "SSSSSSSSSS S",
+        "SSSSSSSSSS S",
+        "SSSSSSSSSS S",
+    ),
+}
+
+_BANCO_TABLE: dict[Drawing, tuple[tuple[bool, ...], ...]] = {
+    drawing: tuple(tuple(ch == "D" for ch in row.replace(" ", "")) for row in rows)
+    for drawing, rows in _BANCO_ROWS.items()
+}
+
+
+def banco_draw_table(drawing: Drawing = Drawing.STANDARD) -> tuple[tuple[bool, ...], ...]:
+    """R6 as an 8 × 11 table: ``[banco_total][punto_third_value or PUNTO_STOOD]`` → draws."""
+    return _BANCO_TABLE[drawing]
+
+
+def punto_draws(punto_total: int) -> bool:
+    """Whether Punto, with no natural on the table, draws on this two-card total (R5)."""
+    return PUNTO_DRAWS[punto_total]
+
+
+def banco_draws(
+    banco_total: int, punto_third: int | None, drawing: Drawing = Drawing.STANDARD
+) -> bool:
+    """Whether Banco draws (R6), given Punto's third-card value or ``None`` if Punto stood."""
+    column = PUNTO_STOOD if punto_third is None else punto_third
+    return _BANCO_TABLE[drawing][banco_total][column]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """A bet's minimum and maximum stake, in cents (M2, L3)."""
+
+    minimum: int
+    maximum: int
+
+    def __post_init__(self) -> None:
+        if not 0 < self.minimum <= self.maximum:
+            raise RuleSetError(
+                f"A limit needs 0 < minimum ≤ maximum, not {self.minimum}–{self.maximum} cents."
+            )
+
+
+#: The SPEC's Lion Bonus pay table (L5c), for margins 9, 8, 7, 6, 5, 4.
+LION_PAYTABLE: tuple[int, ...] = (20, 8, 4, 4, 2, 1)
+#: The well-known Dragon Bonus pay table, for comparison.
+DRAGON_PAYTABLE: tuple[int, ...] = (30, 10, 6, 4, 2, 1)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleSet:
+    """Every table setting, with SPEC's defaults. Frozen and keyword-only.
+
+    >>> rules = RuleSet()
+    >>> rules.decks, rules.tie_pays, rules.lion_paytable, rules.cut_card
+    (6, 8, (20, 8, 4, 4, 2, 1), 14)
+    >>> rules.lion_pays(9), rules.lion_pays(3)
+    (20, None)
+    >>> RuleSet(tie_pays=9).tie_pays
+    9
+    """
+
+    decks: int = 6  # R1
+    drawing: Drawing = Drawing.STANDARD  # R6
+    tie_pays: int = 8  # B3
+    banco_payout: BancoPayout = BancoPayout.HALF_ON_SIX  # B2
+    commission: Fraction = Fraction(5, 100)  # B2, commission mode only
+    lion_paytable: tuple[int, ...] = LION_PAYTABLE  # L5c, margins 9..4
+    lion_natural_pays: int = 1  # L5a
+    punto_limits: Limits = field(default_factory=lambda: Limits(1_000, 500_000))  # M2
+    banco_limits: Limits = field(default_factory=lambda: Limits(1_000, 500_000))  # M2
+    egalite_limits: Limits = field(default_factory=lambda: Limits(1_000, 100_000))  # M2
+    lion_limits: Limits = field(default_factory=lambda: Limits(1_000, 5_000))  # L3
+    chip_unit: int = 100  # M1, cents
+    allow_punto_and_banco: bool = True  # B4
+    burn: bool = True  # S2
+    cut_card: int = 14  # S3, cards from the end
+    last_coup: LastCoup = LastCoup.ONE_MORE  # S3
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.decks <= 8:
+            raise RuleSetError(f"A shoe holds 1 to 8 decks, not {self.decks}.")
+        if self.tie_pays < 1:
+            raise RuleSetError(f"Égalité must pay at least 1:1, not {self.tie_pays}:1.")
+        if not 0 <= self.commission < 1:
+            raise RuleSetError(f"A commission lies between 0 and 1, not {self.commission}.")
+        if len(self.lion_paytable) != 6 or any(p < 0 for p in self.lion_paytable):
+            raise RuleSetError(
+                "A Lion Bonus pay table has six non-negative pays, for margins 9, 8, 7, 6, 5 "
+                f"and 4; got {len(self.lion_paytable)} values."
+            )
+        if self.chip_unit < 1:
+            raise RuleSetError(f"The chip unit is a positive number of cents, not {self.chip_unit}.")
+        if not 12 <= self.cut_card <= 52 * self.decks - 12:
+            raise RuleSetError(
+                f"The cut card goes 12 to {52 * self.decks - 12} cards from the end, "
+                f"not {self.cut_card}."
+            )
+
+    def lion_pays(self, margin: int) -> int | None:
+        """The L5c pay for a non-natural win by ``margin`` points, or ``None`` below 4."""
+        if margin < 4:
+            return None
+        return self.lion_paytable[9 - margin]
+
+    def replace(self, **changes: Any) -> RuleSet:
+        """A copy with some settings changed."""
+        return replace(self, **changes)
+
+
+def parse_paytable(text: str) -> tuple[int, ...]:
+    """Read a Lion Bonus pay table such as ``20,8,4,4,2,1`` (margins 9 down to 4).
+
+    >>> parse_paytable("30,10,6,4,2,1")
+    (30, 10, 6, 4, 2, 1)
+    """
+    parts = [p for p in text.replace(" ", "").split(",") if p]
+    if len(parts) != 6 or not all(p.isdigit() for p in parts):
+        raise RuleSetError(
+            f"{text!r} is not a Lion Bonus pay table: give six whole numbers, the pays for "
+            "margins 9, 8, 7, 6, 5 and 4, e.g. 20,8,4,4,2,1."
+        )
+    return tuple(int(p) for p in parts)
