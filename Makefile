@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run play test lint typecheck pytest bench clean
+.PHONY: install run play test lint typecheck pytest browser bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,11 @@ typecheck: install
 pytest: install
 	$(PY) -m pytest -n 2 --dist loadfile -q
 
-test: lint typecheck pytest
+# The browser end-to-end test drives Debian's Chromium (Playwright cannot download browsers here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+
+test: lint typecheck browser pytest
 
 bench: install
 	@for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
