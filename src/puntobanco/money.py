@@ -10,12 +10,15 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, Inexact, InvalidOperation, localcontext
 
 from puntobanco.errors import PuntoBancoError
 
 Cents = int
 CENTS_PER_EURO = 100
+#: Amounts read from text stay below this many euros (10**17 cents fits a signed 64-bit integer),
+#: so a text such as ``1e999999999`` is refused in one sentence instead of building a huge number.
+MAX_EUROS = 10**15
 
 
 def euros(amount: int) -> Cents:
@@ -31,7 +34,14 @@ def parse_euros(text: str) -> Cents:
         raise PuntoBancoError(f"{text!r} is not an amount in euros.", code="bad-amount") from None
     if not value.is_finite():
         raise PuntoBancoError(f"{text!r} is not an amount in euros.", code="bad-amount")
-    cents = value * CENTS_PER_EURO
+    if value.copy_abs() >= MAX_EUROS:
+        raise PuntoBancoError(f"{text!r} is too large an amount.", code="bad-amount")
+    with localcontext() as context:
+        context.traps[Inexact] = True  # a value too fine for exact arithmetic has too many decimals
+        try:
+            cents = value * CENTS_PER_EURO
+        except ArithmeticError:
+            raise PuntoBancoError(f"{text!r} has more than two decimals.", code="bad-amount") from None
     if cents != cents.to_integral_value():
         raise PuntoBancoError(f"{text!r} has more than two decimals.", code="bad-amount")
     return int(cents)
