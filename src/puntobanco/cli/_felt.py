@@ -1,0 +1,284 @@
+"""How the terminal shows the game: card glyphs, hands on the felt, payouts, bead plate, shoe.
+
+Presentation only: every total, result and payout shown here comes from the rules core
+(:mod:`puntobanco.rules`, :mod:`puntobanco.coup`, :mod:`puntobanco.bets`).
+
+>>> from puntobanco.cards import Card
+>>> card_label(Card.parse("10h")), card_label(Card.parse("As"))
+('10♥', 'A♠')
+>>> euros_short(1000), euros_short(1250)
+('10 €', '12.50 €')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from puntobanco import i18n
+from puntobanco.bets import BetKind, Outcome, SettlementLine, limits_for
+from puntobanco.cards import Card, Rank, Suit
+from puntobanco.coup import Coup
+from puntobanco.errors import PuntoBancoError
+from puntobanco.money import CENTS_PER_EURO, format_cents
+from puntobanco.rules import BancoPayout, RuleSet, Side, hand_total
+
+T = TypeVar("T")
+
+SUIT_GLYPH: Mapping[Suit, str] = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦",
+                                  Suit.CLUBS: "♣"}
+FELT = "white on #0b5d2a"
+FELT_BORDER = "#d4af37"
+SIDE_STYLE: Mapping[Side, str] = {Side.PUNTO: "bold white on blue", Side.BANCO: "bold white on red",
+                                  Side.EGALITE: "bold black on green"}
+OUTCOME_STYLE: Mapping[Outcome, str] = {Outcome.WIN: "bold green", Outcome.LOSE: "red",
+                                        Outcome.PUSH: "yellow"}
+#: Rows of the bead plate: results fill a column top to bottom, columns run left to right.
+BEAD_ROWS = 6
+
+
+def card_label(card: Card) -> str:
+    """A card as a rank and a suit glyph, ``10♥``, ``K♣``."""
+    rank = "10" if card.rank is Rank.TEN else card.rank.value
+    return f"{rank}{SUIT_GLYPH[card.suit]}"
+
+
+def card_text(card: Card) -> Text:
+    """A card as a small white face, red for hearts and diamonds."""
+    red = card.suit in (Suit.HEARTS, Suit.DIAMONDS)
+    return Text(f"{card_label(card):>3}", style="bold red on white" if red else "bold black on white")
+
+
+def hand_text(cards: Sequence[Card]) -> Text:
+    """A hand's cards in the order dealt; a third card stands apart after a bar."""
+    text = Text()
+    for index, card in enumerate(cards):
+        if index:
+            text.append(" │ " if index == 2 else " ")
+        text.append_text(card_text(card))
+    return text
+
+
+def euros_short(cents: int) -> str:
+    """An amount in euros, without decimals when it is a whole number of euros."""
+    if cents % CENTS_PER_EURO == 0:
+        return f"{cents // CENTS_PER_EURO} €"
+    return format_cents(cents)
+
+
+def signed(cents: int) -> Text:
+    """A net amount with its sign, green for a gain, red for a loss."""
+    if cents > 0:
+        return Text(f"+{format_cents(cents)}", style="bold green")
+    if cents < 0:
+        return Text(format_cents(cents), style="red")
+    return Text(format_cents(cents), style="yellow")
+
+
+def side_name(side: Side, lang: str) -> str:
+    """Punto, Banco or the tie, in the table's language."""
+    return i18n.bet_name(side.value, lang)
+
+
+def side_letter(side: Side, lang: str) -> str:
+    """The bead-plate letter of a result: P, B, and E (T in English) for the tie.
+
+    >>> side_letter(Side.EGALITE, "fr"), side_letter(Side.EGALITE, "en"), side_letter(Side.BANCO, "es")
+    ('E', 'T', 'B')
+    """
+    return side_name(side, lang)[0].replace("É", "E")
+
+
+def result_text(coup: Coup, lang: str) -> Text:
+    """``Banco gagne · 7–5 · Abattage``: the winner, the totals, and a natural when there is one."""
+    text = Text()
+    winner = coup.winner
+    text.append(f" {side_name(winner, lang)} ", style=SIDE_STYLE[winner])
+    if winner is not Side.EGALITE:
+        text.append(f" {i18n.word('wins', lang)}")
+    text.append(f" · {coup.punto_total}–{coup.banco_total}")
+    if coup.natural:
+        text.append(" · ")
+        text.append(i18n.word("natural", lang), style="bold yellow")
+    return text
+
+
+def hands_grid(punto: Sequence[Card], banco: Sequence[Card], lang: str) -> Table:
+    """Both hands with their running totals (R2), Punto above Banco."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(min_width=10)
+    grid.add_column(min_width=16)
+    grid.add_column(justify="right")
+    for side, cards in ((Side.PUNTO, punto), (Side.BANCO, banco)):
+        total = str(hand_total(c.value for c in cards)) if cards else ""
+        grid.add_row(Text(side_name(side, lang).upper(), style="bold"), hand_text(cards),
+                     Text(total, style="bold"))
+    return grid
+
+
+def felt_panel(punto: Sequence[Card], banco: Sequence[Card], *, lang: str, title: str,
+               coup: Coup | None = None) -> Panel:
+    """The hands on the green felt; with the finished ``coup``, its result underneath."""
+    body: list[RenderableType] = [hands_grid(punto, banco, lang)]
+    if coup is not None:
+        body.extend([Text(""), result_text(coup, lang)])
+    return Panel(Group(*body), title=title, title_align="left", style=FELT,
+                 border_style=FELT_BORDER, padding=(0, 2), expand=False)
+
+
+def settlement_table(lines: Mapping[str, Sequence[SettlementLine]], *,
+                     bet_label: Callable[[BetKind], str], title: str | None = None,
+                     spot_header: str | None = None, lang: str = "en") -> Table:
+    """Every spot's settlement lines in the order given (L6: main bets, then the Lion Bonus)."""
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    if spot_header is not None:
+        table.add_column(spot_header)
+    table.add_column("Bet")
+    table.add_column(i18n.word("stake", lang), justify="right")
+    table.add_column("Pays", justify="right")
+    table.add_column(i18n.word("result", lang))
+    table.add_column("Net", justify="right")
+    for spot, spot_lines in lines.items():
+        for index, line in enumerate(spot_lines):
+            outcome = Text(i18n.word(line.outcome.value, lang), style=OUTCOME_STYLE[line.outcome])
+            if line.detail not in ("win", "lost", line.outcome.value):
+                outcome.append(f" ({line.detail})", style="dim")
+            cells: list[RenderableType] = []
+            if spot_header is not None:
+                cells.append(spot if index == 0 else "")
+            cells.extend([bet_label(line.bet), format_cents(line.stake), line.pays or "—",
+                          outcome, signed(line.net)])
+            table.add_row(*cells)
+    return table
+
+
+def bead_columns(results: Sequence[T], *, rows: int = BEAD_ROWS) -> list[list[T]]:
+    """Cut the results into bead-plate columns of ``rows``, filled top to bottom.
+
+    >>> bead_columns("PBBPEBPB", rows=6)
+    [['P', 'B', 'B', 'P', 'E', 'B'], ['P', 'B']]
+    """
+    return [list(results[start:start + rows]) for start in range(0, len(results), rows)]
+
+
+def bead_plate(results: Sequence[Side], *, lang: str, min_columns: int = 12,
+               max_columns: int = 30) -> Panel:
+    """The shoe's results so far: rows of six, columns left to right, P/B/E in colour.
+
+    The plate shows at least ``min_columns`` columns, and only the last ``max_columns`` of a
+    long shoe.
+    """
+    columns = bead_columns(results)[-max_columns:]
+    columns += [[] for _ in range(min_columns - len(columns))]
+    lines = []
+    for row in range(BEAD_ROWS):
+        line = Text()
+        for column in columns:
+            if row < len(column):
+                side = column[row]
+                line.append(side_letter(side, lang), style=SIDE_STYLE[side])
+            else:
+                line.append("·", style="dim")
+            line.append(" ")
+        lines.append(line)
+    counts = "  ".join(f"{side_letter(side, lang)} {sum(1 for r in results if r is side)}"
+                       for side in Side)
+    return Panel(Group(*lines), title=f"{i18n.word('result', lang)} · {counts}", title_align="left",
+                 border_style="green", expand=False)
+
+
+def shoe_bar(*, position: int, total: int, cut_index: int, width: int = 24) -> Text:
+    """The shoe as a bar: dealt cards full, cards left light, the cut card as ``✂``.
+
+    >>> str(shoe_bar(position=3, total=12, cut_index=9, width=12))
+    '███░░░░░░✂░░'
+    """
+    bar = Text()
+    cut_cell = min(width - 1, cut_index * width // total) if total else 0
+    for cell in range(width):
+        if cell == cut_cell:
+            bar.append("✂", style="bold yellow")
+        elif cell < position * width // max(total, 1):
+            bar.append("█", style="green")
+        else:
+            bar.append("░", style="dim green")
+    return bar
+
+
+def shoe_progress(*, shoe_no: int, position: int, total: int, cut_index: int, cards_left: int,
+                  cut_card_out: bool, last_coup: bool, lang: str) -> Text:
+    """``Sabot 1 ███░░✂░ Cartes restantes 231 · Carte de coupe → 217`` and the S3 state."""
+    text = Text(f"{i18n.word('shoe', lang)} {shoe_no} ")
+    text.append_text(shoe_bar(position=position, total=total, cut_index=cut_index))
+    text.append(f" {i18n.word('cards_left', lang)} {cards_left} · {i18n.word('cut_card', lang)} ")
+    if cut_card_out:
+        text.append("✂", style="bold yellow")
+    else:
+        text.append(f"→ {max(cut_index - position, 0)}")
+    if last_coup:
+        text.append(" · ")
+        text.append(i18n.word("last_coup", lang).upper(), style="bold yellow")
+    return text
+
+
+def limits_range(minimum: int, maximum: int) -> str:
+    """A stake range, ``10–5000 €``.
+
+    >>> limits_range(1000, 5000), limits_range(1050, 5000)
+    ('10–50 €', '10.50 €–50 €')
+    """
+    if minimum % CENTS_PER_EURO == 0:
+        return f"{minimum // CENTS_PER_EURO}–{euros_short(maximum)}"
+    return f"{euros_short(minimum)}–{euros_short(maximum)}"
+
+
+def limits_text(rules: RuleSet, lang: str) -> Text:
+    """The stake limits of every box (M2, L3) and the chip unit (M1)."""
+    parts = []
+    for kinds in ((BetKind.PUNTO, BetKind.BANCO), (BetKind.EGALITE,), (BetKind.LION_PUNTO,)):
+        limits = limits_for(kinds[0], rules)
+        names = "Lion Bonus" if kinds[0].is_lion else "/".join(
+            i18n.bet_name(kind.value, lang) for kind in kinds)
+        parts.append(f"{names} {limits_range(limits.minimum, limits.maximum)}")
+    parts.append(f"chip {euros_short(rules.chip_unit)}")
+    return Text(f"{i18n.word('limits', lang)}: " + " · ".join(parts), style="cyan")
+
+
+def rules_summary(rules: RuleSet, lang: str, *, decks: bool = True) -> str:
+    """One line of the settings that change what is paid (B2, B3, L5c, R6), and the decks (R1).
+
+    >>> rules_summary(RuleSet(), "fr")
+    'Banco 1:1 (1:2 on 6) · Égalité 8:1 · Lion Bonus 20-8-4-4-2-1 · standard drawing · 6 decks'
+    """
+    banco = i18n.bet_name("banco", lang)
+    if rules.banco_payout is BancoPayout.HALF_ON_SIX:
+        banco_pays = f"{banco} 1:1 (1:2 on 6)"
+    else:
+        banco_pays = f"{banco} 1:1 less {float(rules.commission) * 100:g}%"
+    lion = "-".join(str(p) for p in rules.lion_paytable)
+    summary = (f"{banco_pays} · {i18n.bet_name('egalite', lang)} {rules.tie_pays}:1 · "
+               f"Lion Bonus {lion} · {rules.drawing.value} drawing")
+    return f"{summary} · {rules.decks} decks" if decks else summary
+
+
+def check_language(lang: str) -> None:
+    """Refuse a language the table does not speak.
+
+    >>> check_language("de")
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.PuntoBancoError: 'de' is not a table language: choose fr, it, es or en.
+    """
+    if lang not in i18n.LANGUAGES:
+        raise PuntoBancoError(f"{lang!r} is not a table language: choose fr, it, es or en.",
+                              code="bad-lang")
+
+
+def total_staked(lines: Iterable[SettlementLine]) -> int:
+    """The sum of the stakes of some settlement lines."""
+    return sum(line.stake for line in lines)

@@ -1,0 +1,445 @@
+"""``puntobanco play``: Punto Banco 2000 with the Lion Bonus at a terminal table.
+
+The game drives a :class:`~puntobanco.table.Table` round by round: open, each seat's bets
+(validated by ``Table.verify_bet`` against the seat's balance, M3), no more bets (L4), the cards
+revealed one by one from the table's events, settlement in L6 order, balances, the shoe's bead
+plate and progress (S3). Nothing here knows a rule: totals, draws and payouts are the core's.
+
+>>> [(kind.value, cents) for kind, cents in parse_bet_line("banco 25 lb 10")]
+[('banco', 2500), ('lion-banco', 1000)]
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.markup import escape
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from puntobanco import i18n
+from puntobanco.bets import BetKind, limits_for
+from puntobanco.cards import Card
+from puntobanco.cli._app import app
+from puntobanco.cli._felt import (
+    FELT_BORDER,
+    bead_plate,
+    card_label,
+    check_language,
+    euros_short,
+    felt_panel,
+    limits_range,
+    limits_text,
+    rules_summary,
+    settlement_table,
+    shoe_progress,
+    signed,
+)
+from puntobanco.cli.ruleopts import (
+    BancoOption,
+    CommissionOption,
+    DecksOption,
+    LionPaytableOption,
+    RulesOption,
+    TiePaysOption,
+    shoe_and_rules,
+)
+from puntobanco.errors import PuntoBancoError
+from puntobanco.money import format_cents, parse_euros
+from puntobanco.rules import BancoPayout, RuleSet, Side
+from puntobanco.table import CardDealt, Event, RoundSettled, ShoeStarted, Table
+
+#: Seconds between two cards when the game is animated; a third card waits a little longer.
+CARD_PAUSE = 0.6
+MAX_SEATS = 14
+QUIT_WORDS = frozenset({"q", "quit", "exit"})
+HELP_WORDS = frozenset({"?", "h", "help"})
+SHORT_BETS: dict[str, BetKind] = {"p": BetKind.PUNTO, "b": BetKind.BANCO, "e": BetKind.EGALITE,
+                                  "t": BetKind.EGALITE, "lp": BetKind.LION_PUNTO,
+                                  "lb": BetKind.LION_BANCO}
+
+
+
+def help_text(rules: RuleSet, lang: str) -> str:
+    """How to bet, with this table's pays and Lion Bonus limits (Rich markup)."""
+    punto, banco, egalite = (i18n.bet_name(kind.value, lang)
+                             for kind in (BetKind.PUNTO, BetKind.BANCO, BetKind.EGALITE))
+    lion = rules.lion_limits
+    if rules.banco_payout is BancoPayout.HALF_ON_SIX:
+        banco_pays = f"{banco} pays 1:1, but half when it wins with 6 (B2)."
+    else:
+        banco_pays = f"{banco} pays 1:1 less a {float(rules.commission) * 100:g}% commission."
+    return (
+        "Bet on one line: bets and amounts in euros, e.g. [bold]banco 25 lion-banco 10[/]\n"
+        "  punto p · banco b · egalite e, tie · lion-punto lp · lion-banco lb\n"
+        "  an empty line passes this coup · [bold]q[/] quits the game · [bold]?[/] shows this "
+        "help\n"
+        f"{punto} pays 1:1. {banco_pays}\n"
+        f"{egalite} pays {rules.tie_pays}:1 (B3), and {punto} and {banco} are returned.\n"
+        f"Lion Bonus, {limits_range(lion.minimum, lion.maximum)}, on {punto} or on {banco}, "
+        "never both (L1, L3):\n"
+        f"the side wins with a natural, {rules.lion_natural_pays}:1; it wins by 4 points or "
+        "more\n"
+        "after a third card, paid by the margin "
+        f"(9 to 4: {'-'.join(str(p) for p in rules.lion_paytable)}, L5c).\n"
+        "It is paid after the other bets (L6).")
+
+
+def parse_bet_kind(text: str) -> BetKind:
+    """A bet name, in any table language, or its short form (``p b e t lp lb``)."""
+    return SHORT_BETS.get(text.strip().lower()) or BetKind.parse(text)
+
+
+def parse_bet_line(text: str) -> list[tuple[BetKind, int]]:
+    """Read a seat's bets: pairs of a bet and an amount in euros (``banco 25 lion-banco 10``).
+
+    ``=`` and commas may separate them too (``banco=25, lb=10``).
+
+    >>> parse_bet_line("tie 12,5")
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.PuntoBancoError: Give each bet as a name and an amount, e.g. banco 25 lion-banco 10.
+    """
+    tokens = [token for token in re.split(r"[\s,=]+", text.strip()) if token]
+    if not tokens or len(tokens) % 2:
+        raise PuntoBancoError("Give each bet as a name and an amount, e.g. banco 25 lion-banco 10.",
+                              code="bad-bet-line")
+    return [(parse_bet_kind(tokens[i]), parse_euros(tokens[i + 1]))
+            for i in range(0, len(tokens), 2)]
+
+
+def seat_names(*, seats: int | None, players: Sequence[str], lang: str) -> tuple[str, ...]:
+    """The seats' names: the players given, or ``Place 1``, ``Place 2`` … (``--seats``).
+
+    >>> seat_names(seats=2, players=[], lang="en")
+    ('Seat 1', 'Seat 2')
+    """
+    names = tuple(name.strip() for name in players)
+    if names:
+        if seats is not None and seats != len(names):
+            raise PuntoBancoError(f"--seats {seats} does not match the {len(names)} --player "
+                                  "names given.", code="bad-seats")
+        if any(not name for name in names):
+            raise PuntoBancoError("A player's name cannot be empty.", code="bad-seats")
+        if len({name.casefold() for name in names}) != len(names):
+            raise PuntoBancoError("Each player needs a different name.", code="bad-seats")
+    else:
+        count = 1 if seats is None else seats
+        names = tuple(f"{i18n.word('seat', lang)} {n}" for n in range(1, count + 1))
+    if not 1 <= len(names) <= MAX_SEATS:
+        raise PuntoBancoError(f"A table has 1 to {MAX_SEATS} seats, not {len(names)}.",
+                              code="bad-seats")
+    return names
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GameSettings:
+    """Everything a game needs to start: seats, bankroll, rules, words, and its pace."""
+
+    players: tuple[str, ...]
+    bankroll: int  # cents, each seat
+    rules: RuleSet = field(default_factory=RuleSet)
+    lang: str = i18n.DEFAULT_LANGUAGE
+    seed: int | None = None  # None: the secure shuffle (S1)
+    coups: int | None = None  # stop after this many coups
+    pause: float = 0.0  # seconds between cards; 0 deals at once
+
+
+@dataclass
+class Seat:
+    """A player's place at the table and money, in cents."""
+
+    name: str
+    start: int
+    balance: int
+    coups_bet: int = 0
+
+    @property
+    def net(self) -> int:
+        return self.balance - self.start
+
+
+class TerminalGame:
+    """One game at a terminal: ``read_line(prompt)`` reads a seat's input (``EOFError`` quits)."""
+
+    def __init__(self, settings: GameSettings, *, console: Console,
+                 read_line: Callable[[str], str]) -> None:
+        self.settings = settings
+        self.lang = settings.lang
+        self.console = console
+        self.read_line = read_line
+        rng = None if settings.seed is None else random.Random(settings.seed)
+        self.table = Table(settings.rules, rng=rng)
+        self.table.subscribe(self._on_event)
+        self.seats = [Seat(name, settings.bankroll, settings.bankroll) for name in settings.players]
+        #: this shoe's results, for the bead plate
+        self.results: list[Side] = []
+        self.coups_played = 0
+        self._hands: dict[Side, list[Card]] = {Side.PUNTO: [], Side.BANCO: []}
+        self._live: Live | None = None
+        self._minimum = min(limits_for(kind, settings.rules).minimum for kind in BetKind)
+
+    # --- the game ------------------------------------------------------------------------------
+
+    def run(self) -> list[Seat]:
+        """Play until a seat quits, every seat is broke, or the number of coups is reached."""
+        self._welcome()
+        reason = ""
+        try:
+            while True:
+                if self.settings.coups is not None and self.coups_played >= self.settings.coups:
+                    reason = "All the coups asked for are played."
+                    break
+                if all(self._broke(seat) for seat in self.seats):
+                    reason = "Every seat is out of money."
+                    break
+                if not self._play_coup():
+                    reason = "Game over."
+                    break
+        except (EOFError, KeyboardInterrupt):
+            reason = "Game over."
+        self._goodbye(reason)
+        return self.seats
+
+    def _play_coup(self) -> bool:
+        """One round; ``False`` when a seat asked to quit."""
+        opened = self.table.open_round()
+        shoe = self.table.shoe
+        assert shoe is not None
+        lang = self.lang
+        title = (f"{i18n.word('coup', lang)} {opened.round_no} · {i18n.word('shoe', lang)} "
+                 f"{opened.shoe_no}, {i18n.word('coup', lang).lower()} {opened.coup_in_shoe}")
+        self.console.print()
+        self.console.print(Rule(title, style=FELT_BORDER))
+        if opened.last_coup:
+            self.console.print(Text(f"✂ {i18n.word('last_coup', lang)}", style="bold yellow"))
+        self.console.print(Text(i18n.word("place_bets", lang), style="bold"))
+        self.console.print(limits_text(self.settings.rules, lang))
+        for seat in self.seats:
+            if self._broke(seat):
+                self.console.print(Text(f"{seat.name}: out ({format_cents(seat.balance)})",
+                                        style="dim"))
+                continue
+            if not self._take_bets(seat):
+                return False
+        self.table.close_bets()
+        self.console.print(Text(i18n.word("no_more_bets", lang), style="bold italic"))
+        self._deal()
+        settled = self.table.settle()
+        self._pay(settled)
+        self.coups_played += 1
+        coup = self.table.coup
+        assert coup is not None
+        self.results.append(coup.winner)
+        self.console.print(bead_plate(self.results, lang=lang))
+        self.console.print(shoe_progress(
+            shoe_no=self.table.shoe_no, position=shoe.position, total=len(shoe.order),
+            cut_index=shoe.cut_index, cards_left=shoe.cards_left, cut_card_out=shoe.cut_card_out,
+            last_coup=shoe.is_last_coup, lang=lang))
+        if settled.shoe_finished:
+            self.console.print(Text(f"{i18n.word('shoe', lang)} {self.table.shoe_no}: "
+                                    f"{i18n.word('last_coup', lang).lower()} ✓ — "
+                                    f"{i18n.word('new_shoe', lang).lower()}…", style="yellow"))
+        return True
+
+    def _take_bets(self, seat: Seat) -> bool:
+        """Ask one seat for its bets until they are accepted or it passes; ``False`` quits."""
+        prompt = (f"[bold]{escape(seat.name)}[/] [dim]({format_cents(seat.balance)})[/] "
+                  "[bold green]›[/] ")
+        while True:
+            line = self.read_line(prompt).strip()
+            command = line.lower()
+            if command in QUIT_WORDS:
+                return False
+            if command in HELP_WORDS:
+                self.console.print(Panel(help_text(self.settings.rules, self.lang),
+                                         border_style="cyan", expand=False))
+                self.console.print(limits_text(self.settings.rules, self.lang))
+                continue
+            if not line:
+                self.console.print(Text(f"  {i18n.word('pass', self.lang)}", style="dim"))
+                return True
+            try:
+                for kind, stake in parse_bet_line(line):
+                    staked = sum(self.table.bets.get(seat.name, {}).values())
+                    self.table.place_bet(seat.name, kind, stake,
+                                         available=seat.balance - staked)
+            except PuntoBancoError as error:
+                for kind in list(self.table.bets.get(seat.name, {})):
+                    self.table.withdraw_bet(seat.name, kind)
+                self.console.print(Text(f"  ✗ {self._refusal(error)}", style="bold red"))
+                continue
+            bets = self.table.bets[seat.name]
+            placed = " · ".join(f"{i18n.bet_name(kind.value, self.lang)} {euros_short(stake)}"
+                                for kind, stake in bets.items())
+            self.console.print(Text(f"  ✓ {placed}", style="green"))
+            seat.coups_bet += 1
+            return True
+
+    def _refusal(self, error: PuntoBancoError) -> str:
+        """The refusal in the table's language, with the exact reason when they differ."""
+        translated = i18n.refusal(error.code, self.lang, default=error.message)
+        if self.lang == "en" or translated == error.message:
+            return error.message
+        return f"{translated} ({error.message})"
+
+    def _deal(self) -> None:
+        """Deal the coup; on a terminal, reveal it card by card on the felt."""
+        self._hands = {Side.PUNTO: [], Side.BANCO: []}
+        if self.settings.pause > 0 and self.console.is_terminal:
+            with Live(self._felt(), console=self.console, auto_refresh=False,
+                      transient=True) as live:
+                self._live = live
+                try:
+                    self.table.deal()
+                finally:
+                    self._live = None
+        else:
+            self.table.deal()
+        self.console.print(self._felt(final=True))
+
+    def _felt(self, *, final: bool = False) -> Panel:
+        title = f"{i18n.word('coup', self.lang)} {self.table.round_no}"
+        return felt_panel(self._hands[Side.PUNTO], self._hands[Side.BANCO], lang=self.lang,
+                          title=title, coup=self.table.coup if final else None)
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, CardDealt):
+            self._hands[event.side].append(event.card)
+            if self._live is not None:
+                self._live.update(self._felt(), refresh=True)
+                time.sleep(self.settings.pause * (1.5 if event.position == 2 else 1.0))
+        elif isinstance(event, ShoeStarted):
+            self.results = []
+            turned = event.burned[0] if event.burned else None
+            text = Text(f"{i18n.word('new_shoe', self.lang)} {event.shoe_no} · "
+                        f"{len(event.order)} cards", style="bold yellow")
+            if turned is not None:
+                text.append(f" · {i18n.word('burned', self.lang)}: {card_label(turned)} "
+                            f"+ {len(event.burned) - 1}")
+            self.console.print(text)
+
+    def _pay(self, settled: RoundSettled) -> None:
+        """Show every spot's payouts in L6 order, then pay them into the balances."""
+        lines = {name: spot_lines for name, spot_lines in settled.lines.items() if spot_lines}
+        if lines:
+            self.console.print(settlement_table(
+                lines, bet_label=lambda kind: i18n.bet_name(kind.value, self.lang),
+                title=i18n.word("payouts", self.lang), spot_header=i18n.word("seat", self.lang),
+                lang=self.lang))
+        balances = RichTable(show_edge=False, show_header=False, box=None, padding=(0, 2))
+        for seat in self.seats:
+            net = settled.net(seat.name)
+            seat.balance += net
+            row_net = signed(net) if seat.name in lines else Text("")
+            balances.add_row(Text(seat.name, style="bold"),
+                             f"{i18n.word('balance', self.lang)} {format_cents(seat.balance)}",
+                             row_net)
+        self.console.print(balances)
+
+    def _broke(self, seat: Seat) -> bool:
+        """A seat that cannot cover the smallest minimum of any box is out."""
+        return seat.balance < self._minimum
+
+    # --- the frame -----------------------------------------------------------------------------
+
+    def _welcome(self) -> None:
+        settings = self.settings
+        shuffle = ("secure shuffle" if settings.seed is None
+                   else f"seed {settings.seed}, a reproducible shoe")
+        seats = "1 seat" if len(self.seats) == 1 else f"{len(self.seats)} seats"
+        body = Text.assemble(
+            ("PUNTO BANCO 2000 · LION BONUS\n", "bold"),
+            (rules_summary(settings.rules, self.lang, decks=False) + "\n", ""),
+            (f"{seats}, {euros_short(settings.bankroll)} each · {settings.rules.decks} decks · "
+             f"{shuffle}\n", ""),
+            ("Type ? for help, q to quit.", "dim"))
+        self.console.print(Panel(body, style="white on #0b5d2a", border_style=FELT_BORDER,
+                                 expand=False))
+
+    def _goodbye(self, reason: str) -> None:
+        self.console.print()
+        summary = RichTable(title=f"{reason} Coups played: {self.coups_played}.",
+                            title_justify="left")
+        summary.add_column(i18n.word("seat", self.lang))
+        summary.add_column("Start", justify="right")
+        summary.add_column(i18n.word("balance", self.lang), justify="right")
+        summary.add_column("Net", justify="right")
+        summary.add_column("Coups bet", justify="right")
+        for seat in self.seats:
+            summary.add_row(seat.name, format_cents(seat.start), format_cents(seat.balance),
+                            signed(seat.net), str(seat.coups_bet))
+        self.console.print(summary)
+
+
+def _reader(console: Console, *, echo: bool) -> Callable[[str], str]:
+    """Read a line after a prompt; echo it when the input is not typed at a terminal."""
+
+    def read(prompt: str) -> str:
+        line = console.input(prompt)
+        if echo:
+            console.print(escape(line), highlight=False)
+        return line
+
+    return read
+
+
+@app.command()
+def play(
+    seats: Annotated[int | None, typer.Option(
+        "--seats", help="Number of seats (default 1), named Place 1, Place 2 …",
+        show_default=False)] = None,
+    player: Annotated[list[str] | None, typer.Option(
+        "--player", help="A player's name; repeat for more seats, e.g. --player Ann --player Bob.",
+        show_default=False)] = None,
+    bankroll: Annotated[str, typer.Option(
+        "--bankroll", help="Each seat's bankroll in euros.")] = "1000",
+    seed: Annotated[int | None, typer.Option(
+        "--seed", help="Shuffle with random.Random(SEED): the same shoe every time. Without it "
+        "the shuffle is secure (S1).", show_default=False)] = None,
+    lang: Annotated[str, typer.Option(
+        "--lang", help="The table's words: fr, it, es or en.")] = i18n.DEFAULT_LANGUAGE,
+    coups: Annotated[int | None, typer.Option(
+        "--coups", help="Stop after this many coups.", show_default=False)] = None,
+    fast: Annotated[bool, typer.Option(
+        "--fast", help="Deal at once, without the pause between cards.")] = False,
+    decks: DecksOption = None,
+    cut_card: Annotated[int | None, typer.Option(
+        "--cut-card", help="Cards behind the cut card (S3, default 14).",
+        show_default=False)] = None,
+    banco: BancoOption = "no-commission",
+    commission: CommissionOption = "0.05",
+    tie_pays: TiePaysOption = 8,
+    lion_paytable: LionPaytableOption = None,
+    rules: RulesOption = "standard",
+) -> None:
+    """Play Punto Banco 2000 with the Lion Bonus at the terminal, one or more seats."""
+    check_language(lang)
+    _, ruleset = shoe_and_rules(decks=decks, banco=banco, commission=commission,
+                                tie_pays=tie_pays, lion_paytable=lion_paytable, rules=rules)
+    if cut_card is not None:
+        ruleset = ruleset.replace(cut_card=cut_card)
+    start = parse_euros(bankroll)
+    if start <= 0:
+        raise PuntoBancoError(f"The bankroll must be positive, not {bankroll}.",
+                              code="bad-bankroll")
+    if coups is not None and coups < 1:
+        raise PuntoBancoError(f"--coups takes a positive number, not {coups}.", code="bad-coups")
+    interactive = sys.stdin.isatty()
+    settings = GameSettings(
+        players=seat_names(seats=seats, players=player or [], lang=lang), bankroll=start,
+        rules=ruleset, lang=lang, seed=seed, coups=coups,
+        pause=CARD_PAUSE if interactive and not fast else 0.0)
+    console = Console(highlight=False)
+    TerminalGame(settings, console=console, read_line=_reader(console, echo=not interactive)).run()
