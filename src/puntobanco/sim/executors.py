@@ -1,0 +1,146 @@
+"""Where chunks run: this process (one thread per core), a local Dask cluster, or a remote one.
+
+Every executor returns the chunks' results in chunk order, whatever order they finish in, so a
+run's result does not depend on where it ran. The kernels release the GIL, so threads in this
+process use every core with no start-up cost; ``workers=K`` starts a ``distributed.LocalCluster``
+of K single-threaded worker processes; ``scheduler="tcp://HOST:PORT"`` sends the chunks to an
+existing Dask cluster whose workers have ``puntobanco[sim]`` installed.
+
+>>> run_chunks(pow, [(2, 3), (3, 2)], threads=2)
+[8, 9]
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from puntobanco.errors import PuntoBancoError
+
+T = TypeVar("T")
+#: Called with the number of chunks just finished.
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Placement:
+    """Where to run: ``threads`` in this process, or ``workers`` local processes, or a scheduler.
+
+    >>> Placement(threads=2).describe(), Placement(workers=4).describe()
+    ('this process, 2 thread(s)', 'local Dask cluster, 4 worker process(es)')
+    """
+
+    threads: int | None = None
+    workers: int | None = None
+    scheduler: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.workers is not None and self.scheduler is not None:
+            raise PuntoBancoError("Give --workers or --scheduler, not both.", code="bad-placement")
+        if self.workers is not None and self.workers < 1:
+            raise PuntoBancoError(f"--workers takes at least 1 worker, not {self.workers}.",
+                                  code="bad-workers")
+        if self.threads is not None and self.threads < 1:
+            raise PuntoBancoError(f"Use at least one thread, not {self.threads}.",
+                                  code="bad-workers")
+        if self.scheduler is not None and "://" not in self.scheduler:
+            raise PuntoBancoError(
+                f"{self.scheduler!r} is not a scheduler address: give one such as "
+                "tcp://10.0.0.5:8786.", code="bad-scheduler")
+
+    @property
+    def local_threads(self) -> int:
+        return self.threads if self.threads is not None else max(os.cpu_count() or 1, 1)
+
+    def describe(self) -> str:
+        if self.scheduler is not None:
+            return f"Dask cluster at {self.scheduler}"
+        if self.workers is not None:
+            return f"local Dask cluster, {self.workers} worker process(es)"
+        return f"this process, {self.local_threads} thread(s)"
+
+
+def run_chunks(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]], *,
+               threads: int | None = None, workers: int | None = None,
+               scheduler: str | None = None, progress: Progress | None = None,
+               kwargs: dict[str, Any] | None = None) -> list[T]:
+    """``[function(*task, **kwargs) for task in tasks]``, run where the options say.
+
+    ``function`` must be importable by name (a module-level function) for Dask workers.
+    """
+    placement = Placement(threads=threads, workers=workers, scheduler=scheduler)
+    extra = kwargs or {}
+    if placement.workers is None and placement.scheduler is None:
+        return _run_threads(function, tasks, placement.local_threads, progress, extra)
+    with dask_client(placement) as client:
+        return run_on_client(client, function, tasks, progress=progress, kwargs=extra)
+
+
+def _run_threads(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]], threads: int,
+                 progress: Progress | None, kwargs: dict[str, Any]) -> list[T]:
+    if threads == 1 or len(tasks) <= 1:
+        results = []
+        for task in tasks:
+            results.append(function(*task, **kwargs))
+            if progress is not None:
+                progress(1)
+        return results
+    out: list[T | None] = [None] * len(tasks)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        futures = {pool.submit(function, *task, **kwargs): i for i, task in enumerate(tasks)}
+        for future in as_completed(futures):
+            out[futures[future]] = future.result()
+            if progress is not None:
+                progress(1)
+    return out  # type: ignore[return-value]
+
+
+def _distributed() -> Any:
+    """The ``distributed`` module (imported only when a Dask placement is asked for)."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:  # pragma: no cover - the sim extra brings it
+        raise PuntoBancoError("Dask is not installed: pip install 'puntobanco[sim]'.",
+                              code="missing-dask") from None
+
+
+@contextmanager
+def dask_client(placement: Placement) -> Iterator[Any]:
+    """A ``distributed.Client`` for the placement: a new local cluster, or a connection."""
+    distributed = _distributed()
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
+    if placement.scheduler is not None:
+        try:
+            client = Client(placement.scheduler, timeout="10s")
+        except (OSError, TimeoutError) as error:
+            raise PuntoBancoError(f"Cannot reach the Dask scheduler at {placement.scheduler}: "
+                                  f"{error}.", code="no-scheduler") from None
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    with LocalCluster(n_workers=placement.workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=True) as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def run_on_client(client: Any, function: Callable[..., T], tasks: Sequence[tuple[Any, ...]], *,
+                  progress: Progress | None = None, kwargs: dict[str, Any] | None = None
+                  ) -> list[T]:
+    """Submit every task to a Dask ``client``; return the results in task order."""
+    dask_completed = _distributed().as_completed
+    extra = kwargs or {}
+    futures = [client.submit(function, *task, pure=False, **extra) for task in tasks]
+    for future in dask_completed(futures):
+        future.result()  # raise a worker's error here
+        if progress is not None:
+            progress(1)
+    results: list[T] = client.gather(futures)
+    return results
