@@ -1,0 +1,85 @@
+// REST calls to the server (docs/api.md). Errors come back as ApiError with the server's code and
+// its message, already in the player's language.
+
+import { lang } from "./i18n.js";
+
+const TOKEN_KEY = "pb.token";
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function getToken() {
+  return localStorage.getItem(TOKEN_KEY);
+}
+
+export function setToken(token) {
+  if (token) localStorage.setItem(TOKEN_KEY, token);
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+/** A random UUID, also where crypto.randomUUID is missing (plain http on a LAN address). */
+export function uuid() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function errorFrom(status, data, fallback) {
+  if (data && data.error) return new ApiError(status, data.error.code, data.error.message);
+  if (data && Array.isArray(data.detail) && data.detail.length) {
+    return new ApiError(status, "bad-request", data.detail.map((d) => d.msg).join("; "));
+  }
+  if (data && typeof data.detail === "string") return new ApiError(status, "bad-request", data.detail);
+  return new ApiError(status, `http-${status}`, fallback);
+}
+
+export async function request(method, path, body) {
+  const headers = { Accept: "application/json", "Accept-Language": lang() };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError(0, "network", String(err.message || err));
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) throw errorFrom(response.status, data, response.statusText || text);
+  return data;
+}
+
+export const signup = (username, password, language) =>
+  request("POST", "/api/signup", { username, password, lang: language });
+export const login = (username, password) => request("POST", "/api/login", { username, password });
+export const logout = () => request("POST", "/api/logout");
+export const me = () => request("GET", "/api/me");
+export const setMyLang = (language) => request("PATCH", "/api/me", { lang: language });
+export const words = () => request("GET", "/api/words");
+export const tables = () => request("GET", "/api/tables");
+export const table = (id) => request("GET", `/api/tables/${id}`);
+export const placeBet = (tableId, bet, stake) =>
+  request("POST", `/api/tables/${tableId}/bets`, { bet, stake, idempotency_key: uuid() });
+export const withdrawBet = (tableId, bet) =>
+  request("DELETE", `/api/tables/${tableId}/bets/${encodeURIComponent(bet)}`);
+export const myCoups = (limit = 20) => request("GET", `/api/me/coups?limit=${limit}`);
+export const coup = (id) => request("GET", `/api/coups/${id}`);
+export const shoe = (id) => request("GET", `/api/shoes/${id}`);

@@ -1,0 +1,364 @@
+// The felt: the two hands with their cards and totals, the status and countdown, the five betting
+// boxes (Lion Bonus Punto, Punto, Égalité, Banco, Lion Bonus Banco: L1 puts each Lion box beside
+// its side) and the chip tray. It draws what main.js tells it; it keeps no game state of its own.
+
+import { cardElement, revealCard } from "./cards.js";
+import { betName, sideName, t } from "./i18n.js";
+import { chipLabel, chipValues, formatCents } from "./money.js";
+
+export const BOXES = ["lion-punto", "punto", "egalite", "banco", "lion-banco"];
+const SIDES = ["punto", "banco"];
+const CHIP_COLOURS = ["#f4f1e8", "#c62828", "#1565c0", "#2e7d32", "#212121", "#6a1b9a", "#ef6c00"];
+
+function div(className, text) {
+  const node = document.createElement("div");
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function chipColour(value, values) {
+  const index = values.indexOf(value);
+  return CHIP_COLOURS[(index < 0 ? 0 : index) % CHIP_COLOURS.length];
+}
+
+/** A round chip showing an amount (for the tray and for the stakes in the boxes). */
+export function chipNode(cents, colour, { small = false } = {}) {
+  const chip = div(`chip${small ? " chip-small" : ""}`);
+  chip.style.setProperty("--chip", colour);
+  chip.append(div("chip-label", chipLabel(cents)));
+  return chip;
+}
+
+function paysText(bet, rules) {
+  if (bet === "punto") return "1:1";
+  if (bet === "banco") {
+    return rules.banco_payout === "commission"
+      ? `1:1 − ${Math.round(Number(rules.commission || 0.05) * 100)} %` : "1:1 · 6 → 1:2";
+  }
+  if (bet === "egalite") return `${rules.tie_pays ?? 8}:1`;
+  const table = rules.lion_paytable || [20, 8, 4, 4, 2, 1];
+  return `${rules.lion_natural_pays ?? 1}:1 … ${Math.max(...table)}:1`;
+}
+
+export class Felt {
+  constructor(root, { onBox, onClear, onChip }) {
+    this.root = root;
+    this.onBox = onBox;
+    this.onClear = onClear;
+    this.onChip = onChip;
+    this.rules = null;
+    this.chips = [];
+    this.chip = null;
+    this.lang = "fr";
+    this.phase = "idle";
+    this.deadline = null;
+    this.clockOffset = 0;
+    this.seconds = 15;
+    this.timer = null;
+    this.hands = {};
+    this.boxes = {};
+    this.build();
+  }
+
+  build() {
+    const root = this.root;
+    root.replaceChildren();
+    const top = div("felt-top");
+    for (const side of SIDES) {
+      const hand = div(`hand hand-${side}`);
+      hand.dataset.side = side;
+      const title = div("hand-title");
+      title.dataset.betName = side;
+      const total = div("hand-total");
+      total.id = `total-${side}`;
+      const head = div("hand-head");
+      head.append(title, total);
+      const cards = div("hand-cards");
+      cards.id = `cards-${side}`;
+      hand.append(head, cards);
+      this.hands[side] = { hand, title, total, cards };
+    }
+    const centre = div("felt-centre");
+    this.status = div("status");
+    this.status.id = "status";
+    this.countdown = div("countdown");
+    this.countdown.id = "countdown";
+    this.countdown.innerHTML = '<svg viewBox="0 0 40 40" aria-hidden="true">'
+      + '<circle class="ring-bg" cx="20" cy="20" r="17"/>'
+      + '<circle class="ring" cx="20" cy="20" r="17" pathLength="100"/></svg>'
+      + '<span class="countdown-secs"></span>';
+    this.result = div("result");
+    this.result.id = "result";
+    this.result.setAttribute("aria-live", "polite");
+    centre.append(this.status, this.countdown, this.result);
+    top.append(this.hands.punto.hand, centre, this.hands.banco.hand);
+
+    this.boxRow = div("boxes");
+    for (const bet of BOXES) {
+      const box = div(`box box-${bet}${bet.startsWith("lion") ? " box-lion" : ""}`);
+      box.dataset.box = bet;
+      box.setAttribute("role", "button");
+      box.tabIndex = 0;
+      const name = div("box-name");
+      if (bet.startsWith("lion")) {
+        name.innerHTML = '<svg class="lion-mark" viewBox="0 0 40 40" aria-hidden="true">'
+          + '<path d="M20 2 l4 6 7-3 0 8 7 2-4 6 4 6-7 2 0 8-7-3-4 6-4-6-7 3 0-8-7-2 4-6-4-6 7-2 0-8 7 3z"/>'
+          + '<circle cx="20" cy="20" r="9"/><circle class="eye" cx="17" cy="18" r="1.3"/>'
+          + '<circle class="eye" cx="23" cy="18" r="1.3"/></svg><span class="box-title"></span>';
+      } else {
+        name.innerHTML = '<span class="box-title"></span>';
+      }
+      const pays = div("box-pays");
+      const limits = div("box-limits");
+      const stake = div("box-stake");
+      const mine = div("box-mine");
+      const others = div("box-total");
+      const clear = document.createElement("button");
+      clear.type = "button";
+      clear.className = "box-clear";
+      clear.textContent = "×";
+      clear.hidden = true;
+      clear.addEventListener("click", (event) => {
+        event.stopPropagation();
+        this.onClear(bet);
+      });
+      box.append(name, pays, limits, stake, mine, others, clear);
+      box.addEventListener("click", () => this.onBox(bet));
+      box.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          this.onBox(bet);
+        }
+      });
+      this.boxes[bet] = { box, name, pays, limits, stake, mine, others, clear };
+      this.boxRow.append(box);
+    }
+
+    this.tray = div("chip-tray");
+    this.tray.id = "chips";
+    root.append(top, this.boxRow, this.tray);
+  }
+
+  setRules(rules) {
+    this.rules = rules;
+    this.chips = chipValues(rules);
+    if (!this.chips.includes(this.chip)) this.chip = this.chips.includes(2500) ? 2500 : this.chips[0];
+    this.tray.replaceChildren();
+    for (const value of this.chips) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "chip-button";
+      button.dataset.chip = String(value);
+      button.append(chipNode(value, chipColour(value, this.chips)));
+      button.addEventListener("click", () => {
+        this.setChip(value);
+        this.onChip(value);
+      });
+      this.tray.append(button);
+    }
+    this.setChip(this.chip);
+    this.translate(this.lang);
+  }
+
+  setChip(value) {
+    this.chip = value;
+    for (const button of this.tray.querySelectorAll(".chip-button")) {
+      const selected = Number(button.dataset.chip) === value;
+      button.classList.toggle("selected", selected);
+      button.setAttribute("aria-pressed", String(selected));
+    }
+  }
+
+  translate(lang) {
+    this.lang = lang;
+    for (const side of SIDES) this.hands[side].title.textContent = sideName(side);
+    for (const bet of BOXES) {
+      const parts = this.boxes[bet];
+      parts.name.querySelector(".box-title").textContent = betName(bet);
+      parts.clear.title = t("ui.clear");
+      parts.clear.setAttribute("aria-label", `${t("ui.clear")} ${betName(bet)}`);
+      if (this.rules) {
+        const [low, high] = this.rules.limits[bet];
+        parts.pays.textContent = paysText(bet, this.rules);
+        parts.limits.textContent = `${formatCents(low, lang).replace(/[.,]00(?=\D|$)/, "")} – `
+          + `${formatCents(high, lang).replace(/[.,]00(?=\D|$)/, "")}`;
+        parts.limits.title = t("limits");
+      }
+    }
+    this.tray.setAttribute("aria-label", t("ui.chips"));
+    this.renderStatus();
+  }
+
+  /** My stakes and the table's totals per box; whether bets can be changed now. */
+  setBets(myBets, totals, open) {
+    for (const bet of BOXES) {
+      const parts = this.boxes[bet];
+      const mine = (myBets && myBets[bet]) || 0;
+      const total = (totals && totals[bet]) || 0;
+      parts.box.classList.toggle("has-bet", mine > 0);
+      parts.box.classList.toggle("open", Boolean(open));
+      parts.stake.replaceChildren();
+      if (mine > 0) parts.stake.append(this.stackFor(mine));
+      parts.mine.textContent = mine > 0 ? formatCents(mine, this.lang) : "";
+      parts.mine.dataset.cents = String(mine);
+      parts.others.textContent = total > 0 ? `${t("ui.table_total")} ${formatCents(total, this.lang)}` : "";
+      parts.clear.hidden = !(open && mine > 0);
+    }
+  }
+
+  stackFor(cents) {
+    // Break the stake into the tray's chips, biggest first, and draw a small stack of them.
+    const stack = div("stack");
+    let left = cents;
+    const used = [];
+    for (const value of [...this.chips].sort((a, b) => b - a)) {
+      while (left >= value && used.length < 6) {
+        used.push(value);
+        left -= value;
+      }
+    }
+    if (left > 0) used.push(left);
+    used.reverse().forEach((value, i) => {
+      const chip = chipNode(value, chipColour(value, this.chips), { small: true });
+      chip.style.setProperty("--i", String(i));
+      stack.append(chip);
+    });
+    stack.style.setProperty("--n", String(used.length));
+    return stack;
+  }
+
+  flashBox(bet, kind = "refused") {
+    const box = this.boxes[bet] && this.boxes[bet].box;
+    if (!box) return;
+    box.classList.remove("flash-refused", "flash-placed");
+    void box.offsetWidth;
+    box.classList.add(`flash-${kind}`);
+  }
+
+  // --- phase and countdown ------------------------------------------------------------------
+
+  setPhase(phase, { deadline = null, serverTime = null, seconds = null } = {}) {
+    this.phase = phase;
+    if (deadline !== null && deadline !== undefined) {
+      this.deadline = deadline;
+      if (serverTime) this.clockOffset = serverTime - Date.now();
+    } else if (phase !== "open") {
+      this.deadline = null;
+    }
+    if (seconds) this.seconds = seconds;
+    this.root.dataset.phase = phase;
+    clearInterval(this.timer);
+    if (phase === "open" && this.deadline) this.timer = setInterval(() => this.renderStatus(), 200);
+    this.renderStatus();
+  }
+
+  remainingMs() {
+    if (!this.deadline) return 0;
+    return Math.max(0, this.deadline - (Date.now() + this.clockOffset));
+  }
+
+  renderStatus() {
+    const phase = this.phase;
+    const words = {
+      open: t("place_bets"), closed: t("no_more_bets"), dealt: t("ui.dealing"),
+      settled: t("result"), idle: t("ui.waiting"),
+    };
+    this.status.textContent = words[phase] ?? "";
+    this.status.dataset.phase = phase;
+    const open = phase === "open" && this.deadline;
+    this.countdown.hidden = !open;
+    if (open) {
+      const ms = this.remainingMs();
+      const secs = Math.ceil(ms / 1000);
+      this.countdown.querySelector(".countdown-secs").textContent = String(secs);
+      const fraction = Math.min(1, ms / (this.seconds * 1000));
+      this.countdown.querySelector(".ring").style.strokeDashoffset = String(100 - fraction * 100);
+      this.countdown.classList.toggle("hurry", secs <= 3);
+      this.countdown.title = `${t("ui.closes_in")} ${secs} s`;
+    }
+  }
+
+  // --- cards --------------------------------------------------------------------------------
+
+  clearCards() {
+    for (const side of SIDES) {
+      this.hands[side].cards.replaceChildren();
+      this.hands[side].total.textContent = "";
+      this.hands[side].hand.classList.remove("winner", "dimmed");
+    }
+    this.result.replaceChildren();
+    this.result.className = "result";
+  }
+
+  /** Four cards face down: the coup about to be dealt (R3). */
+  showBacks() {
+    this.clearCards();
+    for (const position of [0, 1]) {
+      for (const side of SIDES) this.slot(side, position).append(cardElement(null, { faceDown: true }));
+    }
+  }
+
+  slot(side, position) {
+    const cards = this.hands[side].cards;
+    while (cards.children.length <= position) {
+      const slot = div(`card-slot pos-${cards.children.length}`);
+      cards.append(slot);
+    }
+    return cards.children[position];
+  }
+
+  /** A card-dealt message: turn (or bring in, then turn) the card at that place. */
+  dealCard(side, position, card, puntoTotal, bancoTotal) {
+    const slot = this.slot(side, position);
+    let node = slot.querySelector(".card");
+    if (!node) {
+      node = cardElement(null, { faceDown: true });
+      node.classList.add("incoming");
+      slot.append(node);
+    }
+    revealCard(node, card);
+    this.setTotals(puntoTotal, bancoTotal);
+  }
+
+  setTotals(puntoTotal, bancoTotal) {
+    if (puntoTotal !== null && puntoTotal !== undefined) this.hands.punto.total.textContent = String(puntoTotal);
+    if (bancoTotal !== null && bancoTotal !== undefined) this.hands.banco.total.textContent = String(bancoTotal);
+  }
+
+  /** Cards already on the table (a snapshot): [{side, position, card}], shown face up. */
+  showCards(cards, totals) {
+    this.clearCards();
+    for (const { side, position, card } of cards) {
+      this.slot(side, position).append(cardElement(card));
+    }
+    if (totals) this.setTotals(totals.punto, totals.banco);
+  }
+
+  /** A whole coup object (the last result), face up; dimmed while the next round is open. */
+  showCoup(coup, { dimmed = false } = {}) {
+    const cards = [];
+    for (const side of SIDES) {
+      (coup[side].cards || []).forEach((card, position) => cards.push({ side, position, card }));
+    }
+    this.showCards(cards, { punto: coup.punto.total, banco: coup.banco.total });
+    this.showResult(coup);
+    for (const side of SIDES) this.hands[side].hand.classList.toggle("dimmed", dimmed);
+    this.result.classList.toggle("dimmed", dimmed);
+  }
+
+  /** The result: "Banco gagne 7 à 5" style, the natural marked. */
+  showResult(coup) {
+    this.result.replaceChildren();
+    if (!coup) return;
+    const winner = coup.winner;
+    this.result.className = `result result-${winner}`;
+    this.result.dataset.winner = winner;
+    const main = div("result-main");
+    main.textContent = winner === "egalite" ? betName("egalite") : `${sideName(winner)} ${t("wins")}`;
+    const score = div("result-score", `${coup.punto.total} – ${coup.banco.total}`);
+    this.result.append(main, score);
+    if (coup.natural) this.result.append(div("result-natural", t("natural")));
+    for (const side of SIDES) this.hands[side].hand.classList.toggle("winner", winner === side);
+  }
+}

@@ -1,0 +1,54 @@
+// Amounts are integer cents (M1); the page only formats them, it never computes with floats.
+
+const LOCALES = { fr: "fr-FR", it: "it-IT", es: "es-ES", en: "en-IE" };
+
+const formatters = new Map();
+
+function formatter(lang, fraction) {
+  const key = `${lang}:${fraction}`;
+  if (!formatters.has(key)) {
+    formatters.set(key, new Intl.NumberFormat(LOCALES[lang] ?? "fr-FR", {
+      style: "currency", currency: "EUR",
+      minimumFractionDigits: fraction, maximumFractionDigits: fraction,
+    }));
+  }
+  return formatters.get(key);
+}
+
+/** "1 000,00 €" (fr), "€1,000.00" (en) … from integer cents. */
+export function formatCents(cents, lang) {
+  const abs = Math.abs(cents);
+  // Format the whole euros (an exact integer), then put the exact cents in: no float rounding.
+  const parts = formatter(lang, 2).formatToParts(Math.floor(abs / 100));
+  const text = parts.map((part) => (part.type === "fraction"
+    ? String(abs % 100).padStart(2, "0") : part.value)).join("");
+  return cents < 0 ? `−${text}` : text;
+}
+
+/** A signed amount for payout lines: "+25,00 €", "−10,00 €", "0,00 €". */
+export function formatNet(cents, lang) {
+  if (cents > 0) return `+${formatCents(cents, lang)}`;
+  return formatCents(cents, lang);
+}
+
+/** A chip label: "10", "25", "1K", "0.50". */
+export function chipLabel(cents) {
+  if (cents % 100 !== 0) return (cents / 100).toFixed(2);
+  const euros = cents / 100;
+  if (euros >= 1000 && euros % 1000 === 0) return `${euros / 1000}K`;
+  return String(euros);
+}
+
+/** The chip values of a table: familiar denominations that are multiples of its chip unit. */
+export function chipValues(rules) {
+  const unit = rules.chip_unit || 100;
+  const limits = Object.values(rules.limits || {});
+  const lowest = limits.length ? Math.min(...limits.map((l) => l[0])) : unit;
+  const highest = limits.length ? Math.max(...limits.map((l) => l[1])) : 500000;
+  const familiar = [100, 500, 1000, 2500, 5000, 10000, 50000, 100000, 500000];
+  let values = familiar.filter((v) => v % unit === 0 && v >= unit && v <= highest);
+  const atLeastMin = values.filter((v) => v >= Math.min(lowest, 1000));
+  if (atLeastMin.length >= 4) values = atLeastMin;
+  if (values.length < 4) values = [1, 2, 5, 10, 20, 50].map((m) => m * unit);
+  return values.slice(0, 6);
+}
