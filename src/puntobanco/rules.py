@@ -188,6 +188,10 @@ class RuleSet:
             )
         if self.chip_unit < 1:
             raise RuleSetError(f"The chip unit is a positive number of cents, not {self.chip_unit}.")
+        if self.banco_payout is BancoPayout.HALF_ON_SIX and self.chip_unit % 2:
+            raise RuleSetError(  # M1: B2's half pay must be a whole number of cents
+                f"Where a Banco win with 6 pays half, the chip unit is an even number of cents, "
+                f"not {self.chip_unit}.")
         if not 12 <= self.cut_card <= 52 * self.decks - 12:
             raise RuleSetError(
                 f"The cut card goes 12 to {52 * self.decks - 12} cards from the end, "
