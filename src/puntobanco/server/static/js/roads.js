@@ -68,7 +68,7 @@ export function streaks(results) {
 /**
  * Lay streaks out on a grid of `rows` rows. Each streak starts on the top row of the column
  * after the previous streak's first column (or further right if that cell is taken); it goes
- * down while the cell below is free and on the grid, then turns right (the dragon tail).
+ * down while the cell below is free and on the grid, then turns right for good (the dragon tail).
  * Returns one {col, row, streak, item} per item.
  */
 export function layout(streakItems, rows = ROWS) {
@@ -81,11 +81,13 @@ export function layout(streakItems, rows = ROWS) {
     while (taken.has(key(col, 0))) col += 1;
     startCol = col;
     let row = 0;
+    let turned = false;
     items.forEach((item, i) => {
       if (i > 0) {
-        if (row + 1 < rows && !taken.has(key(col, row + 1))) {
+        if (!turned && row + 1 < rows && !taken.has(key(col, row + 1))) {
           row += 1;
         } else {
+          turned = true; // once a tail turns right it runs right to the end of the streak
           col += 1;
           while (taken.has(key(col, row))) col += 1;
         }
