@@ -50,3 +50,9 @@ class TableStateError(PuntoBancoError):
     """An action that the table round does not allow in its present phase."""
 
     code = "bad-phase"
+
+
+class ReplayMismatch(PuntoBancoError):
+    """A hand history whose recorded cards or payouts differ from what its shoes and bets give."""
+
+    code = "replay-mismatch"

@@ -19,14 +19,14 @@ False
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
 from puntobanco.bets import BetKind, SettlementLine, settle_spot, verify_spot
 from puntobanco.cards import Card
 from puntobanco.coup import Coup
-from puntobanco.errors import BetRefused, TableStateError
+from puntobanco.errors import BetRefused, ReplayMismatch, TableStateError
 from puntobanco.money import format_cents
 from puntobanco.rules import RuleSet, Side
 from puntobanco.shoe import Shoe
@@ -283,3 +283,76 @@ class Table:
         event = RoundSettled(self.round_no, lines, self.shoe.finished)
         self._emit(event)
         return event
+
+
+def replay(log: Iterable[Event], rules: RuleSet) -> list[RoundSettled]:
+    """Rebuild every round of a hand history from its shoes and bets, checking what it records.
+
+    Each :class:`ShoeStarted` gives a shoe's order (the burn and cut card follow ``rules``); the bets
+    placed and withdrawn give each spot's bets; each coup is dealt again from that shoe and every spot
+    settled again. The first difference from the log raises :class:`ReplayMismatch`. Returns the
+    rebuilt :class:`RoundSettled` events, equal to the recorded ones when the log is sound.
+
+    >>> import random
+    >>> table = Table(RuleSet(), rng=random.Random(3))
+    >>> for _ in range(3):
+    ...     _ = table.open_round(); _ = table.place_bet("ann", BetKind.LION_PUNTO, 1000)
+    ...     _ = table.close_bets(); _ = table.deal(); _ = table.settle()
+    >>> replay(table.log, table.rules) == [e for e in table.log if isinstance(e, RoundSettled)]
+    True
+    """
+    shoe: Shoe | None = None
+    bets: dict[str, dict[BetKind, int]] = {}
+    cards: list[tuple[Side, Card]] = []
+    coup: Coup | None = None
+    rounds: list[RoundSettled] = []
+
+    def check(ok: bool, what: str) -> None:
+        if not ok:
+            raise ReplayMismatch(f"The hand history does not replay: {what}.")
+
+    for event in log:
+        if isinstance(event, ShoeStarted):
+            shoe = Shoe.from_order(event.order, rules)
+            check(shoe.burned == event.burned and shoe.cut_index == event.cut_index,
+                  f"shoe {event.shoe_no}'s burned cards or cut card differ")
+            continue
+        if shoe is None:
+            raise ReplayMismatch(f"The hand history does not replay: {event.kind} before any shoe.")
+        if isinstance(event, RoundOpened):
+            check(event.coup_in_shoe == shoe.coups_dealt + 1 and event.last_coup == shoe.is_last_coup,
+                  f"round {event.round_no} opens at the wrong place in its shoe")
+            bets, cards, coup = {}, [], None
+        elif isinstance(event, BetPlaced):
+            spot = bets.setdefault(event.spot, {})
+            spot[event.bet] = spot.get(event.bet, 0) + event.stake
+            check(spot[event.bet] == event.total, f"{event.spot}'s {event.bet.value} total differs")
+        elif isinstance(event, BetWithdrawn):
+            check(bets.get(event.spot, {}).pop(event.bet, None) == event.stake,
+                  f"{event.spot} withdraws a {event.bet.value} bet it did not hold")
+            if not bets[event.spot]:
+                del bets[event.spot]
+        elif isinstance(event, BetsClosed):
+            check(bets == {s: dict(b) for s, b in event.bets.items()},
+                  f"round {event.round_no}'s closed bets differ from those placed")
+            for spot_name, spot_bets in bets.items():
+                try:
+                    verify_spot(spot_bets, rules)
+                except BetRefused as refused:
+                    check(False, f"{spot_name}'s bets break the rules ({refused.code})")
+        elif isinstance(event, CardDealt):
+            cards.append((event.side, event.card))
+        elif isinstance(event, CoupDealt):
+            coup = shoe.deal_coup()
+            check(coup == event.coup and cards == coup.dealing_order(),
+                  f"round {event.round_no}'s cards differ from the shoe's")
+            check(shoe.cards_left == event.cards_left and shoe.cut_card_out == event.cut_card_out,
+                  f"round {event.round_no}'s shoe position differs")
+        elif isinstance(event, RoundSettled):
+            check(coup is not None, f"round {event.round_no} is settled before its coup")
+            assert coup is not None
+            lines = {spot: settle_spot(spot_bets, coup, rules) for spot, spot_bets in bets.items()}
+            check(lines == dict(event.lines) and event.shoe_finished == shoe.finished,
+                  f"round {event.round_no}'s payouts differ")
+            rounds.append(RoundSettled(event.round_no, lines, shoe.finished))
+    return rounds
