@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from puntobanco.errors import PuntoBancoError
 
 T = TypeVar("T")
+A = TypeVar("A")
 #: Called with the number of chunks just finished.
 Progress = Callable[[int], None]
 
@@ -73,31 +74,70 @@ def run_chunks(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]], *,
 
     ``function`` must be importable by name (a module-level function) for Dask workers.
     """
+    return fold_chunks(function, tasks, _append, [], threads=threads, workers=workers,
+                       scheduler=scheduler, progress=progress, kwargs=kwargs)
+
+
+def _append(results: list[T], result: T) -> list[T]:
+    results.append(result)
+    return results
+
+
+def fold_chunks(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]],
+                fold: Callable[[A, T], A], initial: A, *, threads: int | None = None,
+                workers: int | None = None, scheduler: str | None = None,
+                progress: Progress | None = None, kwargs: dict[str, Any] | None = None) -> A:
+    """Fold ``fold`` over the tasks' results **in task order**, as they arrive.
+
+    A result that finishes early waits in a buffer until those before it are folded, so the fold
+    (and any floating-point sum in it) is the same wherever and in whatever order tasks ran,
+    while finished results do not pile up in memory.
+
+    >>> fold_chunks(pow, [(2, 1), (2, 2), (2, 3)], lambda acc, x: acc * 10 + x, 0, threads=2)
+    248
+    """
     placement = Placement(threads=threads, workers=workers, scheduler=scheduler)
     extra = kwargs or {}
+    accumulator = initial
     if placement.workers is None and placement.scheduler is None:
-        return _run_threads(function, tasks, placement.local_threads, progress, extra)
+        for result in _ordered_threads(function, tasks, placement.local_threads, progress, extra):
+            accumulator = fold(accumulator, result)
+        return accumulator
     with dask_client(placement) as client:
-        return run_on_client(client, function, tasks, progress=progress, kwargs=extra)
+        for result in ordered_on_client(client, function, tasks, progress=progress, kwargs=extra):
+            accumulator = fold(accumulator, result)
+    return accumulator
 
 
-def _run_threads(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]], threads: int,
-                 progress: Progress | None, kwargs: dict[str, Any]) -> list[T]:
+def _in_order(finished: Iterator[tuple[int, T]], count: int,
+              progress: Progress | None) -> Iterator[T]:
+    """Yield results in index order from ``(index, result)`` pairs that arrive in any order."""
+    waiting: dict[int, T] = {}
+    following = 0
+    for index, result in finished:
+        waiting[index] = result
+        if progress is not None:
+            progress(1)
+        while following in waiting:
+            yield waiting.pop(following)
+            following += 1
+    if following != count:  # pragma: no cover - every task reports once
+        raise RuntimeError(f"{count - following} chunk(s) never finished.")
+
+
+def _ordered_threads(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]], threads: int,
+                     progress: Progress | None, kwargs: dict[str, Any]) -> Iterator[T]:
     if threads == 1 or len(tasks) <= 1:
-        results = []
         for task in tasks:
-            results.append(function(*task, **kwargs))
+            result = function(*task, **kwargs)
             if progress is not None:
                 progress(1)
-        return results
-    out: list[T | None] = [None] * len(tasks)
+            yield result
+        return
     with ThreadPoolExecutor(max_workers=threads) as pool:
         futures = {pool.submit(function, *task, **kwargs): i for i, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            out[futures[future]] = future.result()
-            if progress is not None:
-                progress(1)
-    return out  # type: ignore[return-value]
+        finished = ((futures[future], future.result()) for future in as_completed(futures))
+        yield from _in_order(finished, len(tasks), progress)
 
 
 def _distributed() -> Any:
@@ -131,16 +171,18 @@ def dask_client(placement: Placement) -> Iterator[Any]:
         yield client
 
 
-def run_on_client(client: Any, function: Callable[..., T], tasks: Sequence[tuple[Any, ...]], *,
-                  progress: Progress | None = None, kwargs: dict[str, Any] | None = None
-                  ) -> list[T]:
-    """Submit every task to a Dask ``client``; return the results in task order."""
+def ordered_on_client(client: Any, function: Callable[..., T], tasks: Sequence[tuple[Any, ...]],
+                      *, progress: Progress | None = None, kwargs: dict[str, Any] | None = None
+                      ) -> Iterator[T]:
+    """Submit every task to a Dask ``client``; yield the results in task order."""
     dask_completed = _distributed().as_completed
     extra = kwargs or {}
     futures = [client.submit(function, *task, pure=False, **extra) for task in tasks]
-    for future in dask_completed(futures):
-        future.result()  # raise a worker's error here
-        if progress is not None:
-            progress(1)
-    results: list[T] = client.gather(futures)
-    return results
+    index = {future.key: i for i, future in enumerate(futures)}
+
+    def finished() -> Iterator[tuple[int, T]]:
+        for future, result in dask_completed(futures, with_results=True):
+            futures[index[future.key]] = None  # let the cluster forget it
+            yield index[future.key], result
+
+    yield from _in_order(finished(), len(tasks), progress)

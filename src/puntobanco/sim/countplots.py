@@ -1,0 +1,163 @@
+"""Plots of the counting study (matplotlib, PNG): EV by shoe depth, EV distribution, count vs EV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from puntobanco.sim.counting import (
+    DEPTH_BINS,
+    EV_BINS,
+    EV_HIGH,
+    EV_LOW,
+    TC_BINS,
+    CountStudy,
+    threshold_of,
+    true_counts,
+)
+from puntobanco.sim.tables import BET_NAMES
+
+TITLES = {"punto": "Punto", "banco": "Banco", "egalite": "Égalité",
+          "lion_punto": "Lion Bonus on Punto", "lion_banco": "Lion Bonus on Banco"}
+EV_CENTRES = EV_LOW + (np.arange(EV_BINS) + 0.5) * (EV_HIGH - EV_LOW) / EV_BINS
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _quantiles(hist: npt.NDArray[np.int64], qs: tuple[float, ...]) -> npt.NDArray[np.float64]:
+    """Quantiles of a binned distribution per row: ``(rows, len(qs))`` (NaN for empty rows)."""
+    out = np.full((hist.shape[0], len(qs)), np.nan)
+    for r, row in enumerate(hist):
+        total = row.sum()
+        if total == 0:
+            continue
+        cumulative = np.cumsum(row) / total
+        for i, q in enumerate(qs):
+            out[r, i] = EV_CENTRES[int(np.searchsorted(cumulative, q))]
+    return out
+
+
+def _ev_range(hist: npt.NDArray[np.int64]) -> tuple[float, float]:
+    occupied = np.nonzero(hist.sum(axis=tuple(range(hist.ndim - 1))))[0]
+    width = (EV_HIGH - EV_LOW) / EV_BINS
+    low, high = EV_CENTRES[occupied.min()] - width, EV_CENTRES[occupied.max()] + width
+    return float(low), float(high)
+
+
+def plot_ev_by_depth(result: CountStudy, path: Path) -> Path:
+    """Each bet's exact EV against the share of the shoe dealt: median, 50 % and 90 % bands."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(BET_NAMES), figsize=(20, 4.4), sharex=True)
+    depth = (np.arange(DEPTH_BINS) + 0.5) / DEPTH_BINS * 100
+    for k, name in enumerate(BET_NAMES):
+        ax = axes[k]
+        hist = result.totals.depth_hist[k]
+        weights = hist.sum(axis=1)
+        mean = np.where(weights > 0, hist @ EV_CENTRES / np.maximum(weights, 1), np.nan)
+        q = _quantiles(hist, (0.05, 0.25, 0.5, 0.75, 0.95))
+        ax.fill_between(depth, q[:, 0] * 100, q[:, 4] * 100, color="tab:blue", alpha=0.18,
+                        label="5–95 %")
+        ax.fill_between(depth, q[:, 1] * 100, q[:, 3] * 100, color="tab:blue", alpha=0.35,
+                        label="25–75 %")
+        ax.plot(depth, mean * 100, color="tab:blue", lw=2, label="mean")
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_title(TITLES[name])
+        ax.set_xlabel("shoe dealt (%)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("exact EV of the cards left (%)")
+    axes[0].legend(loc="lower left", fontsize=8)
+    fig.suptitle(_caption(result, "Exact EV against shoe depth"))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_ev_distribution(result: CountStudy, path: Path) -> Path:
+    """Histogram of the exact EV over all coups, per bet (log scale), with the share above 0."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(BET_NAMES), figsize=(20, 4.4))
+    totals = result.totals
+    for k, name in enumerate(BET_NAMES):
+        ax = axes[k]
+        hist = totals.depth_hist[k].sum(axis=0)
+        low, high = _ev_range(totals.depth_hist[k])
+        shown = (low <= EV_CENTRES) & (high >= EV_CENTRES)
+        share = hist / hist.sum()
+        ax.bar(EV_CENTRES[shown] * 100, share[shown], width=(EV_HIGH - EV_LOW) / EV_BINS * 100,
+               color=np.where(EV_CENTRES[shown] > 0, "tab:red", "tab:gray"))
+        ax.set_yscale("log")
+        ax.axvline(0, color="black", lw=0.8)
+        positive = int(totals.positive[k]) / totals.coups
+        ax.set_title(f"{TITLES[name]}\nEV > 0 on {positive:.2%} of coups")
+        ax.set_xlabel("exact EV (%)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("share of coups")
+    fig.suptitle(_caption(result, "Distribution of the exact EV"))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_count_vs_ev(result: CountStudy, path: Path) -> Path:
+    """Each bet's best count against the exact EV: sample coups and the mean EV per count."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(BET_NAMES), figsize=(20, 4.4))
+    totals, setup = result.totals, result.setup
+    for k, name in enumerate(BET_NAMES):
+        ax = axes[k]
+        choice = result.choices[name]
+        tags = np.array([choice.tags], dtype=np.int64)
+        counts = true_counts(totals.sample_seen, totals.sample_left, tags,
+                             setup.spec.composition)[:, 0]
+        ax.scatter(counts, totals.sample_ev[:, k] * 100, s=3, alpha=0.25, color="tab:gray",
+                   label="coups (sample)")
+        candidate = int(np.nonzero((setup.tags[k] == tags[0]).all(axis=1))[0][0])
+        stats = totals.tc_stats[k, candidate].sum(axis=0)  # both halves
+        enough = stats[:, 0] >= 30
+        centres = np.array([threshold_of(j, choice.step) + choice.step / 2
+                            for j in range(TC_BINS)])
+        ax.plot(centres[enough], stats[enough, 1] / stats[enough, 0] * 100, color="tab:blue",
+                lw=2, label="mean EV")
+        ax.axhline(0, color="black", lw=0.8)
+        if choice.threshold is not None:
+            ax.axvline(choice.threshold, color="tab:red", ls="--",
+                       label=f"bet at ≥ {choice.threshold:+.2f}")
+        if enough.any():
+            ax.set_xlim(centres[enough].min(), centres[enough].max())
+        ax.set_title(f"{TITLES[name]}\ntags {' '.join(f'{t:+d}' for t in choice.tags)}",
+                     fontsize=10)
+        ax.set_xlabel("true count")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper left", fontsize=8)
+    axes[0].set_ylabel("exact EV (%)")
+    fig.suptitle(_caption(result, "Best simple count against the exact EV"))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _caption(result: CountStudy, title: str) -> str:
+    rules = result.rules
+    return (f"{title} — {result.totals.shoes:,} shoes, {rules.decks} deck(s), cut card "
+            f"{rules.cut_card}, Lion pays {','.join(map(str, rules.lion_paytable))}")
+
+
+def draw_plots(result: CountStudy, out: Path) -> list[Path]:
+    """Write the three PNGs into ``out`` (created if missing) and return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    return [plot_ev_by_depth(result, out / "ev_by_depth.png"),
+            plot_ev_distribution(result, out / "ev_distribution.png"),
+            plot_count_vs_ev(result, out / "count_vs_ev.png")]
