@@ -398,7 +398,7 @@ def _reader(console: Console, *, echo: bool) -> Callable[[str], str]:
 @app.command()
 def play(
     seats: Annotated[int | None, typer.Option(
-        "--seats", help="Number of seats (default 1), named Place 1, Place 2 …",
+        "--seats", help="Number of seats (default 1), numbered in the table's language.",
         show_default=False)] = None,
     player: Annotated[list[str] | None, typer.Option(
         "--player", help="A player's name; repeat for more seats, e.g. --player Ann --player Bob.",
