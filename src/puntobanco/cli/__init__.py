@@ -7,6 +7,7 @@ import sys
 # Each command module registers itself on `app` when imported (one line each, sorted):
 from puntobanco.cli import play as play
 from puntobanco.cli import replay as replay
+from puntobanco.cli import serve as serve
 from puntobanco.cli import simulate as simulate
 from puntobanco.cli._app import app
 from puntobanco.errors import PuntoBancoError

@@ -1,0 +1,111 @@
+"""What every endpoint shares: the casino, who is signed in, the language, and error answers.
+
+Errors answer ``{"error": {"code", "message"}}`` with the status of ``messages.status_of``; the
+message is in the caller's language: ``?lang=``, else the signed-in player's, else the first
+supported ``Accept-Language`` tag, else French.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from puntobanco.errors import PuntoBancoError
+from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from puntobanco.server import auth
+from puntobanco.server.auth import PlayerInfo
+from puntobanco.server.casino import Casino
+from puntobanco.server.messages import message, status_of
+
+
+def get_casino(request: Request) -> Casino:
+    casino: Casino = request.app.state.casino
+    return casino
+
+
+CasinoDep = Annotated[Casino, Depends(get_casino)]
+
+
+def bearer_token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+async def lookup_player(casino: Casino, token: str | None) -> PlayerInfo | None:
+    if token is None:
+        return None
+    return await casino.db.run_read(lambda s: auth.player_for_token(s, token))
+
+
+async def optional_player(request: Request, casino: CasinoDep) -> PlayerInfo | None:
+    """The signed-in player, or ``None``; a token that opens no session is refused."""
+    token = bearer_token(request)
+    player = await lookup_player(casino, token)
+    if token is not None and player is None:
+        raise PuntoBancoError("The session token is unknown or was closed.", code="unauthorized")
+    request.state.player = player
+    return player
+
+
+async def current_player(player: Annotated[PlayerInfo | None, Depends(optional_player)]
+                         ) -> PlayerInfo:
+    if player is None:
+        raise PuntoBancoError("Sign in first.", code="unauthorized")
+    return player
+
+
+async def operator(player: Annotated[PlayerInfo, Depends(current_player)]) -> PlayerInfo:
+    if not player.is_operator:
+        raise PuntoBancoError("Only the operator may do this.", code="forbidden")
+    return player
+
+
+MaybePlayer = Annotated[PlayerInfo | None, Depends(optional_player)]
+SignedIn = Annotated[PlayerInfo, Depends(current_player)]
+Operator = Annotated[PlayerInfo, Depends(operator)]
+
+
+def request_lang(request: Request, player: PlayerInfo | None = None) -> str:
+    """The language to answer in (see the module's docstring)."""
+    asked = request.query_params.get("lang")
+    if asked in LANGUAGES:
+        return asked
+    player = player or getattr(request.state, "player", None)
+    if player is not None:
+        return player.lang
+    for part in request.headers.get("accept-language", "").split(","):
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in LANGUAGES:
+            return tag
+    return DEFAULT_LANGUAGE
+
+
+def error_response(request: Request, code: str, default: str, **fields: str) -> JSONResponse:
+    text = message(code, request_lang(request), default, **fields)
+    return JSONResponse({"error": {"code": code, "message": text}}, status_code=status_of(code))
+
+
+async def on_puntobanco_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, PuntoBancoError)
+    return error_response(request, error.code, error.message)
+
+
+async def on_validation_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    first = error.errors()[0] if error.errors() else {}
+    field = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
+    return error_response(request, "bad-request", f"The field {field} is not valid.", field=field)
+
+
+async def on_http_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, HTTPException)
+    code = {401: "unauthorized", 403: "forbidden", 404: "not-found"}.get(error.status_code,
+                                                                          "bad-request")
+    answer = error_response(request, code, str(error.detail), field="-")
+    answer.status_code = error.status_code if error.status_code < 500 else 400
+    return answer

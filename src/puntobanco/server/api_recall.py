@@ -1,0 +1,40 @@
+"""Game recall: a player's last coups, any coup by id, and shoes (revealed once finished)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from puntobanco.server import recall
+from puntobanco.server.api_common import CasinoDep, MaybePlayer, SignedIn
+from puntobanco.server.casino import NotFound
+from puntobanco.server.schemas import CoupOut, ShoeOut
+
+router = APIRouter(prefix="/api", tags=["recall"])
+
+
+@router.get("/me/coups", response_model=list[CoupOut])
+async def my_coups(player: SignedIn, casino: CasinoDep,
+                   limit: Annotated[int, Query(ge=1, le=200)] = 20) -> list[dict[str, Any]]:
+    """The caller's last coups with a bet: cards, bets and every settlement line, newest first."""
+    return await casino.db.run_read(lambda s: recall.recent_coups(s, player.id, limit=limit))
+
+
+@router.get("/coups/{coup_id}", response_model=CoupOut)
+async def coup(coup_id: int, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
+    """Any coup by id; signed in, with the caller's own bets and lines in L6 order."""
+    found = await casino.db.run_read(
+        lambda s: recall.coup_for(s, coup_id, player.id if player else None))
+    if found is None:
+        raise NotFound(f"There is no coup {coup_id}.")
+    return found
+
+
+@router.get("/shoes/{shoe_id}", response_model=ShoeOut)
+async def shoe(shoe_id: int, casino: CasinoDep) -> dict[str, Any]:
+    """A shoe's commitment; after its last coup, also its salt and order (provably fair)."""
+    found = await casino.db.run_read(lambda s: recall.shoe_json(s, shoe_id))
+    if found is None:
+        raise NotFound(f"There is no shoe {shoe_id}.")
+    return found

@@ -1,0 +1,79 @@
+"""The application factory: FastAPI, the REST and WebSocket routes, the page, and the casino.
+
+>>> app = create_app(ServerSettings(database_url="sqlite:///unused.sqlite3"))
+>>> sorted(r.path for r in app.routes if r.path.startswith("/api/tables"))[:2]
+['/api/tables', '/api/tables']
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from puntobanco import __version__
+from puntobanco.errors import PuntoBancoError
+from puntobanco.server import api_auth, api_operator, api_recall, api_tables, ws
+from puntobanco.server.api_common import on_http_error, on_puntobanco_error, on_validation_error
+from puntobanco.server.casino import Casino
+from puntobanco.server.db import migrate
+from puntobanco.server.settings import ServerSettings
+
+DESCRIPTION = """Punto Banco "2000" with the Lion Bonus: a live multi-player table.
+
+Amounts are integer cents. Errors answer `{"error": {"code", "message"}}`. The table's events
+are pushed on the WebSocket `/ws/tables/{id}`; see `docs/api.md` for the messages and for the
+provably fair commitment of each shoe."""
+
+
+def create_app(settings: ServerSettings | None = None, *,
+               on_ready: Callable[[Casino], None] | None = None) -> FastAPI:
+    """The web application. Starting it migrates the database, seeds an empty one and starts
+    every table's dealer; stopping it lets each dealer finish its coup (or void its open round).
+    """
+    config = settings if settings is not None else ServerSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(migrate, config.database_url)
+        casino = Casino(config)
+        app.state.casino = casino
+        try:
+            await casino.open()
+            if on_ready is not None:
+                on_ready(casino)
+            yield
+        finally:
+            await casino.close()
+
+    app = FastAPI(title="puntobanco", version=__version__, description=DESCRIPTION,
+                  lifespan=lifespan)
+    app.add_exception_handler(PuntoBancoError, on_puntobanco_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(HTTPException, on_http_error)
+    app.add_exception_handler(Exception, _on_unexpected)
+    for module in (api_auth, api_tables, api_recall, api_operator, ws):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=config.static_dir, check_dir=False), name="static")
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> Response:
+        page = config.static_dir / "index.html"
+        if page.is_file():
+            return FileResponse(page, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse("<!doctype html><title>puntobanco</title><p>The table's page is not "
+                            "installed; the API is at <a href=/docs>/docs</a>.", status_code=503)
+
+    return app
+
+
+async def _on_unexpected(_request: Request, _error: Exception) -> JSONResponse:
+    return JSONResponse({"error": {"code": "internal-error",
+                                   "message": "Something went wrong on the server."}},
+                        status_code=500)

@@ -1,0 +1,105 @@
+"""The running room: the database, every table's dealer, and what an empty database starts with."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from puntobanco.errors import PuntoBancoError
+from puntobanco.rules import RuleSet
+from puntobanco.server import auth, ledger, store
+from puntobanco.server.db import Database
+from puntobanco.server.dealer import TableDealer
+from puntobanco.server.models import GameTable, Player
+from puntobanco.server.rules_json import DEFAULT_BETTING_SECONDS, rules_from_json
+from puntobanco.server.settings import OPERATOR_USERNAME, ServerSettings
+
+log = logging.getLogger("puntobanco.server")
+
+
+class NotFound(PuntoBancoError):
+    code = "not-found"
+
+
+class Casino:
+    """Owns the database and the dealers; the web layer reaches everything through it."""
+
+    def __init__(self, config: ServerSettings) -> None:
+        self.config = config
+        self.db = Database(config.database_url)
+        self.dealers: dict[int, TableDealer] = {}
+        #: the operator's password when it was generated at this start (print it once)
+        self.generated_operator_password: str | None = None
+
+    async def open(self) -> None:
+        """Seed an empty database, then start one dealer per table."""
+        self.generated_operator_password = await self.db.run_write(self._seed)
+        for settings in await self.db.run_read(store.all_tables):
+            self._add_dealer(settings)
+
+    def _seed(self, session: Session) -> str | None:
+        ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
+        if not session.scalars(select(GameTable.id)).first():
+            for name in self.config.default_tables:
+                store.create_table(session, name=name, rules=RuleSet(),
+                                   betting_seconds=DEFAULT_BETTING_SECONDS)
+        if session.scalars(select(Player.id).where(Player.role == "operator")).first():
+            return None
+        password = self.config.operator_password
+        generated = password is None
+        if password is None:
+            password = secrets.token_urlsafe(12)
+        auth.check_password(password)
+        auth.create_player(session, username=OPERATOR_USERNAME, role="operator", lang="fr",
+                           password_hash=auth.hash_password(password,
+                                                            rounds=self.config.bcrypt_rounds))
+        return password if generated else None
+
+    def _add_dealer(self, settings: store.TableSettings) -> TableDealer:
+        dealer = TableDealer(settings, db=self.db, config=self.config)
+        self.dealers[settings.id] = dealer
+        if self.config.run_dealers:
+            dealer.start()
+        return dealer
+
+    async def close(self) -> None:
+        """Stop every dealer (each finishes its coup or voids its open round), then the database."""
+        await asyncio.gather(*(dealer.stop() for dealer in self.dealers.values()))
+        self.db.close()
+
+    def dealer(self, table_id: int) -> TableDealer:
+        dealer = self.dealers.get(table_id)
+        if dealer is None:
+            raise NotFound(f"There is no table {table_id}.")
+        return dealer
+
+    async def add_table(self, name: str, rules: dict[str, Any]) -> TableDealer:
+        """A new table with its dealer (operator)."""
+        name = name.strip()
+        if not 1 <= len(name) <= 64:
+            raise PuntoBancoError("A table's name is 1 to 64 characters.", code="bad-request")
+        parsed, seconds = rules_from_json(rules)
+
+        def create(session: Session) -> store.TableSettings:
+            if session.scalars(select(GameTable.id).where(GameTable.name == name)).first():
+                raise PuntoBancoError(f"A table named {name!r} exists.", code="table-name-taken")
+            return store.create_table(session, name=name, rules=parsed, betting_seconds=seconds)
+
+        try:
+            settings = await self.db.run_write(create)
+        except IntegrityError:
+            raise PuntoBancoError(f"A table named {name!r} exists.",
+                                  code="table-name-taken") from None
+        return self._add_dealer(settings)
+
+    async def update_table(self, table_id: int, rules: dict[str, Any]) -> TableDealer:
+        """Change a table's settings; its dealer uses them from the next shoe."""
+        dealer = self.dealer(table_id)
+        dealer.settings = await self.db.run_write(lambda s: store.update_table(s, table_id, rules))
+        return dealer

@@ -1,0 +1,151 @@
+"""Engines, sessions and migrations for SQLite (the default) and PostgreSQL.
+
+SQLite runs in WAL mode with a busy timeout, and every *write* transaction starts with
+``BEGIN IMMEDIATE`` so that two writers queue for the lock instead of failing when one of them
+upgrades a read lock. Reads use ordinary deferred transactions and never block behind writers.
+Every database call is synchronous and runs on :attr:`Database.executor`, so the asyncio loop
+(the dealers and the WebSockets) never waits on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from puntobanco.errors import PuntoBancoError
+
+T = TypeVar("T")
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+
+
+def _make_sqlite_directory(url: str) -> None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+
+
+def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
+    _make_sqlite_directory(url)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                           pool_size=8, max_overflow=16)
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the driver, decide when transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def backend_of(url: str) -> str:
+    """``sqlite`` or ``postgresql``; any other URL is refused with one clear sentence."""
+    try:
+        backend = make_url(url).get_backend_name()
+    except ArgumentError:
+        raise PuntoBancoError(f"{url!r} is not a database URL such as sqlite:///var/pb.sqlite3 "
+                              "or postgresql+psycopg://user@host/db.", code="bad-url") from None
+    if backend not in ("sqlite", "postgresql"):
+        raise PuntoBancoError(f"The server runs on SQLite or PostgreSQL, not {backend}.",
+                              code="bad-url")
+    return backend
+
+
+def make_engines(url: str) -> tuple[Engine, Engine]:
+    """The (writer, reader) engines for ``url``; one engine serves both on PostgreSQL."""
+    if backend_of(url) == "sqlite":
+        return _sqlite_engine(url, immediate=True), _sqlite_engine(url, immediate=False)
+    engine = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return engine, engine
+
+
+def alembic_config(url: str) -> Config:
+    """An Alembic configuration pointing at the migrations shipped inside the package."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def check_database(url: str) -> None:
+    """Migrate the database, or raise one clear :class:`PuntoBancoError` if it cannot be used."""
+    backend_of(url)
+    try:
+        migrate(url)
+    except (SQLAlchemyError, OSError) as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        raise PuntoBancoError(f"Cannot open the database {make_url(url).render_as_string()}: "
+                              f"{reason}.", code="bad-database") from None
+
+
+def migrate(url: str) -> None:
+    """Apply every migration up to the newest (``alembic upgrade head``)."""
+    _make_sqlite_directory(url)
+    command.upgrade(alembic_config(url), "head")
+
+
+class Database:
+    """Both engines, their session factories and the thread pool the calls run on."""
+
+    def __init__(self, url: str, *, threads: int = 16) -> None:
+        self.url = url
+        self.writer, self.reader = make_engines(url)
+        self._write_sessions = sessionmaker(self.writer, expire_on_commit=False)
+        self._read_sessions = sessionmaker(self.reader, expire_on_commit=False)
+        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A session whose transaction commits on success and rolls back on any error."""
+        with self._write_sessions() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._read_sessions() as session, session.begin():
+            yield session
+
+    async def run_write(self, work: Callable[[Session], T]) -> T:
+        """Run ``work(session)`` in one write transaction on the database threads."""
+        return await self._run(functools.partial(self._write_call, work))
+
+    async def run_read(self, work: Callable[[Session], T]) -> T:
+        return await self._run(functools.partial(self._read_call, work))
+
+    def _write_call(self, work: Callable[[Session], T]) -> T:
+        with self.write() as session:
+            return work(session)
+
+    def _read_call(self, work: Callable[[Session], T]) -> T:
+        with self.read() as session:
+            return work(session)
+
+    async def _run(self, call: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)
+        self.writer.dispose()
+        self.reader.dispose()

@@ -1,0 +1,272 @@
+"""The database schema as SQLAlchemy 2 models (the Alembic migrations create exactly this).
+
+Money is integer cents (``BigInteger``). The ledger is double-entry: every movement of money is a
+:class:`LedgerTransaction` with exactly two :class:`LedgerEntry` rows that sum to zero, and an
+account's cached ``balance`` always equals the sum of its entries. Accounts:
+
+``wallet:<player>``     a player's play money;
+``in-play:<table>``     stakes on a table's current coup, from the bet until its settlement;
+``house:<table>``       the table's bank: what it won and paid;
+``play-money``          the issuer of play money (welcome credits and operator credits).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+Timestamp = DateTime(timezone=True)
+
+
+class Player(Base):
+    """A person who plays (or the operator). Passwords are stored as bcrypt hashes only."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(32))
+    #: the username in lower case: usernames are unique ignoring case
+    username_key: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(100))
+    role: Mapped[str] = mapped_column(String(16), default="player")
+    lang: Mapped[str] = mapped_column(String(2), default="fr")
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+    __table_args__ = (CheckConstraint("role IN ('player', 'operator')", name="role"),)
+
+
+class LoginSession(Base):
+    """A login: the token itself is only ever given to the client; its SHA-256 is stored."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class GameTable(Base):
+    """A table: its settings (the ``rules`` JSON of ``docs/api.md``; the next shoe uses them)."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    betting_seconds: Mapped[float] = mapped_column(Float, default=15.0)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class Account(Base):
+    """A ledger account; ``balance`` caches the sum of its entries (checked by the tests)."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True)
+    table_id: Mapped[int | None] = mapped_column(ForeignKey("tables.id"), index=True)
+    balance: Mapped[int] = mapped_column(BigInteger, default=0)
+
+    __table_args__ = (
+        CheckConstraint("kind IN ('wallet', 'in-play', 'house', 'issuer')", name="kind"),
+        CheckConstraint("kind <> 'wallet' OR balance >= 0", name="wallet_not_negative"),
+    )
+
+
+class ShoeRecord(Base):
+    """A shoe: its secret order and salt, and the commitment published before it is dealt."""
+
+    __tablename__ = "shoes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    shoe_no: Mapped[int] = mapped_column(Integer)
+    #: the whole order, burned cards first, as canonical card texts joined by spaces
+    card_order: Mapped[str] = mapped_column(Text)
+    salt: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    #: the rules JSON the shoe is dealt with
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    cut_index: Mapped[int] = mapped_column(Integer)
+    burned: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="dealing")
+    started_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(Timestamp)
+
+    __table_args__ = (
+        UniqueConstraint("table_id", "shoe_no", name="uq_shoes_table_shoe_no"),
+        CheckConstraint("status IN ('dealing', 'finished')", name="status"),
+    )
+
+
+class CoupRecord(Base):
+    """One round of a table: open for bets, closed, dealt, then settled exactly once (or void).
+
+    The ``status`` column is the settlement guard: settling moves it from ``dealt`` to
+    ``settled`` with a conditional update, so a retried settlement cannot pay twice.
+    """
+
+    __tablename__ = "coups"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"))
+    shoe_id: Mapped[int] = mapped_column(ForeignKey("shoes.id"), index=True)
+    round_no: Mapped[int] = mapped_column(Integer)
+    coup_in_shoe: Mapped[int] = mapped_column(Integer)
+    last_coup: Mapped[bool] = mapped_column(Boolean, default=False)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    #: every card in dealing order (P, B, P, B, then the third cards), space separated
+    cards: Mapped[str | None] = mapped_column(Text)
+    #: how many cards of the shoe's order had been used before this coup's first card
+    first_card: Mapped[int | None] = mapped_column(Integer)
+    punto_cards: Mapped[str | None] = mapped_column(String(12))
+    banco_cards: Mapped[str | None] = mapped_column(String(12))
+    punto_total: Mapped[int | None] = mapped_column(Integer)
+    banco_total: Mapped[int | None] = mapped_column(Integer)
+    winner: Mapped[str | None] = mapped_column(String(8))
+    natural: Mapped[bool | None] = mapped_column(Boolean)
+    margin: Mapped[int | None] = mapped_column(Integer)
+    opened_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    dealt_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    settled_at: Mapped[datetime | None] = mapped_column(Timestamp)
+
+    __table_args__ = (
+        UniqueConstraint("table_id", "round_no", name="uq_coups_table_round_no"),
+        CheckConstraint("status IN ('open', 'closed', 'dealt', 'settled', 'void')", name="status"),
+    )
+
+
+class BetRecord(Base):
+    """A player's bet of one kind on one coup; ``stake`` is its current whole stake."""
+
+    __tablename__ = "bets"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    coup_id: Mapped[int] = mapped_column(ForeignKey("coups.id"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(12))
+    stake: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(12), default="active")
+    placed_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("coup_id", "player_id", "kind", name="uq_bets_coup_player_kind"),
+        CheckConstraint("stake >= 0", name="stake_not_negative"),
+        CheckConstraint("status IN ('active', 'withdrawn', 'settled', 'refunded')", name="status"),
+    )
+
+
+class BetRequest(Base):
+    """An idempotency key a player sent with a bet, and the answer it got (sent again on retry)."""
+
+    __tablename__ = "bet_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    idempotency_key: Mapped[str] = mapped_column(String(100))
+    #: table, bet and stake of the request: the same key with another bet is refused
+    fingerprint: Mapped[str] = mapped_column(String(80))
+    coup_id: Mapped[int] = mapped_column(ForeignKey("coups.id"))
+    bet_id: Mapped[int] = mapped_column(ForeignKey("bets.id"))
+    response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("player_id", "idempotency_key", name="uq_bet_requests_player_key"),
+    )
+
+
+class SettlementLineRecord(Base):
+    """One settled bet, as the core settled it; ``seq`` is its place in the spot's L6 order."""
+
+    __tablename__ = "settlement_lines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    coup_id: Mapped[int] = mapped_column(ForeignKey("coups.id"), index=True)
+    bet_id: Mapped[int] = mapped_column(ForeignKey("bets.id"), unique=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(12))
+    stake: Mapped[int] = mapped_column(BigInteger)
+    outcome: Mapped[str] = mapped_column(String(8))
+    net: Mapped[int] = mapped_column(BigInteger)
+    returned: Mapped[int] = mapped_column(BigInteger)
+    pays: Mapped[str] = mapped_column(String(32))
+    detail: Mapped[str] = mapped_column(String(32))
+
+    __table_args__ = (
+        UniqueConstraint("coup_id", "player_id", "seq", name="uq_settlement_lines_order"),
+    )
+
+
+class LedgerTransaction(Base):
+    """One movement of money: its reason, and the coup, bet and player it concerns."""
+
+    __tablename__ = "ledger_transactions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reason: Mapped[str] = mapped_column(String(16))
+    coup_id: Mapped[int | None] = mapped_column(ForeignKey("coups.id"), index=True)
+    bet_id: Mapped[int | None] = mapped_column(ForeignKey("bets.id"), index=True)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint(
+            "reason IN ('welcome', 'credit', 'stake', 'withdrawal', 'payout', 'house-win', "
+            "'house-pay', 'refund')", name="reason"),
+    )
+
+
+class LedgerEntry(Base):
+    """One side of a transaction: ``amount`` cents into (+) or out of (−) one account."""
+
+    __tablename__ = "ledger_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    amount: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        CheckConstraint("amount <> 0", name="amount_not_zero"),
+        Index("ix_ledger_entries_account", "account_id", "id"),
+    )

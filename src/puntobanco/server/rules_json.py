@@ -1,0 +1,180 @@
+"""A table's settings as JSON: a :class:`~puntobanco.rules.RuleSet` plus its betting window.
+
+The shape is the ``rules`` object of ``docs/api.md``. Reading accepts any subset of the keys and
+fills the rest from a base rule set, so an operator can change one setting at a time; whatever
+the JSON says, the :class:`RuleSet` itself checks the ranges (``bad-rules``).
+
+>>> data = rules_to_json(RuleSet(), betting_seconds=15)
+>>> data["limits"]["lion-banco"], data["commission"], data["betting_seconds"]
+([1000, 5000], '0.05', 15)
+>>> rules, seconds = rules_from_json({"tie_pays": 9, "limits": {"egalite": [500, 20000]}})
+>>> rules.tie_pays, rules.egalite_limits.minimum, seconds
+(9, 500, 15)
+>>> rules_from_json({"decks": 0})
+Traceback (most recent call last):
+...
+puntobanco.errors.RuleSetError: A shoe holds 1 to 8 decks, not 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Any
+
+from puntobanco.errors import RuleSetError
+from puntobanco.rules import BancoPayout, Drawing, LastCoup, Limits, RuleSet
+
+DEFAULT_BETTING_SECONDS = 15
+MIN_BETTING_SECONDS, MAX_BETTING_SECONDS = 1, 600
+
+_LIMIT_KEYS = {"punto": "punto_limits", "banco": "banco_limits", "egalite": "egalite_limits"}
+_LION_KEYS = ("lion-punto", "lion-banco")
+_KNOWN = {"decks", "drawing", "tie_pays", "banco_payout", "commission", "lion_paytable",
+          "lion_natural_pays", "chip_unit", "cut_card", "limits", "betting_seconds",
+          "allow_punto_and_banco", "burn", "last_coup"}
+
+
+def rules_to_json(rules: RuleSet, *, betting_seconds: float) -> dict[str, Any]:
+    """The JSON ``rules`` object of a table."""
+    lion = [rules.lion_limits.minimum, rules.lion_limits.maximum]
+    return {
+        "decks": rules.decks,
+        "drawing": rules.drawing.value,
+        "tie_pays": rules.tie_pays,
+        "banco_payout": rules.banco_payout.value,
+        "commission": _fraction_text(rules.commission),
+        "lion_paytable": list(rules.lion_paytable),
+        "lion_natural_pays": rules.lion_natural_pays,
+        "chip_unit": rules.chip_unit,
+        "cut_card": rules.cut_card,
+        "limits": {
+            "punto": [rules.punto_limits.minimum, rules.punto_limits.maximum],
+            "banco": [rules.banco_limits.minimum, rules.banco_limits.maximum],
+            "egalite": [rules.egalite_limits.minimum, rules.egalite_limits.maximum],
+            "lion-punto": lion,
+            "lion-banco": list(lion),
+        },
+        "betting_seconds": _number(betting_seconds),
+        "allow_punto_and_banco": rules.allow_punto_and_banco,
+        "burn": rules.burn,
+        "last_coup": rules.last_coup.value,
+    }
+
+
+def rules_from_json(
+    data: Mapping[str, Any],
+    *,
+    base: RuleSet | None = None,
+    base_seconds: float = DEFAULT_BETTING_SECONDS,
+) -> tuple[RuleSet, float]:
+    """Read a (partial) ``rules`` object over ``base``; raise :class:`RuleSetError` if wrong."""
+    if not isinstance(data, Mapping):
+        raise RuleSetError("The rules are a JSON object.")
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise RuleSetError(f"Unknown table setting {unknown[0]!r}.")
+    rules = base if base is not None else RuleSet()
+    changes: dict[str, Any] = {}
+    for key in ("decks", "tie_pays", "lion_natural_pays", "chip_unit", "cut_card"):
+        if key in data:
+            changes[key] = _integer(data[key], key)
+    for key in ("allow_punto_and_banco", "burn"):
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise RuleSetError(f"The setting {key!r} is true or false.")
+            changes[key] = data[key]
+    if "drawing" in data:
+        if data["drawing"] != Drawing.STANDARD.value:
+            raise RuleSetError("A live table deals the standard drawing table (R6) only.")
+        changes["drawing"] = Drawing.STANDARD
+    if "banco_payout" in data:
+        changes["banco_payout"] = _enum(BancoPayout, data["banco_payout"], "banco_payout")
+    if "last_coup" in data:
+        changes["last_coup"] = _enum(LastCoup, data["last_coup"], "last_coup")
+    if "commission" in data:
+        changes["commission"] = _fraction(data["commission"])
+    if "lion_paytable" in data:
+        table = data["lion_paytable"]
+        if not isinstance(table, list):
+            raise RuleSetError("The Lion Bonus pay table is a list of six whole numbers.")
+        changes["lion_paytable"] = tuple(_integer(v, "lion_paytable") for v in table)
+    if "limits" in data:
+        changes.update(_limits(data["limits"]))
+    seconds = base_seconds
+    if "betting_seconds" in data:
+        seconds = _seconds(data["betting_seconds"])
+    return rules.replace(**changes), seconds
+
+
+def _limits(data: Any) -> dict[str, Limits]:
+    if not isinstance(data, Mapping):
+        raise RuleSetError("The limits are an object such as {\"punto\": [1000, 500000]}.")
+    unknown = sorted(set(data) - set(_LIMIT_KEYS) - set(_LION_KEYS))
+    if unknown:
+        raise RuleSetError(f"There is no bet {unknown[0]!r} to set limits for.")
+    changes = {_LIMIT_KEYS[key]: _pair(value, key) for key, value in data.items()
+               if key in _LIMIT_KEYS}
+    lion = [_pair(data[key], key) for key in _LION_KEYS if key in data]
+    if lion:
+        if len(lion) == 2 and lion[0] != lion[1]:
+            raise RuleSetError("The Lion Bonus has one limit for both sides (L3): "
+                               "lion-punto and lion-banco must agree.")
+        changes["lion_limits"] = lion[0]
+    return changes
+
+
+def _pair(value: Any, key: str) -> Limits:
+    if not (isinstance(value, list) and len(value) == 2):
+        raise RuleSetError(f"The limits of {key} are [minimum, maximum] in cents.")
+    return Limits(_integer(value[0], key), _integer(value[1], key))
+
+
+def _integer(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuleSetError(f"The setting {key!r} is a whole number, not {value!r}.")
+    return value
+
+
+def _enum(kind: type[BancoPayout] | type[LastCoup], value: Any, key: str) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(member.value for member in kind)
+        raise RuleSetError(f"The setting {key!r} is one of {choices}, not {value!r}.") from None
+
+
+def _fraction(value: Any) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise RuleSetError(f"The commission is a decimal such as \"0.05\", not {value!r}.")
+    try:
+        return Fraction(Decimal(str(value)))
+    except (InvalidOperation, ValueError, OverflowError):
+        raise RuleSetError(f"The commission is a decimal such as \"0.05\", not {value!r}.") from None
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RuleSetError(f"The betting window is a number of seconds, not {value!r}.")
+    if not MIN_BETTING_SECONDS <= value <= MAX_BETTING_SECONDS:
+        raise RuleSetError(f"The betting window lasts {MIN_BETTING_SECONDS} to "
+                           f"{MAX_BETTING_SECONDS} seconds, not {value}.")
+    return float(value)
+
+
+def _fraction_text(value: Fraction) -> str:
+    """A fraction as a decimal string when it has one (``0.05``), else ``p/q``."""
+    denominator = value.denominator
+    while denominator % 2 == 0:
+        denominator //= 2
+    while denominator % 5 == 0:
+        denominator //= 5
+    if denominator != 1:
+        return f"{value.numerator}/{value.denominator}"
+    text = format(Decimal(value.numerator) / Decimal(value.denominator), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value

@@ -1,0 +1,232 @@
+"""Request bodies and response shapes of the REST API (they make the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Cents = Annotated[int, Field(strict=True)]
+Lang = Literal["fr", "it", "es", "en"]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SignupIn(Body):
+    username: str
+    password: str
+    lang: Lang | None = None
+
+
+class LoginIn(Body):
+    username: str
+    password: str
+
+
+class LangIn(Body):
+    lang: Lang
+
+
+class BetIn(Body):
+    bet: str = Field(description="punto, banco, egalite, lion-punto or lion-banco")
+    stake: Cents = Field(description="cents to add to the bet")
+    idempotency_key: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+
+
+class TableIn(Body):
+    name: str
+    rules: dict[str, Any] = Field(default_factory=dict)
+
+
+class RulesIn(Body):
+    rules: dict[str, Any]
+
+
+class CreditIn(Body):
+    amount: Annotated[int, Field(strict=True, ge=1, le=100_000_000)]
+
+
+class PlayerOut(BaseModel):
+    id: int
+    username: str
+    role: Literal["player", "operator"]
+    lang: Lang
+    balance: int
+
+
+class AuthOut(BaseModel):
+    token: str
+    player: PlayerOut
+
+
+class OkOut(BaseModel):
+    ok: bool = True
+
+
+class Rules(BaseModel):
+    decks: int
+    drawing: str
+    tie_pays: int
+    banco_payout: str
+    commission: str
+    lion_paytable: list[int]
+    lion_natural_pays: int
+    chip_unit: int
+    cut_card: int
+    limits: dict[str, list[int]]
+    betting_seconds: int | float
+    allow_punto_and_banco: bool
+    burn: bool
+    last_coup: str
+
+
+Phase = Literal["open", "closed", "dealt", "settled", "idle"]
+
+
+class TableItem(BaseModel):
+    id: int
+    name: str
+    rules: Rules = Field(description="the rules of the shoe being dealt")
+    next_rules: Rules = Field(description="the settings the next shoe will use")
+    phase: Phase
+    players: int
+    spots: int
+
+
+class ShoeInfo(BaseModel):
+    id: int
+    shoe_no: int
+    commitment: str
+    cards_left: int
+    cut_card_out: bool
+    last_coup: bool
+    coups_dealt: int
+    cut_index: int
+    burned: int
+
+
+class CardOut(BaseModel):
+    side: Literal["punto", "banco"]
+    position: int
+    card: str
+
+
+class Hand(BaseModel):
+    cards: list[str]
+    total: int | None
+
+
+class LineOut(BaseModel):
+    bet: str
+    stake: int
+    outcome: Literal["win", "lose", "push"]
+    net: int
+    pays: str
+    detail: str
+    returned: int
+
+
+class CoupOut(BaseModel):
+    id: int
+    table_id: int
+    shoe_id: int
+    shoe_no: int
+    coup_in_shoe: int
+    round_no: int
+    status: Literal["open", "closed", "dealt", "settled", "void"]
+    punto: Hand
+    banco: Hand
+    winner: Literal["punto", "banco", "egalite"] | None
+    natural: bool | None
+    margin: int | None
+    cards: list[CardOut]
+    dealt_at: int | None
+    settled_at: int | None
+    settlement: list[LineOut] = Field(default_factory=list)
+    my_bets: dict[str, int] = Field(default_factory=dict)
+
+
+class RoadOut(BaseModel):
+    coup_id: int
+    winner: Literal["punto", "banco", "egalite"]
+    punto_total: int
+    banco_total: int
+    natural: bool
+
+
+class SnapshotOut(BaseModel):
+    id: int
+    name: str
+    rules: Rules
+    phase: Phase
+    round_no: int
+    coup_id: int | None
+    coup_in_shoe: int
+    shoe: ShoeInfo | None
+    deadline: int | None
+    server_time: int
+    totals: dict[str, int]
+    my_bets: dict[str, int]
+    cards: list[CardOut]
+    last_result: CoupOut | None
+    roads: list[RoadOut]
+    betting_seconds: int | float
+    spots: int
+
+
+class BetOut(BaseModel):
+    bet: str
+    stake: int
+    total: int
+    my_bets: dict[str, int]
+    balance: int
+    coup_id: int
+    round_no: int
+
+
+class WithdrawOut(BaseModel):
+    bet: str
+    stake: int
+    my_bets: dict[str, int]
+    balance: int
+    coup_id: int
+    round_no: int
+
+
+class Revealed(BaseModel):
+    order: list[str]
+    salt: str
+
+
+class ShoeCoup(BaseModel):
+    id: int
+    coup_in_shoe: int
+    status: str
+    cards: list[str]
+
+
+class ShoeOut(BaseModel):
+    id: int
+    table_id: int
+    shoe_no: int
+    commitment: str
+    status: Literal["dealing", "finished"]
+    revealed: Revealed | None
+    rules: Rules
+    cut_index: int
+    burned: int
+    cards: int
+    started_at: int | None
+    finished_at: int | None
+    coups: list[ShoeCoup]
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody

@@ -1,0 +1,367 @@
+"""The writes of the game: tables, shoes, coups, bets and their settlement, each in the caller's
+transaction (:meth:`puntobanco.server.db.Database.run_write` gives one per call).
+
+Money moves only through :func:`puntobanco.server.ledger.transfer`:
+
+=============  =======================  ===========================================
+reason         from → to                when
+=============  =======================  ===========================================
+``stake``      wallet → in-play         a bet is placed (or raised)
+``withdrawal`` in-play → wallet         a bet is withdrawn while betting is open (L4)
+``house-pay``  house → in-play          a bet wins: its net winnings
+``payout``     in-play → wallet         a bet wins (stake + net) or is returned (stake)
+``house-win``  in-play → house          a bet loses: its stake
+``refund``     in-play → wallet         a round is void (the server stopped before the deal)
+=============  =======================  ===========================================
+
+so a settled coup leaves its table's in-play account where it found it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from puntobanco.bets import BetKind, Outcome, SettlementLine, settle_spot
+from puntobanco.cards import Card, parse_cards
+from puntobanco.coup import Coup
+from puntobanco.errors import BetRefused, TableStateError
+from puntobanco.rules import RuleSet
+from puntobanco.server import ledger, recall
+from puntobanco.server.fair import order_text
+from puntobanco.server.models import (
+    BetRecord,
+    BetRequest,
+    CoupRecord,
+    GameTable,
+    SettlementLineRecord,
+    ShoeRecord,
+    utcnow,
+)
+from puntobanco.server.rules_json import rules_from_json, rules_to_json
+from puntobanco.shoe import Shoe
+
+#: A spot's bets as the core keeps them.
+SpotBets = dict[BetKind, int]
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """A table as the dealer needs it: the rules the next shoe uses and the betting window."""
+
+    id: int
+    name: str
+    rules: RuleSet
+    betting_seconds: float
+
+    def rules_json(self) -> dict[str, Any]:
+        return rules_to_json(self.rules, betting_seconds=self.betting_seconds)
+
+
+def table_settings(row: GameTable) -> TableSettings:
+    rules, seconds = rules_from_json(row.rules, base_seconds=row.betting_seconds)
+    return TableSettings(row.id, row.name, rules, seconds)
+
+
+def create_table(session: Session, *, name: str, rules: RuleSet,
+                 betting_seconds: float) -> TableSettings:
+    """A new table with its in-play and house accounts."""
+    row = GameTable(name=name, rules=rules_to_json(rules, betting_seconds=betting_seconds),
+                    betting_seconds=betting_seconds)
+    session.add(row)
+    session.flush()
+    ledger.ensure_account(session, ledger.in_play_code(row.id), kind="in-play", table_id=row.id)
+    ledger.ensure_account(session, ledger.house_code(row.id), kind="house", table_id=row.id)
+    return table_settings(row)
+
+
+def update_table(session: Session, table_id: int, data: Mapping[str, Any]) -> TableSettings:
+    """Change some of a table's settings (they apply from its next shoe)."""
+    row = session.get(GameTable, table_id)
+    if row is None:
+        raise LookupError(table_id)
+    current = table_settings(row)
+    rules, seconds = rules_from_json(data, base=current.rules, base_seconds=current.betting_seconds)
+    row.rules = rules_to_json(rules, betting_seconds=seconds)
+    row.betting_seconds = seconds
+    return TableSettings(row.id, row.name, rules, seconds)
+
+
+def all_tables(session: Session) -> list[TableSettings]:
+    return [table_settings(row) for row in session.scalars(select(GameTable).order_by(GameTable.id))]
+
+
+# --- shoes and coups ----------------------------------------------------------------------
+
+
+def create_shoe(session: Session, *, table_id: int, shoe_no: int, shoe: Shoe, salt: str,
+                commitment: str, rules_json: dict[str, Any]) -> int:
+    """Record a new shoe with its secret order and salt; its commitment is public from now."""
+    row = ShoeRecord(table_id=table_id, shoe_no=shoe_no, card_order=order_text(shoe.order),
+                     salt=salt, commitment=commitment, rules=rules_json,
+                     cut_index=shoe.cut_index, burned=len(shoe.burned), status="dealing")
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def finish_shoe(session: Session, shoe_id: int) -> ShoeRecord:
+    """Mark a shoe finished: from now on its salt and order are revealed."""
+    row = session.get_one(ShoeRecord, shoe_id)
+    if row.status != "finished":
+        row.status = "finished"
+        row.finished_at = utcnow()
+    return row
+
+
+def open_coup(session: Session, *, table_id: int, shoe_id: int, round_no: int,
+              coup_in_shoe: int, last_coup: bool) -> int:
+    row = CoupRecord(table_id=table_id, shoe_id=shoe_id, round_no=round_no,
+                     coup_in_shoe=coup_in_shoe, last_coup=last_coup, status="open")
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def close_coup(session: Session, coup_id: int) -> None:
+    _move(session, coup_id, "open", "closed")
+
+
+def record_deal(session: Session, coup_id: int, coup: Coup, *, first_card: int) -> None:
+    """Store every card of a dealt coup, in dealing order."""
+    _move(session, coup_id, "closed", "dealt", cards=order_text([c for _, c in coup.dealing_order()]),
+          first_card=first_card, punto_cards=order_text(coup.punto),
+          banco_cards=order_text(coup.banco), punto_total=coup.punto_total,
+          banco_total=coup.banco_total, winner=coup.winner.value, natural=coup.natural,
+          margin=coup.margin, dealt_at=utcnow())
+
+
+def _move(session: Session, coup_id: int, before: str, after: str, **values: Any) -> None:
+    """Move a coup from one status to the next; the conditional update is the guard."""
+    result = session.execute(update(CoupRecord)
+                             .where(CoupRecord.id == coup_id, CoupRecord.status == before)
+                             .values(status=after, **values))
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise TableStateError(f"Coup {coup_id} is not {before}: it cannot become {after}.",
+                              code="bad-coup-status")
+
+
+# --- bets ---------------------------------------------------------------------------------
+
+
+def bets_of(session: Session, coup_id: int, player_id: int) -> dict[str, int]:
+    """A player's live bets on a coup, by bet kind, in payment order."""
+    rows = session.execute(select(BetRecord.kind, BetRecord.stake).where(
+        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
+        BetRecord.status.in_(("active", "settled")), BetRecord.stake > 0)).tuples().all()
+    stakes = dict(rows)
+    return {kind.value: stakes[kind.value] for kind in BetKind if kind.value in stakes}
+
+
+def place_bet(session: Session, *, table_id: int, coup_id: int, player_id: int, kind: BetKind,
+              stake: int) -> tuple[int, int]:
+    """Debit the wallet and add ``stake`` to the bet; returns (bet id, whole stake on the bet).
+
+    Refused with ``insufficient-balance`` (and nothing written) when the wallet is short.
+    """
+    bet = session.scalars(select(BetRecord).where(
+        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
+        BetRecord.kind == kind.value)).one_or_none()
+    if bet is None:
+        bet = BetRecord(coup_id=coup_id, player_id=player_id, kind=kind.value, stake=0,
+                        status="active")
+        session.add(bet)
+        session.flush()
+    elif bet.status != "active":  # withdrawn earlier this round, placed again
+        bet.status = "active"
+        bet.stake = 0
+    ledger.transfer(session, ledger.account_id(session, ledger.wallet_code(player_id)),
+                    ledger.account_id(session, ledger.in_play_code(table_id)), stake,
+                    reason="stake", coup_id=coup_id, bet_id=bet.id, player_id=player_id,
+                    require_funds=True)
+    bet.stake += stake
+    return bet.id, bet.stake
+
+
+def withdraw_bet(session: Session, *, table_id: int, coup_id: int, player_id: int,
+                 kind: BetKind) -> int:
+    """Credit the whole stake of a bet back to the wallet (L4); returns the amount."""
+    bet = session.scalars(select(BetRecord).where(
+        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
+        BetRecord.kind == kind.value, BetRecord.status == "active")).one_or_none()
+    if bet is None or bet.stake == 0:
+        raise BetRefused(f"There is no {kind.value} bet on this spot to withdraw.",
+                         code="no-such-bet")
+    stake = bet.stake
+    ledger.transfer(session, ledger.account_id(session, ledger.in_play_code(table_id)),
+                    ledger.account_id(session, ledger.wallet_code(player_id)), stake,
+                    reason="withdrawal", coup_id=coup_id, bet_id=bet.id, player_id=player_id)
+    bet.stake = 0
+    bet.status = "withdrawn"
+    return stake
+
+
+def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
+    return session.scalars(select(BetRequest).where(
+        BetRequest.player_id == player_id, BetRequest.idempotency_key == key)).one_or_none()
+
+
+def save_request(session: Session, *, player_id: int, key: str, fingerprint: str, coup_id: int,
+                 bet_id: int, response: dict[str, Any]) -> None:
+    session.add(BetRequest(player_id=player_id, idempotency_key=key, fingerprint=fingerprint,
+                           coup_id=coup_id, bet_id=bet_id, response=response))
+    session.flush()
+
+
+def active_bets(session: Session, coup_id: int) -> dict[int, dict[BetKind, tuple[int, int]]]:
+    """The live bets of a coup: player → kind → (bet id, stake)."""
+    found: dict[int, dict[BetKind, tuple[int, int]]] = {}
+    for bet in session.scalars(select(BetRecord).where(
+            BetRecord.coup_id == coup_id, BetRecord.status == "active", BetRecord.stake > 0)):
+        found.setdefault(bet.player_id, {})[BetKind(bet.kind)] = (bet.id, bet.stake)
+    return found
+
+
+# --- settlement ---------------------------------------------------------------------------
+
+
+def settle_coup(session: Session, *, table_id: int, coup_id: int,
+                bets: Mapping[int, SpotBets],
+                lines: Mapping[int, Sequence[SettlementLine]]) -> dict[int, int]:
+    """Settle a dealt coup, exactly once, in the caller's (single) transaction.
+
+    ``bets`` are the bets the table closed with and ``lines`` the core's settlement of them, per
+    player, in L6 order. They must be exactly the coup's live bets in the database; the guard
+    ``dealt → settled`` makes a second settlement fail without paying anything. Returns each
+    bettor's wallet balance afterwards.
+    """
+    _move(session, coup_id, "dealt", "settled", settled_at=utcnow())
+    stored = active_bets(session, coup_id)
+    closed = {player: {kind: stake for kind, (_, stake) in kinds.items()}
+              for player, kinds in stored.items()}
+    wanted = {player: dict(spot) for player, spot in bets.items() if spot}
+    if closed != wanted:
+        raise RuntimeError(f"coup {coup_id}: the table closed with {wanted} but the database "
+                           f"holds {closed}")
+    in_play = ledger.account_id(session, ledger.in_play_code(table_id))
+    house = ledger.account_id(session, ledger.house_code(table_id))
+    balances: dict[int, int] = {}
+    for player, player_lines in lines.items():
+        if not player_lines:
+            continue
+        wallet = ledger.account_id(session, ledger.wallet_code(player))
+        for seq, line in enumerate(player_lines):
+            bet_id, stake = stored[player][line.bet]
+            if stake != line.stake:
+                raise RuntimeError(f"coup {coup_id}: bet {bet_id} staked {stake}, settled "
+                                   f"{line.stake}")
+            session.add(SettlementLineRecord(
+                coup_id=coup_id, bet_id=bet_id, player_id=player, seq=seq, kind=line.bet.value,
+                stake=line.stake, outcome=line.outcome.value, net=line.net,
+                returned=line.returned, pays=line.pays, detail=line.detail))
+            common: dict[str, Any] = {"coup_id": coup_id, "bet_id": bet_id, "player_id": player}
+            if line.outcome is Outcome.LOSE:
+                ledger.transfer(session, in_play, house, line.stake, reason="house-win", **common)
+            else:
+                if line.net > 0:
+                    ledger.transfer(session, house, in_play, line.net, reason="house-pay", **common)
+                ledger.transfer(session, in_play, wallet, line.returned, reason="payout", **common)
+        session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
+                                                BetRecord.player_id == player,
+                                                BetRecord.status == "active")
+                        .values(status="settled"))
+        balances[player] = ledger.wallet_balance(session, player)
+    return balances
+
+
+def void_coup(session: Session, *, table_id: int, coup_id: int) -> dict[int, int]:
+    """Void a round that was not dealt: every live stake goes back to its wallet."""
+    row = session.get_one(CoupRecord, coup_id)
+    if row.status not in ("open", "closed"):
+        raise TableStateError(f"Coup {coup_id} was dealt: it is settled, not voided.",
+                              code="bad-coup-status")
+    _move(session, coup_id, row.status, "void", settled_at=utcnow())
+    in_play = ledger.account_id(session, ledger.in_play_code(table_id))
+    balances: dict[int, int] = {}
+    for player, kinds in active_bets(session, coup_id).items():
+        wallet = ledger.account_id(session, ledger.wallet_code(player))
+        for bet_id, stake in kinds.values():
+            ledger.transfer(session, in_play, wallet, stake, reason="refund", coup_id=coup_id,
+                            bet_id=bet_id, player_id=player)
+        session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
+                                                BetRecord.player_id == player,
+                                                BetRecord.status == "active")
+                        .values(status="refunded"))
+        balances[player] = ledger.wallet_balance(session, player)
+    return balances
+
+
+# --- recovery -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Recovered:
+    """What a table's dealer finds in the database when it (re)starts.
+
+    Rounds left open or closed have been voided (stakes refunded) and a dealt but unsettled
+    coup has been settled by then; ``shoe_*`` describe the shoe still being dealt, if any.
+    """
+
+    last_round_no: int
+    voided: list[int] = field(default_factory=list)
+    settled: list[int] = field(default_factory=list)
+    shoe_id: int | None = None
+    shoe_no: int = 0
+    shoe_order: tuple[Card, ...] = ()
+    shoe_rules: dict[str, Any] = field(default_factory=dict)
+    shoe_commitment: str = ""
+    #: the coups recorded in the shoe being dealt, in order (void ones left out)
+    shoe_coups: list[CoupRecord] = field(default_factory=list)
+    #: the table's last settled coup, as ``GET /api/coups/{id}`` shows it to a spectator
+    last_result: dict[str, Any] | None = None
+
+
+def recover(session: Session, table_id: int) -> Recovered:
+    """Void the rounds a stopped dealer left undealt, settle the one it left unsettled."""
+    last_round = session.execute(select(func.coalesce(func.max(CoupRecord.round_no), 0))
+                                 .where(CoupRecord.table_id == table_id)).scalar_one()
+    found = Recovered(last_round_no=int(last_round))
+    unfinished = session.scalars(select(CoupRecord).where(
+        CoupRecord.table_id == table_id,
+        CoupRecord.status.in_(("open", "closed", "dealt"))).order_by(CoupRecord.id)).all()
+    for row in unfinished:
+        if row.status != "dealt":
+            void_coup(session, table_id=table_id, coup_id=row.id)
+            found.voided.append(row.id)
+            continue
+        rules, _ = rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
+        coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
+                    banco=tuple(parse_cards(row.banco_cards or "")))
+        spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}
+                 for player, kinds in active_bets(session, row.id).items()}
+        settle_coup(session, table_id=table_id, coup_id=row.id, bets=spots,
+                    lines={player: settle_spot(spot, coup, rules) for player, spot in spots.items()})
+        found.settled.append(row.id)
+    last = session.scalars(select(CoupRecord).where(
+        CoupRecord.table_id == table_id, CoupRecord.status == "settled")
+        .order_by(CoupRecord.round_no.desc()).limit(1)).one_or_none()
+    if last is not None:
+        found.last_result = recall.coup_json(last, shoe_no=recall.shoe_no_of(session, last.shoe_id))
+    shoe = session.scalars(select(ShoeRecord).where(ShoeRecord.table_id == table_id)
+                           .order_by(ShoeRecord.shoe_no.desc()).limit(1)).one_or_none()
+    if shoe is not None:
+        found.shoe_no = shoe.shoe_no
+        if shoe.status == "dealing":
+            found.shoe_id = shoe.id
+            found.shoe_order = tuple(parse_cards(shoe.card_order))
+            found.shoe_rules = dict(shoe.rules)
+            found.shoe_commitment = shoe.commitment
+            found.shoe_coups = list(session.scalars(select(CoupRecord).where(
+                CoupRecord.shoe_id == shoe.id, CoupRecord.status != "void")
+                .order_by(CoupRecord.coup_in_shoe, CoupRecord.id)))
+    return found
+
