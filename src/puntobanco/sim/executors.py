@@ -13,6 +13,7 @@ existing Dask cluster whose workers have ``puntobanco[sim]`` installed.
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -156,7 +157,7 @@ def dask_client(placement: Placement) -> Iterator[Any]:
     Client, LocalCluster = distributed.Client, distributed.LocalCluster
     if placement.scheduler is not None:
         try:
-            client = Client(placement.scheduler, timeout="10s")
+            client = Client(placement.scheduler, timeout="5s")
         except (OSError, TimeoutError) as error:
             raise PuntoBancoError(f"Cannot reach the Dask scheduler at {placement.scheduler}: "
                                   f"{error}.", code="no-scheduler") from None
@@ -166,7 +167,7 @@ def dask_client(placement: Placement) -> Iterator[Any]:
             client.close()
         return
     with LocalCluster(n_workers=placement.workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=True) as cluster, \
+                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         yield client
 

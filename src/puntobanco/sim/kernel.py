@@ -201,3 +201,22 @@ def play_orders(orders: npt.NDArray[np.uint8], codes: npt.NDArray[np.int16],
                 left = extra
         offsets[s + 1] = row
     return out_codes[:row].copy(), starts[:row].copy(), offsets
+
+
+@njit(cache=True)
+def shuffled_orders(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDArray[np.uint8],
+                    cut_index: int) -> npt.NDArray[np.uint8]:
+    """The card orders the other kernels deal from this ``state``, one row per shoe.
+
+    Same shuffle, same stream, same carried-over array: feeding these rows to the rules core
+    (:class:`puntobanco.shoe.Shoe`) checks the kernels on exactly the shoes they played.
+    """
+    n = start.shape[0]
+    cards = np.zeros(n + PADDING, dtype=np.uint8)
+    cards[:n] = start
+    m = deal_limit(n, cut_index)
+    out = np.empty((n_shoes, n), dtype=np.uint8)
+    for s in range(n_shoes):
+        shuffle_prefix(cards, n, m, state)
+        out[s, :] = cards[:n]
+    return out

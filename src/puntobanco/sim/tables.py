@@ -114,7 +114,11 @@ def coup_tables(rules: RuleSet) -> CoupTables:
 
 
 def representative_coup(code: int) -> Coup | None:
-    """A legal coup with this outcome code, or ``None`` if no coup has it.
+    """A coup record with this outcome code, or ``None`` if the code contradicts itself.
+
+    Settlement reads only the totals, whether there was a natural and whether a card was drawn,
+    so any coup with the code settles as every coup with it does. Whether a drawing rule can
+    produce the code is :func:`reachable_codes`' business.
 
     >>> representative_coup(outcome_code(NATURAL, 3, 4)) is None    # a natural needs an 8 or 9
     True
@@ -124,26 +128,22 @@ def representative_coup(code: int) -> Coup | None:
     kind, totals = divmod(code, 100)
     punto, banco = divmod(totals, 10)
     ten = card_of_value(0)
-    natural = kind == NATURAL and max(punto, banco) >= 8
-    stood = kind == STOOD and punto in (6, 7) and banco in (6, 7)
-    if natural or stood:
-        cards = [ten, ten, card_of_value(punto), card_of_value(banco)]
-    elif kind == DRAWN:  # both sides hold 0, so both draw under every drawing rule
-        cards = [ten, ten, ten, ten, card_of_value(punto), card_of_value(banco)]
+    if kind == NATURAL and max(punto, banco) >= 8 or kind == STOOD and max(punto, banco) < 8:
+        coup = Coup(punto=(ten, card_of_value(punto)), banco=(ten, card_of_value(banco)))
+    elif kind == DRAWN:  # two-card totals of 0: no natural, and both sides drew
+        coup = Coup(punto=(ten, ten, card_of_value(punto)), banco=(ten, ten, card_of_value(banco)))
     else:
         return None
-    coup = deal_coup(iter(cards))
     return coup if code_of(coup) == code else None
 
 
-@cache
-def reachable_codes() -> tuple[int, ...]:
-    """The outcome codes some coup has: 36 with a natural, 4 with none and no draw, 100 drawn.
+def reachable_codes(drawing: Drawing = Drawing.STANDARD) -> tuple[int, ...]:
+    """The outcome codes that coups dealt under ``drawing`` can have.
 
-    >>> len(reachable_codes())
-    140
+    >>> len(reachable_codes()), len(reachable_codes(Drawing.SEED_LITERAL))
+    (140, 146)
     """
-    return tuple(code for code in range(N_CODES) if representative_coup(code) is not None)
+    return tuple(int(code) for code in np.unique(_coup_tables(drawing).codes))
 
 
 def unit_stake(rules: RuleSet) -> int:
@@ -158,7 +158,7 @@ def unit_stake(rules: RuleSet) -> int:
 def exact_payoffs(rules: RuleSet) -> tuple[tuple[Fraction, ...], ...]:
     """Net return per unit staked, per outcome code and bet, from ``bets.settle_bet``.
 
-    Unreachable codes get zeros; the kernels never produce them.
+    Codes that no coup record can have get zeros; the kernels never produce them.
     """
     stake = unit_stake(rules)
     rows: list[tuple[Fraction, ...]] = []
@@ -182,8 +182,9 @@ def outcome_tables(rules: RuleSet) -> tuple[npt.NDArray[np.bool_], npt.NDArray[n
     pays = exact_payoffs(rules)
     wins = np.array([[p > 0 for p in row] for row in pays], dtype=np.bool_)
     pushes = np.zeros_like(wins)
-    for code in reachable_codes():
-        pushes[code] = [p == 0 for p in pays[code]]
+    for code in range(N_CODES):
+        if representative_coup(code) is not None:
+            pushes[code] = [p == 0 for p in pays[code]]
     return wins, pushes
 
 
