@@ -128,7 +128,7 @@ def representative_coup(code: int) -> Coup | None:
     kind, totals = divmod(code, 100)
     punto, banco = divmod(totals, 10)
     ten = card_of_value(0)
-    if kind == NATURAL and max(punto, banco) >= 8 or kind == STOOD and max(punto, banco) < 8:
+    if (kind == NATURAL and max(punto, banco) >= 8) or (kind == STOOD and max(punto, banco) < 8):
         coup = Coup(punto=(ten, card_of_value(punto)), banco=(ten, card_of_value(banco)))
     elif kind == DRAWN:  # two-card totals of 0: no natural, and both sides drew
         coup = Coup(punto=(ten, ten, card_of_value(punto)), banco=(ten, ten, card_of_value(banco)))
