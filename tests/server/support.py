@@ -1,0 +1,262 @@
+"""Helpers for the server tests: a real uvicorn server in a thread, players, a WebSocket watcher,
+and the books (the ledger audit and the core's settlement of every recorded coup)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import uvicorn
+from sqlalchemy import create_engine, func, select
+from sqlalchemy.orm import Session
+from websockets.sync.client import ClientConnection, connect
+
+from puntobanco.bets import BetKind, settle_spot
+from puntobanco.cards import parse_cards
+from puntobanco.coup import Coup
+from puntobanco.server import ledger
+from puntobanco.server.app import create_app
+from puntobanco.server.casino import Casino
+from puntobanco.server.models import (
+    Account,
+    BetRecord,
+    CoupRecord,
+    LedgerEntry,
+    LedgerTransaction,
+    SettlementLineRecord,
+    ShoeRecord,
+)
+from puntobanco.server.rules_json import rules_from_json
+from puntobanco.server.settings import ServerSettings
+
+OPERATOR_PASSWORD = "operator-secret"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def fast_settings(database_url: str, **changes: Any) -> ServerSettings:
+    """Settings for tests: a short betting window, no card pacing, cheap password hashing."""
+    values: dict[str, Any] = {"database_url": database_url, "betting_seconds": 1.0,
+                              "card_seconds": 0.0, "result_seconds": 0.05, "bcrypt_rounds": 4,
+                              "operator_password": OPERATOR_PASSWORD}
+    values.update(changes)
+    return ServerSettings(**values)
+
+
+class LiveServer:
+    """The real application served by uvicorn on 127.0.0.1, in a background thread."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self.settings = settings
+        self.app = create_app(settings)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
+                                timeout_graceful_shutdown=5)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.http = httpx.Client(base_url=self.url, timeout=30)
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(60)
+        self.http.close()
+
+    @property
+    def casino(self) -> Casino:
+        casino: Casino = self.app.state.casino
+        return casino
+
+    def operator(self) -> Player:
+        answer = self.http.post("/api/login", json={"username": "operator",
+                                                    "password": OPERATOR_PASSWORD})
+        assert answer.status_code == 200, answer.text
+        return Player.from_answer(answer.json())
+
+    def signup(self, username: str, *, lang: str = "en") -> Player:
+        answer = self.http.post("/api/signup", json={"username": username, "password": "secret1",
+                                                     "lang": lang})
+        assert answer.status_code == 201, answer.text
+        return Player.from_answer(answer.json())
+
+    def balance(self, player: Player) -> int:
+        answer = self.http.get("/api/me", headers=player.headers)
+        assert answer.status_code == 200, answer.text
+        value: int = answer.json()["balance"]
+        return value
+
+    def bet(self, player: Player, table_id: int, bet: str, stake: int,
+            key: str | None = None) -> httpx.Response:
+        body: dict[str, Any] = {"bet": bet, "stake": stake}
+        if key is not None:
+            body["idempotency_key"] = key
+        return self.http.post(f"/api/tables/{table_id}/bets", json=body, headers=player.headers)
+
+    def watch(self, table_id: int, player: Player | None = None) -> Watcher:
+        token = f"?token={player.token}" if player else ""
+        return Watcher(f"{self.ws_url}/ws/tables/{table_id}{token}")
+
+
+@contextlib.contextmanager
+def running(settings: ServerSettings) -> Iterator[LiveServer]:
+    server = LiveServer(settings).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@dataclass(frozen=True)
+class Player:
+    token: str
+    id: int
+    username: str
+
+    @classmethod
+    def from_answer(cls, data: dict[str, Any]) -> Player:
+        return cls(data["token"], data["player"]["id"], data["player"]["username"])
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+@dataclass
+class Watcher:
+    """A WebSocket client reading a table's messages on a thread of its own."""
+
+    url: str
+    messages: queue.Queue[dict[str, Any] | None] = field(default_factory=queue.Queue)
+    seen: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._stack = contextlib.ExitStack()
+        self.socket: ClientConnection = self._stack.enter_context(
+            connect(self.url, open_timeout=30, legacy=False))
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for text in self.socket:
+                self.messages.put(json.loads(text))
+        except Exception:  # the socket closed: the reader ends
+            pass
+        self.messages.put(None)
+
+    def next(self, kind: str | None = None, *, timeout: float = 30,
+             where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+        """The next message (of ``kind``, matching ``where``); earlier ones are kept in ``seen``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no {kind} message within {timeout} s")
+            try:
+                message = self.messages.get(timeout=left)
+            except queue.Empty:
+                continue
+            if message is None:
+                raise ConnectionError(f"the socket closed while waiting for {kind}")
+            self.seen.append(message)
+            if (kind is None or message["type"] == kind) and (where is None or where(message)):
+                return message
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.socket.send(json.dumps(message))
+
+    def close(self) -> None:
+        self._stack.close()
+        self.thread.join(10)
+
+
+def wait_until(condition: Callable[[], object], *, timeout: float = 30, step: float = 0.02) -> None:
+    """Poll ``condition()`` until it is true."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the condition did not come true in time")
+        time.sleep(step)
+
+
+# --- the books ----------------------------------------------------------------------------
+
+
+def check_books(url: str) -> dict[str, Any]:
+    """Every ledger invariant, and every settled coup re-settled by the core.
+
+    Returns figures the tests assert on: entry count, settled coup count, in-play balances.
+    """
+    engine = create_engine(url)
+    try:
+        with Session(engine) as session:
+            found = ledger.audit(session)
+            assert found.ok, found
+            in_play = dict(session.execute(select(Account.table_id, Account.balance)
+                                           .where(Account.kind == "in-play")).all())
+            # every settled coup: the stored lines are the core's settlement of the stored bets
+            settled = session.scalars(select(CoupRecord).where(CoupRecord.status == "settled")).all()
+            for coup in settled:
+                shoe = session.get_one(ShoeRecord, coup.shoe_id)
+                rules, _ = rules_from_json(shoe.rules)
+                dealt = Coup(punto=tuple(parse_cards(coup.punto_cards or "")),
+                             banco=tuple(parse_cards(coup.banco_cards or "")))
+                spots: dict[int, dict[BetKind, int]] = {}
+                for bet in session.scalars(select(BetRecord).where(
+                        BetRecord.coup_id == coup.id, BetRecord.status == "settled")):
+                    spots.setdefault(bet.player_id, {})[BetKind(bet.kind)] = bet.stake
+                for player, spot in spots.items():
+                    expected = [(line.bet.value, line.stake, line.outcome.value, line.net)
+                                for line in settle_spot(spot, dealt, rules)]
+                    stored = [(line.kind, line.stake, line.outcome, line.net)
+                              for line in session.scalars(select(SettlementLineRecord).where(
+                                  SettlementLineRecord.coup_id == coup.id,
+                                  SettlementLineRecord.player_id == player)
+                                  .order_by(SettlementLineRecord.seq))]
+                    assert stored == expected, (coup.id, player, stored, expected)
+            active = session.execute(select(func.count()).select_from(BetRecord).where(
+                BetRecord.status == "active", BetRecord.stake > 0)).scalar_one()
+            entries = session.execute(select(func.count()).select_from(LedgerEntry)).scalar_one()
+            return {"entries": entries, "settled": len(settled), "in_play": in_play,
+                    "active_bets": active}
+    finally:
+        engine.dispose()
+
+
+def wallet_entries(url: str, player_id: int) -> list[tuple[str, int]]:
+    """(reason, amount) of every entry on a player's wallet, oldest first."""
+    engine = create_engine(url)
+    try:
+        with Session(engine) as session:
+            wallet = session.execute(select(Account.id).where(
+                Account.code == ledger.wallet_code(player_id))).scalar_one()
+            rows = session.execute(select(LedgerTransaction.reason, LedgerEntry.amount)
+                                   .join(LedgerTransaction)
+                                   .where(LedgerEntry.account_id == wallet)
+                                   .order_by(LedgerEntry.id)).all()
+            return [(reason, amount) for reason, amount in rows]
+    finally:
+        engine.dispose()
