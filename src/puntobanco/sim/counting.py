@@ -107,9 +107,11 @@ class CountChunk:
     train_shoes: int
     ev_seconds: float
     ev_sum: npt.NDArray[np.float64]  # (5,)
-    positive: npt.NDArray[np.int64]  # (5,) coups with a positive EV
-    positive_ev: npt.NDArray[np.float64]  # (5,) sum of the positive EVs
-    positive_realised: npt.NDArray[np.float64]  # (5,) what betting on them actually returned
+    #: ``[k, half]`` (half 0 trains the count, half 1 judges it): coups with a positive EV, the
+    #: sum of those EVs, and what betting one unit on each of them actually returned.
+    positive: npt.NDArray[np.int64]
+    positive_ev: npt.NDArray[np.float64]
+    positive_realised: npt.NDArray[np.float64]
     depth_hist: npt.NDArray[np.int64]  # (5, DEPTH_BINS, EV_BINS)
     #: (5, candidates, 2 halves, TC_BINS, 3): coups, sum of EV, sum of realised return.
     tc_stats: npt.NDArray[np.float64]
@@ -137,8 +139,8 @@ def _empty(setup: CountSetup) -> CountChunk:
     bets = len(BET_NAMES)
     return CountChunk(
         shoes=0, coups=0, train_shoes=0, ev_seconds=0.0, ev_sum=np.zeros(bets),
-        positive=np.zeros(bets, dtype=np.int64), positive_ev=np.zeros(bets),
-        positive_realised=np.zeros(bets),
+        positive=np.zeros((bets, 2), dtype=np.int64), positive_ev=np.zeros((bets, 2)),
+        positive_realised=np.zeros((bets, 2)),
         depth_hist=np.zeros((bets, DEPTH_BINS, EV_BINS), dtype=np.int64),
         tc_stats=np.zeros((bets, setup.candidates, 2, TC_BINS, 3)),
         sample_seen=np.zeros((0, 10), dtype=np.int16), sample_left=np.zeros(0, dtype=np.int16),
@@ -209,6 +211,11 @@ def count_chunk(setup: CountSetup, chunk: int, first_shoe: int, shoes: int, *,
     bets = len(BET_NAMES)
     for k in range(bets):
         ev_k = evs[:, k]
+        for h in (0, 1):
+            mask = positive[:, k] & (half == h)
+            out.positive[k, h] = int(mask.sum())
+            out.positive_ev[k, h] = float(ev_k[mask].sum())
+            out.positive_realised[k, h] = float(realised[mask, k].sum())
         cells = depth * EV_BINS + ev_bin(ev_k)
         out.depth_hist[k] += np.bincount(cells, minlength=DEPTH_BINS * EV_BINS).reshape(
             DEPTH_BINS, EV_BINS)
@@ -226,9 +233,8 @@ def count_chunk(setup: CountSetup, chunk: int, first_shoe: int, shoes: int, *,
     return CountChunk(
         shoes=shoes, coups=int(comps.shape[0]),
         train_shoes=int(np.clip(setup.train_shoes - first_shoe, 0, shoes)),
-        ev_seconds=ev_seconds, ev_sum=evs.sum(axis=0), positive=positive.sum(axis=0),
-        positive_ev=np.where(positive, evs, 0.0).sum(axis=0),
-        positive_realised=np.where(positive, realised, 0.0).sum(axis=0),
+        ev_seconds=ev_seconds, ev_sum=evs.sum(axis=0), positive=out.positive,
+        positive_ev=out.positive_ev, positive_realised=out.positive_realised,
         depth_hist=out.depth_hist, tc_stats=out.tc_stats,
         sample_seen=seen[:sample].astype(np.int16), sample_left=left[:sample].astype(np.int16),
         sample_ev=evs[:sample].copy())

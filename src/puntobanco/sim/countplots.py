@@ -98,7 +98,7 @@ def plot_ev_distribution(result: CountStudy, path: Path) -> Path:
                color=np.where(EV_CENTRES[shown] > 0, "tab:red", "tab:gray"))
         ax.set_yscale("log")
         ax.axvline(0, color="black", lw=0.8)
-        positive = int(totals.positive[k]) / totals.coups
+        positive = int(totals.positive[k].sum()) / totals.coups
         ax.set_title(f"{TITLES[name]}\nEV > 0 on {positive:.2%} of coups")
         ax.set_xlabel("exact EV (%)")
         ax.grid(alpha=0.3)
@@ -134,7 +134,7 @@ def plot_count_vs_ev(result: CountStudy, path: Path) -> Path:
         if choice.threshold is not None:
             ax.axvline(choice.threshold, color="tab:red", ls="--",
                        label=f"bet at ≥ {choice.threshold:+.2f}")
-        if enough.any():
+        if enough.sum() > 1:
             ax.set_xlim(centres[enough].min(), centres[enough].max())
         ax.set_title(f"{TITLES[name]}\ntags {' '.join(f'{t:+d}' for t in choice.tags)}",
                      fontsize=10)

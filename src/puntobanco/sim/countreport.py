@@ -17,15 +17,18 @@ def bet_summary(result: CountStudy, bet: int) -> dict[str, Any]:
     totals = result.totals
     shoes, coups = totals.shoes, totals.coups
     name = BET_NAMES[bet]
+    positive = int(totals.positive[bet].sum())
+    positive_ev = float(totals.positive_ev[bet].sum())
     return {
         "mean_ev": float(totals.ev_sum[bet]) / coups,
-        "positive_share": int(totals.positive[bet]) / coups,
-        "ceiling_units_per_shoe": float(totals.positive_ev[bet]) / shoes,
-        "ceiling_units_per_100_coups": 100 * float(totals.positive_ev[bet]) / coups,
-        "ceiling_bets_per_shoe": int(totals.positive[bet]) / shoes,
-        "ceiling_edge_when_betting": (float(totals.positive_ev[bet]) / int(totals.positive[bet])
-                                      if totals.positive[bet] else None),
-        "ceiling_realised_units_per_shoe": float(totals.positive_realised[bet]) / shoes,
+        "positive_share": positive / coups,
+        "ceiling_units_per_shoe": positive_ev / shoes,
+        "ceiling_units_per_100_coups": 100 * positive_ev / coups,
+        "ceiling_bets_per_shoe": positive / shoes,
+        "ceiling_edge_when_betting": positive_ev / positive if positive else None,
+        "ceiling_realised_units_per_shoe": float(totals.positive_realised[bet].sum()) / shoes,
+        "ceiling_test_units_per_shoe": (float(totals.positive_ev[bet, 1])
+                                        / max(result.test_shoes, 1)),
         "effects_of_removal": list(result.effects[name]),
         "count": result.choices[name].to_dict(),
     }

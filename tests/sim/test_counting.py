@@ -1,0 +1,124 @@
+"""The counting study: exact EVs per coup, the ceiling, the best simple count, the plots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from puntobanco.analysis import analyse, expected_values
+from puntobanco.rules import DRAGON_PAYTABLE, RuleSet
+from puntobanco.sim import counting, countreport, kernel
+from puntobanco.sim.countplots import draw_plots
+from puntobanco.sim.engine import ShoeSpec
+from puntobanco.sim.rng import chunk_state
+from puntobanco.sim.tables import BET_NAMES
+
+from .support import as_values, play_with_core
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "published_counts.json"
+
+
+@pytest.fixture(scope="module")
+def small_study() -> counting.CountStudy:
+    return counting.study(RuleSet(decks=2), shoes=1_200, seed=17, threads=2)
+
+
+def test_S1_same_seed_same_study_on_one_or_two_threads(small_study: counting.CountStudy) -> None:
+    again = counting.study(RuleSet(decks=2), shoes=1_200, seed=17, threads=1)
+    assert countreport.to_json(again)["bets"] == countreport.to_json(small_study)["bets"]
+    assert np.array_equal(again.totals.tc_stats, small_study.totals.tc_stats)
+
+
+def test_ceiling_is_the_sum_of_the_positive_exact_evs() -> None:
+    """Recompute one chunk by hand: the core's compositions, analyse() on each, positive sum."""
+    rules = RuleSet(decks=1)
+    study = counting.study(rules, shoes=30, seed=5, threads=1)
+    spec = ShoeSpec.build(rules)
+    orders = kernel.shuffled_orders(30, chunk_state(5, 0), spec.start, spec.cut_index)
+    positive = np.zeros(5)
+    for order in orders:
+        for coup in play_with_core(as_values(order), rules)[0]:
+            sheet = analyse(coup.composition, rules)
+            evs = np.array([float(sheet.bets[name].ev) for name in BET_NAMES])
+            positive += np.where(evs > 0, evs, 0.0)
+    np.testing.assert_allclose(study.totals.positive_ev.sum(axis=1), positive, atol=1e-9)
+
+
+def test_expected_values_agree_with_analyse_on_recorded_compositions() -> None:
+    spec = ShoeSpec.build(RuleSet(decks=8, lion_paytable=DRAGON_PAYTABLE))
+    _, comps, _, _ = kernel.record_chunk(3, chunk_state(1, 0), spec.start, spec.codes, spec.used,
+                                         spec.burns, True, spec.cut_index, spec.extra,
+                                         spec.max_coups)
+    rows = comps[::37].astype(np.int64)
+    fast = expected_values(rows, spec.rules)
+    for row, evs in zip(rows, fast, strict=True):
+        sheet = analyse(tuple(int(x) for x in row), spec.rules)
+        for k, name in enumerate(BET_NAMES):
+            assert evs[k] == pytest.approx(float(sheet.bets[name].ev), abs=1e-12)
+
+
+def test_the_ceiling_beats_the_count_on_the_same_shoes(small_study: counting.CountStudy) -> None:
+    document = countreport.to_json(small_study)
+    for bet in document["bets"].values():
+        assert bet["ceiling_test_units_per_shoe"] >= bet["count"]["units_per_shoe"] - 1e-12
+        assert 0 <= bet["positive_share"] < 0.5
+        assert bet["ceiling_units_per_shoe"] >= 0
+
+
+def test_true_count_tracks_the_lion_bonus_ev(small_study: counting.CountStudy) -> None:
+    """Mean EV rises with the chosen count: low counts below the mean, high counts above it."""
+    k = BET_NAMES.index("lion_punto")
+    setup, totals = small_study.setup, small_study.totals
+    choice = small_study.choices["lion_punto"]
+    c = int(np.nonzero((setup.tags[k] == np.array(choice.tags)).all(axis=1))[0][0])
+    stats = totals.tc_stats[k, c].sum(axis=0)
+    centre = counting.TC_BINS // 2
+    low, high = stats[: centre - 20].sum(axis=0), stats[centre + 20:].sum(axis=0)
+    assert low[1] / low[0] < totals.ev_sum[k] / totals.coups < high[1] / high[0]
+
+
+def test_candidate_tags_follow_the_effects_of_removal() -> None:
+    effects = (-0.002, 0.001, 0.003, 0.0031, 0.0015, 0.001, 0.0, -0.001, -0.002, -0.0025)
+    tags = counting.candidate_tags(effects)
+    assert tags[0] == (-1, 0, 1, 1, 0, 0, 0, 0, -1, -1)
+    for candidate in tags:
+        assert all(np.sign(t) in (0, np.sign(e)) for t, e in zip(candidate, effects, strict=True))
+
+
+def test_json_and_text_report_have_the_promised_fields(small_study: counting.CountStudy,
+                                                       tmp_path: Path) -> None:
+    plots = [str(p) for p in draw_plots(small_study, tmp_path)]
+    document = countreport.to_json(small_study, plots=plots)
+    json.dumps(document)  # serialisable
+    assert document["shoes"] == 1_200 and document["coups"] == small_study.totals.coups
+    for name in ("lion_punto", "lion_banco", "egalite", "banco"):
+        bet = document["bets"][name]
+        for key in ("positive_share", "ceiling_units_per_shoe", "ceiling_bets_per_shoe"):
+            assert isinstance(bet[key], float)
+        count = bet["count"]
+        assert len(count["tags"]) == 10 and all(isinstance(t, int) for t in count["tags"])
+        assert isinstance(count["units_per_shoe"], float)
+        assert isinstance(count["bets_per_shoe"], float)
+        assert count["threshold"] is None or isinstance(count["threshold"], float)
+    for path in plots:
+        assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert Path(path).stat().st_size > 20_000
+    text = countreport.to_text(small_study, plots=plots)
+    assert "ceiling:" in text and "best count:" in text and "lion_banco" in text
+
+
+@pytest.mark.slow
+def test_dragon_bonus_ceiling_above_published_counts_and_best_count_near_them() -> None:
+    """Dragon Bonus on Punto, 8 decks, cut card 14: Jacobson 0.1231, How 0.112 units per shoe."""
+    published = json.loads(DATA.read_text())
+    figures = [published[key]["units_per_shoe"] for key in
+               ("dragon_bonus_punto_jacobson", "dragon_bonus_punto_how")]
+    rules = RuleSet(decks=8, lion_paytable=DRAGON_PAYTABLE, cut_card=14)
+    result = counting.study(rules, shoes=8_000, seed=2011)
+    bet = countreport.to_json(result)["bets"]["lion_punto"]
+    assert bet["ceiling_units_per_shoe"] > max(figures)
+    assert 0.6 * min(figures) < bet["count"]["units_per_shoe"] < 1.4 * max(figures)
+    assert bet["count"]["bets_per_shoe"] > 1
