@@ -186,7 +186,7 @@ def threshold_of(bin_index: int, step: float) -> float:
     return (bin_index - TC_BINS // 2) * step
 
 
-def count_chunk(setup: CountSetup, chunk: int, first_shoe: int, shoes: int, *,
+def count_chunk(chunk: int, first_shoe: int, shoes: int, *, setup: CountSetup,
                 seed: int) -> CountChunk:
     """Play and reduce one chunk of the study (runs on a worker)."""
     from puntobanco.analysis import expected_values
@@ -343,11 +343,11 @@ def study(rules: RuleSet, *, shoes: int, seed: int, composition: Composition | N
     placement = Placement(threads=threads, workers=workers, scheduler=scheduler)
     setup, effects = build_setup(engine.ShoeSpec.build(rules, composition), shoes)
     plan = count_chunk_plan(shoes)
-    tasks = [(setup, chunk, chunk * COUNT_CHUNK_SHOES, size) for chunk, size in plan]
+    tasks = [(chunk, chunk * COUNT_CHUNK_SHOES, size) for chunk, size in plan]
     began = time.perf_counter()
     totals = fold_chunks(count_chunk, tasks, _add, _empty(setup), threads=threads,
                          workers=workers, scheduler=scheduler, progress=progress,
-                         kwargs={"seed": seed})
+                         kwargs={"setup": setup, "seed": seed})
     seconds = time.perf_counter() - began
     choices = {name: choose_count(totals, setup, k) for k, name in enumerate(BET_NAMES)}
     return CountStudy(setup=setup, seed=seed, seconds=seconds, placement=placement.describe(),

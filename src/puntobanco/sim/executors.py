@@ -73,7 +73,8 @@ def run_chunks(function: Callable[..., T], tasks: Sequence[tuple[Any, ...]], *,
                kwargs: dict[str, Any] | None = None) -> list[T]:
     """``[function(*task, **kwargs) for task in tasks]``, run where the options say.
 
-    ``function`` must be importable by name (a module-level function) for Dask workers.
+    ``function`` must be importable by name (a module-level function) for Dask workers; put what
+    every task shares in ``kwargs`` (it is sent to each Dask worker once).
     """
     return fold_chunks(function, tasks, _append, [], threads=threads, workers=workers,
                        scheduler=scheduler, progress=progress, kwargs=kwargs)
@@ -175,9 +176,15 @@ def dask_client(placement: Placement) -> Iterator[Any]:
 def ordered_on_client(client: Any, function: Callable[..., T], tasks: Sequence[tuple[Any, ...]],
                       *, progress: Progress | None = None, kwargs: dict[str, Any] | None = None
                       ) -> Iterator[T]:
-    """Submit every task to a Dask ``client``; yield the results in task order."""
+    """Submit every task to a Dask ``client``; yield the results in task order.
+
+    The keyword arguments are shared by every task: any that is not a plain number or string is
+    sent to every worker once (``scatter``), not once per task.
+    """
     dask_completed = _distributed().as_completed
-    extra = kwargs or {}
+    extra = {name: value if isinstance(value, int | float | str) else
+             client.scatter(value, broadcast=True, hash=False)
+             for name, value in (kwargs or {}).items()}
     futures = [client.submit(function, *task, pure=False, **extra) for task in tasks]
     index = {future.key: i for i, future in enumerate(futures)}
 

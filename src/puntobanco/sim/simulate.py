@@ -62,15 +62,14 @@ def simulate(rules: RuleSet, *, shoes: int, seed: int, composition: Composition 
     spec = engine.ShoeSpec.build(rules, composition)
     plan = engine.chunk_plan(shoes, chunk_shoes=chunk_shoes)
     began = time.perf_counter()
-    chunks = run_chunks(_chunk_task, [(spec, chunk, size) for chunk, size in plan],
-                        threads=threads, workers=workers, scheduler=scheduler,
-                        progress=progress, kwargs={"seed": seed})
+    chunks = run_chunks(_chunk_task, plan, threads=threads, workers=workers, scheduler=scheduler,
+                        progress=progress, kwargs={"spec": spec, "seed": seed})
     seconds = time.perf_counter() - began
     return SimulationRun(spec=spec, seed=seed, shoes=shoes, seconds=seconds,
                          placement=placement.describe(), totals=engine.combine(spec, chunks))
 
 
-def _chunk_task(spec: engine.ShoeSpec, chunk: int, shoes: int, *, seed: int) -> engine.SimChunk:
+def _chunk_task(chunk: int, shoes: int, *, spec: engine.ShoeSpec, seed: int) -> engine.SimChunk:
     return engine.simulate_chunk(spec, seed=seed, chunk=chunk, shoes=shoes)
 
 
