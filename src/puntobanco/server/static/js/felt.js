@@ -318,7 +318,8 @@ export class Felt {
       slot.append(node);
     }
     revealCard(node, card);
-    this.setTotals(puntoTotal, bancoTotal);
+    // Each side's total counts the cards shown so far; a side with no card yet shows none.
+    this.hands[side].total.textContent = String(side === "punto" ? puntoTotal : bancoTotal);
   }
 
   setTotals(puntoTotal, bancoTotal) {

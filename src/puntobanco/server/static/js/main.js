@@ -79,15 +79,16 @@ function renderShoe() {
     return;
   }
   root.hidden = false;
-  const total = state.rules.decks * 52;
+  const total = shoe.cards || state.rules.decks * 52;
   const used = total - shoe.cards_left;
+  const cutIndex = shoe.cut_index ?? total - state.rules.cut_card;
   $("#shoe-title").textContent = `${t("shoe")} ${shoe.shoe_no}`;
   $("#shoe-coup").textContent = `${t("coup")} ${shoe.coups_dealt ?? 0}`;
   const left = $("#shoe-left");
   left.textContent = `${t("cards_left")} ${shoe.cards_left}`;
   left.dataset.cards = String(shoe.cards_left);
   $("#shoe-bar-fill").style.width = `${(100 * used) / total}%`;
-  $("#shoe-bar-cut").style.left = `${(100 * (total - state.rules.cut_card)) / total}%`;
+  $("#shoe-bar-cut").style.left = `${(100 * cutIndex) / total}%`;
   $("#shoe-bar-cut").title = t("cut_card");
   const flags = [];
   if (shoe.cut_card_out) flags.push(t("cut_card"));
@@ -106,6 +107,7 @@ function renderFair() {
   const row = $("#fair-previous");
   row.hidden = !previous;
   if (!previous) return;
+  row.dataset.shoe = String(previous.shoe_id);
   $("#fair-previous-label").textContent = `${t("shoe")} ${previous.shoe_no}`;
   const hash = $("#fair-previous-hash");
   hash.textContent = shortHash(previous.commitment);
@@ -279,7 +281,7 @@ function applySnapshot(table) {
   state.shoe = table.shoe ? { ...table.shoe } : null;
   state.lastCoup = table.last_result || null;
   felt.setPhase(table.phase, { deadline: table.deadline, serverTime: table.server_time,
-    seconds: table.rules && table.rules.betting_seconds });
+    seconds: table.betting_seconds ?? (table.rules && table.rules.betting_seconds) });
   if (table.phase === "open" || table.phase === "idle") {
     if (state.lastCoup) felt.showCoup(state.lastCoup, { dimmed: true });
     else felt.clearCards();
@@ -308,8 +310,9 @@ function handTotal(cards) {
 const handlers = {
   snapshot: (m) => applySnapshot(m.table),
   "shoe-started": (m) => {
+    if (m.rules) applyRules(m.rules); // an operator's new settings start with a new shoe
     state.shoe = { id: m.shoe_id, shoe_no: m.shoe_no, commitment: m.commitment, cards_left: m.cards_left,
-      cut_card_out: false, last_coup: false, coups_dealt: 0 };
+      cut_card_out: false, last_coup: false, coups_dealt: 0, cut_index: m.cut_index, cards: m.cards };
     state.roads = [];
     renderRoads($("#roads"), state.roads);
     renderShoe();
@@ -357,8 +360,9 @@ const handlers = {
     }
   },
   settlement: (m) => {
-    state.settlement = m;
-    renderPayouts($("#payouts"), m, lang());
+    const coup = state.lastCoup && state.lastCoup.id === m.coup_id ? state.lastCoup : null;
+    state.settlement = coup ? { ...m, shoe_no: coup.shoe_no, coup_in_shoe: coup.coup_in_shoe } : m;
+    renderPayouts($("#payouts"), state.settlement, lang());
     setBalance(m.balance);
     refreshRecall();
   },
@@ -374,7 +378,8 @@ const handlers = {
     renderRoads($("#roads"), state.roads);
   },
   "shoe-finished": async (m) => {
-    state.previousShoe = { shoe_no: m.shoe_no, commitment: m.commitment, result: null };
+    state.previousShoe = { shoe_id: m.shoe_id, shoe_no: m.shoe_no, commitment: m.commitment,
+      result: null };
     renderFair();
     const result = await verifyShoe({ salt: m.salt, order: m.order, commitment: m.commitment });
     if (state.previousShoe && state.previousShoe.shoe_no === m.shoe_no) state.previousShoe.result = result;
@@ -442,6 +447,11 @@ async function boot() {
   $("#auth-switch").addEventListener("click", () => setAuthMode(authMode === "signup" ? "login" : "signup"));
   $("#logout").addEventListener("click", doLogout);
   $("#table-select").addEventListener("change", (e) => openTable(Number(e.target.value)));
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => renderRoads($("#roads"), state.roads), 150);
+  });
   try {
     setServerWords(await api.words());
   } catch (err) {

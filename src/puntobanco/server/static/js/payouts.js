@@ -35,7 +35,8 @@ export function linesTable(lines, lang) {
     row.append(cell("td", "line-stake", formatCents(line.stake, lang)));
     const outcome = cell("td", "line-outcome");
     outcome.append(cell("span", `outcome outcome-${line.outcome}`, t(line.outcome)));
-    const extra = [line.pays, detailText(line.detail)].filter(Boolean).join(" · ");
+    const pays = line.outcome === "win" ? line.pays : "";
+    const extra = [pays, detailText(line.detail)].filter(Boolean).join(" · ");
     if (extra) outcome.append(cell("span", "line-pays", extra));
     row.append(outcome);
     row.append(cell("td", "line-net", formatNet(line.net, lang)));
@@ -49,6 +50,9 @@ export function linesTable(lines, lang) {
 export function renderPayouts(root, settlement, lang) {
   root.replaceChildren();
   const title = cell("h3", "", t("payouts"));
+  if (settlement && settlement.coup_in_shoe) {
+    title.append(cell("span", "payout-coup", ` · ${t("shoe")} ${settlement.shoe_no} · ${t("coup")} ${settlement.coup_in_shoe}`));
+  }
   root.append(title);
   if (!settlement || !settlement.lines || !settlement.lines.length) {
     root.append(cell("p", "muted", t("ui.no_bets")));

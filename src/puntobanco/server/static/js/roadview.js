@@ -15,6 +15,7 @@ function svgEl(name, attrs = {}) {
 
 function grid(cells, size, minCols) {
   const cols = Math.max(minCols, columnCount(cells) + 1);
+  // Whole cells only: the grid is as wide as its box, or wider and scrolled.
   const svg = svgEl("svg", {
     width: cols * size, height: ROWS * size, viewBox: `0 0 ${cols * size} ${ROWS * size}`,
     class: "road-grid",
@@ -121,12 +122,13 @@ function mini(style, colour) {
 export function renderRoads(root, results) {
   const roads = allRoads(results);
   const counts = tally(results);
+  // [key, caption, cells, cell size, draw(cells, minCols)]
   const sections = [
-    ["bead", "ui.bead_plate", drawBead(roads.bead, 12)],
-    ["big", "ui.big_road", drawBig(roads.big, 24)],
-    ["bigEyeBoy", "ui.big_eye_boy", drawDerived(roads.bigEyeBoy, "ring", 24)],
-    ["smallRoad", "ui.small_road", drawDerived(roads.smallRoad, "dot", 24)],
-    ["cockroachPig", "ui.cockroach_pig", drawDerived(roads.cockroachPig, "slash", 24)],
+    ["bead", "ui.bead_plate", roads.bead, 24, drawBead],
+    ["big", "ui.big_road", roads.big, 20, drawBig],
+    ["bigEyeBoy", "ui.big_eye_boy", roads.bigEyeBoy, 10, (c, n) => drawDerived(c, "ring", n)],
+    ["smallRoad", "ui.small_road", roads.smallRoad, 10, (c, n) => drawDerived(c, "dot", n)],
+    ["cockroachPig", "ui.cockroach_pig", roads.cockroachPig, 10, (c, n) => drawDerived(c, "slash", n)],
   ];
   const fragment = document.createDocumentFragment();
 
@@ -135,6 +137,7 @@ export function renderRoads(root, results) {
   for (const key of ["banco", "punto", "egalite"]) {
     const span = document.createElement("span");
     span.className = `tally tally-${key}`;
+    span.dataset.count = String(counts[key]);
     span.textContent = `${betName(key)} ${counts[key]}`;
     header.append(span);
   }
@@ -146,18 +149,20 @@ export function renderRoads(root, results) {
 
   const twin = document.createElement("div");
   twin.className = "road-derived-row";
-  for (const [key, label, svg] of sections) {
+  const scrollers = [];
+  for (const [key, label, cells, size, draw] of sections) {
     const section = document.createElement("figure");
     section.className = `road road-${key}`;
     section.dataset.road = key;
+    section.dataset.cells = String(cells.length);
     const caption = document.createElement("figcaption");
     caption.textContent = t(label);
     const scroller = document.createElement("div");
     scroller.className = "road-scroll";
-    scroller.append(svg);
     section.append(caption, scroller);
     if (key === "bead" || key === "big") fragment.append(section);
     else twin.append(section);
+    scrollers.push({ scroller, cells, size, draw });
   }
   fragment.append(twin);
 
@@ -175,6 +180,12 @@ export function renderRoads(root, results) {
   fragment.append(askRow);
 
   root.replaceChildren(fragment);
-  for (const scroller of root.querySelectorAll(".road-scroll")) scroller.scrollLeft = scroller.scrollWidth;
+  // Fill each grid to its box's width, then bring the newest column into view.
+  for (const { scroller, cells, size, draw } of scrollers) {
+    const width = scroller.clientWidth || 360;
+    scroller.append(draw(cells, Math.max(6, Math.floor(width / size))));
+    const last = columnCount(cells);
+    scroller.scrollLeft = Math.max(0, (last + 1) * size - width);
+  }
   return roads;
 }

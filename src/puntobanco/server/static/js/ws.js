@@ -41,8 +41,8 @@ export class TableSocket {
     socket.addEventListener("close", (event) => {
       clearInterval(this.pingTimer);
       if (this.socket !== socket || this.closed) return;
-      // 4401/1008: the token was refused; a retry would be refused too.
-      if (event.code === 4401 || event.code === 1008 || event.code === 4403) {
+      // 4401: the token was refused, 4404: no such table; a retry would be refused too.
+      if ([4401, 4403, 4404, 1008].includes(event.code)) {
         this.onStatus("unauthorized");
         return;
       }
