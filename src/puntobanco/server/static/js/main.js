@@ -268,6 +268,25 @@ async function refreshRecall() {
     return;
   }
   renderRecall($("#recall"), state.recall, lang());
+  // After a reload the payout panel shows the last coup's lines again, if it was the player's.
+  const latest = state.recall[0];
+  if (!state.settlement && latest && state.lastCoup && latest.id === state.lastCoup.id) {
+    state.settlement = { coup_id: latest.id, lines: latest.settlement, shoe_no: latest.shoe_no,
+      coup_in_shoe: latest.coup_in_shoe };
+    renderPayouts($("#payouts"), state.settlement, lang());
+  }
+}
+
+/** The coup of a round-settled message, fetched when its coup-dealt was missed (reconnect). */
+async function showSettledCoup(coupId) {
+  try {
+    const coup = await api.coup(coupId);
+    if (state.phase !== "settled") return;
+    state.lastCoup = coup;
+    felt.showCoup(coup);
+  } catch {
+    // the scoreboard still has the result
+  }
 }
 
 // --- live messages ---------------------------------------------------------------------------
@@ -376,6 +395,7 @@ const handlers = {
         natural: coup ? coup.natural : false });
     }
     renderRoads($("#roads"), state.roads);
+    if (!coup) showSettledCoup(m.coup_id);
   },
   "shoe-finished": async (m) => {
     state.previousShoe = { shoe_id: m.shoe_id, shoe_no: m.shoe_no, commitment: m.commitment,
