@@ -185,6 +185,10 @@ class Watcher:
             if (kind is None or message["type"] == kind) and (where is None or where(message)):
                 return message
 
+    def of_coup(self, kind: str, coup_id: int, *, timeout: float = 30) -> dict[str, Any]:
+        """The next message of ``kind`` about coup ``coup_id``."""
+        return self.next(kind, timeout=timeout, where=lambda m: bool(m.get("coup_id") == coup_id))
+
     def send(self, message: dict[str, Any]) -> None:
         self.socket.send(json.dumps(message))
 

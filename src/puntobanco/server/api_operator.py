@@ -23,7 +23,7 @@ async def players(casino: CasinoDep, _operator: Operator) -> list[dict[str, Any]
     def read(session: Session) -> list[dict[str, Any]]:
         balances = {code: value for code, value in session.execute(
             select(Account.code, Account.balance)
-            .where(Account.kind == "wallet")).tuples()}
+            .where(Account.kind == "wallet"))}
         return [{"id": p.id, "username": p.username, "role": p.role, "lang": p.lang,
                  "balance": balances.get(ledger.wallet_code(p.id), 0)}
                 for p in session.scalars(select(Player).order_by(Player.id))]

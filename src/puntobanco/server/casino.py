@@ -41,7 +41,7 @@ class Casino:
         """Seed an empty database, then start one dealer per table."""
         self.generated_operator_password = await self.db.run_write(self._seed)
         for settings in await self.db.run_read(store.all_tables):
-            self._add_dealer(settings)
+            await self._add_dealer(settings)
 
     def _seed(self, session: Session) -> str | None:
         ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
@@ -61,11 +61,10 @@ class Casino:
                                                             rounds=self.config.bcrypt_rounds))
         return password if generated else None
 
-    def _add_dealer(self, settings: store.TableSettings) -> TableDealer:
+    async def _add_dealer(self, settings: store.TableSettings) -> TableDealer:
         dealer = TableDealer(settings, db=self.db, config=self.config)
+        await dealer.open(deal=self.config.run_dealers)
         self.dealers[settings.id] = dealer
-        if self.config.run_dealers:
-            dealer.start()
         return dealer
 
     async def close(self) -> None:
@@ -96,7 +95,7 @@ class Casino:
         except IntegrityError:
             raise PuntoBancoError(f"A table named {name!r} exists.",
                                   code="table-name-taken") from None
-        return self._add_dealer(settings)
+        return await self._add_dealer(settings)
 
     async def update_table(self, table_id: int, rules: dict[str, Any]) -> TableDealer:
         """Change a table's settings; its dealer uses them from the next shoe."""

@@ -96,8 +96,11 @@ class TableDealer:
 
     # --- life cycle -----------------------------------------------------------------------
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"dealer-{self.id}")
+    async def open(self, *, deal: bool = True) -> None:
+        """Repair what a stop left behind (before any request is served), then start dealing."""
+        await self._recover()
+        if deal:
+            self._task = asyncio.create_task(self._run(), name=f"dealer-{self.id}")
 
     async def stop(self) -> None:
         """Finish the coup being dealt (or void the open round), then end the task."""
@@ -117,14 +120,14 @@ class TableDealer:
     async def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                await self._recover()
                 while not self._stop.is_set():
                     if await self._idle():
                         break
                     await self._play_round()
             except Exception:
                 log.exception("table %s: the dealer failed; resuming from the database", self.id)
-                await self._pause(2.0)
+                if not await self._pause(2.0):
+                    await self._recover()
 
     async def _pause(self, seconds: float) -> bool:
         """Sleep, but wake at once when the server stops; ``True`` means it is stopping."""

@@ -126,7 +126,7 @@ def audit(session: Session) -> LedgerAudit:
             select(LedgerEntry.transaction_id)))))
     sums = dict(session.execute(
         select(LedgerEntry.account_id, func.sum(LedgerEntry.amount))
-        .group_by(LedgerEntry.account_id)).tuples().all())
+        .group_by(LedgerEntry.account_id)).all())
     wrong: list[tuple[str, int, int]] = []
     negative: list[str] = []
     for account in session.scalars(select(Account)):

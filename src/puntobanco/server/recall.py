@@ -94,7 +94,7 @@ def recent_coups(session: Session, player_id: int, *, limit: int) -> list[dict[s
     rows = session.scalars(select(CoupRecord).where(CoupRecord.id.in_(coup_ids))
                            .order_by(CoupRecord.id.desc()).limit(limit)).all()
     shoe_nos = dict(session.execute(select(ShoeRecord.id, ShoeRecord.shoe_no).where(
-        ShoeRecord.id.in_({row.shoe_id for row in rows}))).tuples().all())
+        ShoeRecord.id.in_({row.shoe_id for row in rows}))).all())
     found = []
     for row in rows:
         data = coup_json(row, shoe_no=shoe_nos[row.shoe_id])
@@ -108,7 +108,7 @@ def recalled_bets(session: Session, coup_id: int, player_id: int) -> dict[str, i
     """A player's stakes on a coup by bet kind (withdrawn bets left out), in payment order."""
     rows = dict(session.execute(select(BetRecord.kind, BetRecord.stake).where(
         BetRecord.coup_id == coup_id, BetRecord.player_id == player_id, BetRecord.stake > 0,
-        BetRecord.status.in_(("active", "settled", "refunded")))).tuples().all())
+        BetRecord.status.in_(("active", "settled", "refunded")))).all())
     return {kind.value: rows[kind.value] for kind in BetKind if kind.value in rows}
 
 

@@ -128,7 +128,9 @@ class LineOut(BaseModel):
     returned: int
 
 
-class CoupOut(BaseModel):
+class CoupPublic(BaseModel):
+    """A coup as everyone sees it (the snapshot's ``last_result``, ``coup-dealt``)."""
+
     id: int
     table_id: int
     shoe_id: int
@@ -144,6 +146,11 @@ class CoupOut(BaseModel):
     cards: list[CardOut]
     dealt_at: int | None
     settled_at: int | None
+
+
+class CoupOut(CoupPublic):
+    """A coup with the caller's own bets and settlement lines (L6 order)."""
+
     settlement: list[LineOut] = Field(default_factory=list)
     my_bets: dict[str, int] = Field(default_factory=dict)
 
@@ -170,7 +177,7 @@ class SnapshotOut(BaseModel):
     totals: dict[str, int]
     my_bets: dict[str, int]
     cards: list[CardOut]
-    last_result: CoupOut | None
+    last_result: CoupPublic | None
     roads: list[RoadOut]
     betting_seconds: int | float
     spots: int

@@ -157,7 +157,7 @@ def bets_of(session: Session, coup_id: int, player_id: int) -> dict[str, int]:
     """A player's live bets on a coup, by bet kind, in payment order."""
     rows = session.execute(select(BetRecord.kind, BetRecord.stake).where(
         BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
-        BetRecord.status.in_(("active", "settled")), BetRecord.stake > 0)).tuples().all()
+        BetRecord.status.in_(("active", "settled")), BetRecord.stake > 0)).all()
     stakes = dict(rows)
     return {kind.value: stakes[kind.value] for kind in BetKind if kind.value in stakes}
 

@@ -1,0 +1,218 @@
+"""Exactly-once settlement and what a (re)starting dealer repairs, on a real SQLite file:
+the guard against paying twice, a server killed during the betting window (the round is void and
+refunded), killed between the deal and the settlement (the coup is settled on restart, once), and
+stopped with Ctrl-C (the open round is voided); the shoe then resumes and still verifies."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from puntobanco.bets import BetKind, settle_spot
+from puntobanco.errors import TableStateError
+from puntobanco.rules import RuleSet
+from puntobanco.server import auth, ledger, store
+from puntobanco.server.db import Database, migrate
+from puntobanco.server.fair import check_shoe_json
+from puntobanco.server.models import LedgerEntry, SettlementLineRecord
+from puntobanco.shoe import Shoe
+
+from .support import (
+    OPERATOR_PASSWORD,
+    LiveServer,
+    Player,
+    check_books,
+    fast_settings,
+    free_port,
+    running,
+    wait_until,
+    wallet_entries,
+)
+
+
+def test_a_coup_is_settled_exactly_once(sqlite_url: str) -> None:
+    migrate(sqlite_url)
+    db = Database(sqlite_url)
+    rules = RuleSet()
+    shoe = Shoe.shuffled(rules, rng=random.Random(4))
+    with db.write() as session:
+        ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
+        table = store.create_table(session, name="T", rules=rules, betting_seconds=15)
+        ann = auth.create_player(session, username="ann", password_hash="-", lang="en",
+                                 welcome=100_000)
+        shoe_id = store.create_shoe(session, table_id=table.id, shoe_no=1, shoe=shoe, salt="00",
+                                    commitment="0" * 64, rules_json=table.rules_json())
+        coup_id = store.open_coup(session, table_id=table.id, shoe_id=shoe_id, round_no=1,
+                                  coup_in_shoe=1, last_coup=False)
+        store.place_bet(session, table_id=table.id, coup_id=coup_id, player_id=ann.id,
+                        kind=BetKind.BANCO, stake=2500)
+        store.close_coup(session, coup_id)
+        coup = shoe.deal_coup()
+        store.record_deal(session, coup_id, coup, first_card=0)
+    bets = {ann.id: {BetKind.BANCO: 2500}}
+    lines = {ann.id: settle_spot(bets[ann.id], coup, rules)}
+    with pytest.raises(RuntimeError), db.write() as session:  # not the bets the table closed with
+        store.settle_coup(session, table_id=table.id, coup_id=coup_id,
+                          bets={ann.id: {BetKind.BANCO: 5000}}, lines=lines)
+    with db.write() as session:
+        balances = store.settle_coup(session, table_id=table.id, coup_id=coup_id, bets=bets,
+                                     lines=lines)
+    assert balances == {ann.id: 100_000 - 2500 + lines[ann.id][0].returned}
+
+    def counts() -> tuple[int, int]:
+        with db.read() as session:
+            return (session.execute(select(func.count()).select_from(LedgerEntry)).scalar_one(),
+                    session.execute(select(func.count()).select_from(SettlementLineRecord))
+                    .scalar_one())
+
+    before = counts()
+    with pytest.raises(TableStateError), db.write() as session:  # a retry pays nothing
+        store.settle_coup(session, table_id=table.id, coup_id=coup_id, bets=bets, lines=lines)
+    assert counts() == before
+    db.close()
+    assert check_books(sqlite_url)["settled"] == 1
+
+
+@contextmanager
+def serve(database_url: str, *options: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``puntobanco serve`` in a process of its own (so that it can be killed)."""
+    port = free_port()
+    env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD}
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve", "--port",
+         str(port), "--database-url", database_url, "--always-deal", *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: _answers(url) or process.poll() is not None, timeout=60)
+        assert process.poll() is None, process.communicate()
+        yield process, url
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=60)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/api/tables", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _signup(http: httpx.Client, name: str) -> Player:
+    answer = http.post("/api/signup", json={"username": name, "password": "secret1"})
+    assert answer.status_code == 201, answer.text
+    return Player.from_answer(answer.json())
+
+
+def _quick_table(http: httpx.Client) -> int:
+    boss = http.post("/api/login", json={"username": "operator", "password": OPERATOR_PASSWORD})
+    table = http.post("/api/tables", json={"name": "Quick", "rules": {"decks": 1, "cut_card": 20}},
+                      headers=Player.from_answer(boss.json()).headers)
+    assert table.status_code == 201, table.text
+    table_id: int = table.json()["id"]
+    return table_id
+
+
+def _snapshot(http: httpx.Client, table_id: int, player: Player) -> dict[str, object]:
+    data: dict[str, object] = http.get(f"/api/tables/{table_id}", headers=player.headers).json()
+    return data
+
+
+def _play_out_the_shoe(live: LiveServer, table_id: int) -> dict[str, object]:
+    """Watch until the table's current shoe is revealed; return it as the API serves it."""
+    watcher = live.watch(table_id)
+    finished = watcher.next("shoe-finished", timeout=120)
+    watcher.close()
+    shoe: dict[str, object] = live.http.get(f"/api/shoes/{finished['shoe_id']}").json()
+    return shoe
+
+
+def test_a_server_killed_in_the_betting_window_voids_and_refunds_the_round(
+        sqlite_url: str) -> None:
+    with serve(sqlite_url, "--betting-seconds", "60") as (process, url):
+        http = httpx.Client(base_url=url, timeout=30)
+        table_id = _quick_table(http)
+        ann = _signup(http, "ann")
+        wait_until(lambda: _snapshot(http, table_id, ann)["phase"] == "open")
+        open_round = _snapshot(http, table_id, ann)
+        for bet, stake in [("banco", 2500), ("lion-banco", 1000)]:
+            answer = http.post(f"/api/tables/{table_id}/bets", json={"bet": bet, "stake": stake},
+                               headers=ann.headers)
+            assert answer.status_code == 200, answer.text
+        process.send_signal(signal.SIGKILL)
+        process.wait(30)
+    with running(fast_settings(sqlite_url)) as live:
+        coup = live.http.get(f"/api/coups/{open_round['coup_id']}", headers=ann.headers).json()
+        assert coup["status"] == "void" and coup["punto"]["cards"] == []
+        assert live.balance(ann) == 100_000
+        assert [e for e in wallet_entries(sqlite_url, ann.id) if e[0] == "refund"] == [
+            ("refund", 2500), ("refund", 1000)]
+        # the shoe goes on: the void round's coup number is dealt by the next round
+        watcher = live.watch(table_id)
+        reopened = watcher.next("round-opened")
+        watcher.close()
+        assert reopened["coup_in_shoe"] == open_round["coup_in_shoe"]
+        assert reopened["round_no"] == int(str(open_round["round_no"])) + 1
+        shoe = _play_out_the_shoe(live, table_id)
+    assert check_shoe_json(shoe).ok
+    check_books(sqlite_url)
+
+
+def test_a_server_killed_between_deal_and_settlement_settles_on_restart_once(
+        sqlite_url: str) -> None:
+    with serve(sqlite_url, "--betting-seconds", "2", "--card-seconds", "5") as (process, url):
+        http = httpx.Client(base_url=url, timeout=30)
+        table_id = _quick_table(http)
+        ann = _signup(http, "ann")
+        wait_until(lambda: _snapshot(http, table_id, ann)["phase"] == "open")
+        coup_id = _snapshot(http, table_id, ann)["coup_id"]
+        answer = http.post(f"/api/tables/{table_id}/bets", json={"bet": "punto", "stake": 5000},
+                           headers=ann.headers)
+        assert answer.status_code == 200, answer.text
+        # the cards are recorded, then shown 5 s apart: kill it while they are being shown
+        wait_until(lambda: http.get(f"/api/coups/{coup_id}").json()["status"] == "dealt")
+        process.send_signal(signal.SIGKILL)
+        process.wait(30)
+    with running(fast_settings(sqlite_url)) as live:
+        coup = live.http.get(f"/api/coups/{coup_id}", headers=ann.headers).json()
+        assert coup["status"] == "settled"
+        assert [line["bet"] for line in coup["settlement"]] == ["punto"]
+        assert live.balance(ann) == 100_000 + coup["settlement"][0]["net"]
+        payouts = [e for e in wallet_entries(sqlite_url, ann.id) if e[0] == "payout"]
+        assert len(payouts) <= 1  # paid once (nothing on a loss)
+        shoe = _play_out_the_shoe(live, table_id)
+    verdict = check_shoe_json(shoe)
+    assert verdict.ok and verdict.coups_checked >= 2  # the coup dealt before the crash included
+    check_books(sqlite_url)
+
+
+def test_ctrl_c_voids_the_open_round_and_exits_cleanly(sqlite_url: str) -> None:
+    with serve(sqlite_url, "--betting-seconds", "60") as (process, url):
+        http = httpx.Client(base_url=url, timeout=30)
+        ann = _signup(http, "ann")
+        wait_until(lambda: _snapshot(http, 1, ann)["phase"] == "open")
+        coup_id = _snapshot(http, 1, ann)["coup_id"]
+        assert http.post("/api/tables/1/bets", json={"bet": "egalite", "stake": 1000},
+                         headers=ann.headers).status_code == 200
+        started = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 0 and "Traceback" not in stderr, stderr
+        assert time.monotonic() - started < 20
+    with running(fast_settings(sqlite_url)) as live:
+        coup = live.http.get(f"/api/coups/{coup_id}", headers=ann.headers).json()
+        assert coup["status"] == "void" and coup["my_bets"] == {"egalite": 1000}
+        assert live.balance(ann) == 100_000
+    check_books(sqlite_url)

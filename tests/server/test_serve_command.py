@@ -1,0 +1,101 @@
+"""``puntobanco serve`` as a user runs it: a fresh machine, the printed address, the operator's
+password shown once, Ctrl-C, and mistakes answered in one sentence with exit status 2."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from .support import free_port, wait_until
+
+COMMAND = [sys.executable, "-c", "from puntobanco.cli import main; main()"]
+
+
+def _start(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen([*COMMAND, "serve", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _first_lines(process: subprocess.Popen[str], url: str) -> str:
+    def up() -> bool:
+        try:
+            return httpx.get(f"{url}/api/tables", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return process.poll() is not None
+
+    wait_until(up, timeout=60)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "Traceback" not in err, err
+    return out
+
+
+def test_serve_on_a_fresh_directory_creates_var_and_prints_the_address(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PUNTOBANCO_OPERATOR_PASSWORD"}
+    out = _first_lines(_start("--port", str(port), cwd=tmp_path, env=env),
+                       f"http://127.0.0.1:{port}")
+    assert f"http://127.0.0.1:{port}/" in out
+    assert (tmp_path / "var" / "puntobanco.sqlite3").is_file()
+    password = out.split("password '")[1].split("'")[0]
+    assert len(password) >= 12
+    # the second start finds the operator: no password is printed again, and it logs in
+    port = free_port()
+    process = _start("--port", str(port), cwd=tmp_path, env=env)
+    url = f"http://127.0.0.1:{port}"
+    wait_until(lambda: process.poll() is not None or _up(url), timeout=60)
+    login = httpx.post(f"{url}/api/login", json={"username": "operator", "password": password})
+    assert login.status_code == 200 and login.json()["player"]["role"] == "operator"
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert "password" not in out
+
+
+def test_the_operator_password_can_be_chosen(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": "chosen-secret"}
+    process = _start("--port", str(port), cwd=tmp_path, env=env)
+    url = f"http://127.0.0.1:{port}"
+    wait_until(lambda: process.poll() is not None or _up(url), timeout=60)
+    login = httpx.post(f"{url}/api/login", json={"username": "operator",
+                                                 "password": "chosen-secret"})
+    assert login.status_code == 200
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert "chosen-secret" not in out and process.returncode == 0
+
+
+def _up(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/api/tables", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_mistakes_end_in_one_sentence_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a directory")
+    port = free_port()
+    busy = _start("--port", str(port), cwd=tmp_path)
+    wait_until(lambda: busy.poll() is not None or _up(f"http://127.0.0.1:{port}"), timeout=60)
+    try:
+        cases = [["--port", str(port)],
+                 ["--port", "0"],
+                 ["--database-url", "mysql://x@localhost/db"],
+                 ["--database-url", "not a url"],
+                 ["--database-url", f"sqlite:///{tmp_path}/a-file/x.sqlite3"],
+                 ["--betting-seconds", "0"]]
+        for args in cases:
+            result = subprocess.run([*COMMAND, "serve", *args], cwd=tmp_path, capture_output=True,
+                                    text=True, timeout=60)
+            assert result.returncode == 2, (args, result.stderr)
+            assert result.stderr.startswith("puntobanco: ") and result.stderr.count("\n") == 1, \
+                (args, result.stderr)
+    finally:
+        busy.send_signal(signal.SIGINT)
+        busy.communicate(timeout=60)

@@ -1,0 +1,157 @@
+"""The WebSocket push against a real server: snapshot first, then every table event in order,
+each player's own lines to that player only, paced cards, and the snapshot a page rebuilds from."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from puntobanco.cards import Card
+from puntobanco.rules import hand_total
+
+from .support import LiveServer, fast_settings, running
+
+
+def _totals(cards: list[dict[str, object]]) -> tuple[int, int]:
+    def side(name: str) -> int:
+        return hand_total(Card.parse(str(c["card"])).value for c in cards if c["side"] == name)
+    return side("punto"), side("banco")
+
+
+def test_R3_snapshot_first_then_the_round_in_order(sqlite_server: LiveServer) -> None:
+    ann = sqlite_server.signup("ann")
+    watcher = sqlite_server.watch(1, ann)
+    snapshot = watcher.next()
+    assert snapshot["type"] == "snapshot"
+    assert snapshot["table"]["id"] == 1 and snapshot["table"]["name"] == "Sanremo"
+    opened = watcher.next("round-opened")
+    assert opened["deadline"] > opened["server_time"]
+    sqlite_server.bet(ann, 1, "banco", 2500)
+    settled = watcher.next("round-settled", where=lambda m: m["coup_id"] == opened["coup_id"])
+    round_messages = watcher.seen[watcher.seen.index(opened):]
+    kinds = [m["type"] for m in round_messages]
+    first_round = "shoe-started" in [m["type"] for m in watcher.seen[:watcher.seen.index(opened)]]
+    assert first_round  # a fresh table starts its first shoe before its first round
+    assert kinds[:3] == ["round-opened", "bet-totals", "my-bets"]
+    cards = [m for m in round_messages if m["type"] == "card-dealt"]
+    assert 4 <= len(cards) <= 6
+    after_cards = kinds[kinds.index("bets-closed"):]
+    assert after_cards == ["bets-closed", *["card-dealt"] * len(cards), "coup-dealt",
+                           "settlement", "round-settled"]
+    # R3: P B P B, then the third cards; every message carries the totals shown so far
+    assert [(c["side"], c["position"]) for c in cards[:4]] == [
+        ("punto", 0), ("banco", 0), ("punto", 1), ("banco", 1)]
+    for index, card in enumerate(cards):
+        assert (card["punto_total"], card["banco_total"]) == _totals(cards[:index + 1])
+    coup = next(m for m in round_messages if m["type"] == "coup-dealt")["coup"]
+    assert [{k: c[k] for k in ("side", "position", "card")} for c in cards] == coup["cards"]
+    assert (coup["punto"]["total"], coup["banco"]["total"]) == _totals(cards)
+    assert settled["winner"] == coup["winner"]
+    settlement = next(m for m in round_messages if m["type"] == "settlement")
+    assert [line["bet"] for line in settlement["lines"]] == ["banco"]
+    assert settlement["balance"] == sqlite_server.balance(ann)
+    watcher.close()
+
+
+def test_L6_each_player_gets_only_their_own_lines_in_payment_order(
+        sqlite_server: LiveServer) -> None:
+    ann, bob = sqlite_server.signup("ann"), sqlite_server.signup("bob")
+    watch_ann, watch_bob = sqlite_server.watch(1, ann), sqlite_server.watch(1, bob)
+    spectator = sqlite_server.watch(1)
+    opened = watch_ann.next("round-opened")
+    for bet, stake in [("lion-punto", 1000), ("egalite", 1000), ("punto", 2000)]:
+        assert sqlite_server.bet(ann, 1, bet, stake).status_code == 200
+    assert sqlite_server.bet(bob, 1, "banco", 3000).status_code == 200
+    mine = watch_ann.next("settlement", where=lambda m: m["coup_id"] == opened["coup_id"])
+    assert [line["bet"] for line in mine["lines"]] == ["punto", "egalite", "lion-punto"]  # L6
+    theirs = watch_bob.next("settlement", where=lambda m: m["coup_id"] == opened["coup_id"])
+    assert [line["bet"] for line in theirs["lines"]] == ["banco"]
+    for watcher in (watch_ann, watch_bob, spectator):
+        watcher.next("round-settled", where=lambda m: m["coup_id"] == opened["coup_id"])
+    assert not [m for m in spectator.seen if m["type"] in ("settlement", "my-bets")]
+    assert not [m for m in watch_bob.seen if m["type"] == "my-bets"
+                and "punto" in m["my_bets"]]
+    totals = [m for m in spectator.seen if m["type"] == "bet-totals"][-1]["totals"]
+    assert totals == {"punto": 2000, "banco": 3000, "egalite": 1000, "lion-punto": 1000,
+                      "lion-banco": 0}
+    for watcher in (watch_ann, watch_bob, spectator):
+        watcher.close()
+
+
+def test_the_snapshot_rebuilds_the_table_for_a_page_that_reconnects(
+        sqlite_server: LiveServer) -> None:
+    ann = sqlite_server.signup("ann")
+    watcher = sqlite_server.watch(1, ann)
+    first = watcher.next("round-opened")
+    sqlite_server.bet(ann, 1, "punto", 1000)
+    watcher.next("round-settled", where=lambda m: m["coup_id"] == first["coup_id"])
+    second = watcher.next("round-opened")
+    sqlite_server.bet(ann, 1, "egalite", 2000)
+    rest = sqlite_server.http.get("/api/tables/1", headers=ann.headers).json()
+    again = sqlite_server.watch(1, ann)
+    pushed = again.next("snapshot")["table"]
+    for key in ("phase", "round_no", "coup_id", "coup_in_shoe", "shoe", "deadline", "totals",
+                "my_bets", "cards", "last_result", "roads", "rules"):
+        assert pushed[key] == rest[key], key
+    assert rest["phase"] == "open" and rest["coup_id"] == second["coup_id"]
+    assert rest["my_bets"] == {"egalite": 2000}
+    assert rest["deadline"] == second["deadline"]
+    assert rest["roads"][-1]["coup_id"] == first["coup_id"]
+    assert rest["last_result"]["id"] == first["coup_id"]
+    assert rest["shoe"]["coups_dealt"] == second["coup_in_shoe"] - 1
+    assert rest["shoe"]["commitment"] == next(
+        m for m in watcher.seen if m["type"] == "shoe-started")["commitment"]
+    for socket in (watcher, again):
+        socket.close()
+
+
+def test_cards_are_pushed_one_by_one_with_a_pause(sqlite_url: str) -> None:
+    with running(fast_settings(sqlite_url, card_seconds=0.25)) as live:
+        watcher = live.watch(1)
+        opened = watcher.next("round-opened")
+        watcher.next("bets-closed", where=lambda m: m["coup_id"] == opened["coup_id"])
+        stamps = []
+        for _ in range(4):
+            watcher.next("card-dealt")
+            stamps.append(time.monotonic())
+        # a lower bound only: a pause never ends early
+        assert min(b - a for a, b in itertools.pairwise(stamps)) >= 0.2
+        watcher.close()
+
+
+def test_ping_pong_and_unknown_messages(sqlite_server: LiveServer) -> None:
+    watcher = sqlite_server.watch(1)
+    watcher.next("snapshot")
+    watcher.send({"type": "ping"})
+    watcher.next("pong", timeout=10)
+    watcher.send({"type": "bet", "bet": "banco"})
+    error = watcher.next("error", timeout=10)
+    assert error["error"]["code"] == "bad-request"
+    watcher.close()
+
+
+@pytest.mark.parametrize(("path", "code"), [("/ws/tables/99", 4404),
+                                            ("/ws/tables/1?token=forged", 4401)])
+def test_unknown_table_or_token_closes_the_socket(sqlite_server: LiveServer, path: str,
+                                                  code: int) -> None:
+    with connect(sqlite_server.ws_url + path, open_timeout=30) as socket:
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == code
+
+
+def test_an_unwatched_table_waits_and_a_look_wakes_it(sqlite_url: str) -> None:
+    with running(fast_settings(sqlite_url, betting_seconds=0.2)) as live:
+        time.sleep(1.0)
+        assert live.http.get("/api/tables").json()[0]["phase"] == "idle"
+        assert live.casino.dealers[1].rounds_played == 0
+        live.http.get("/api/tables/1")  # a page looks: one round is dealt
+        deadline = time.monotonic() + 30
+        while live.casino.dealers[1].rounds_played < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert live.casino.dealers[2].rounds_played == 0
