@@ -23,7 +23,7 @@ const RANK_TEXT = { A: "A", T: "10", J: "J", Q: "Q", K: "K" };
 const SUIT_NAMES = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
 // Pip centres for 2..10 on the card (x, y); pips below the middle are drawn upside down.
-const L = 30, M = 50, R = 70;
+const L = 32, M = 50, R = 68;
 const PIPS = {
   2: [[M, 30], [M, 110]],
   3: [[M, 30], [M, 70], [M, 110]],
