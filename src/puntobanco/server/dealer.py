@@ -365,38 +365,42 @@ class TableDealer:
     async def _place_bet(self, player_id: int, kind: BetKind, stake: int,
                          key: str | None) -> dict[str, Any]:
         fingerprint = f"{self.id}:{kind.value}:{stake}"
+        spot = str(player_id)
         async with self.lock:
-            stored, balance = await self.db.run_read(
-                lambda s: (_stored(s, player_id, key), ledger.wallet_balance(s, player_id)))
-            if stored is not None:
-                return _replay(stored, fingerprint)
-            spot = str(player_id)
-            self.table.verify_bet(spot, kind, stake, available=balance)  # L4, M3: the core
             coup_id, round_no = self.view.coup_id, self.table.round_no
-            assert coup_id is not None
 
-            def write(session: Session) -> dict[str, Any]:
-                bet_id, total = store.place_bet(session, table_id=self.id, coup_id=coup_id,
-                                                player_id=player_id, kind=kind, stake=stake)
+            def write(session: Session) -> tuple[dict[str, Any], bool]:
+                stored = _stored(session, player_id, key)
+                if stored is not None:
+                    return _replay(stored, fingerprint), False
+                # The core validates the bet (L4, M3, the balance included). This runs on a
+                # database thread while this coroutine holds the table's lock, and the table's
+                # bets, and whether betting is open, change only under that lock.
+                self.table.verify_bet(spot, kind, stake,
+                                      available=ledger.wallet_balance(session, player_id))
+                assert coup_id is not None
+                bet_id, total, balance = store.place_bet(
+                    session, table_id=self.id, coup_id=coup_id, player_id=player_id, kind=kind,
+                    stake=stake)
                 answer = {"bet": kind.value, "stake": stake, "total": total,
-                          "my_bets": store.bets_of(session, coup_id, player_id),
-                          "balance": ledger.wallet_balance(session, player_id),
+                          "my_bets": self._bets_of(spot, {kind: total}), "balance": balance,
                           "coup_id": coup_id, "round_no": round_no}
                 if key is not None:
                     store.save_request(session, player_id=player_id, key=key,
                                        fingerprint=fingerprint, coup_id=coup_id, bet_id=bet_id,
                                        response=answer)
-                return answer
+                return answer, True
 
             try:
-                answer = await self.db.run_write(write)
+                answer, placed = await self.db.run_write(write)
             except IntegrityError:  # the same key, sent at the same moment to another table
                 stored = await self.db.run_read(lambda s: _stored(s, player_id, key))
                 if stored is None:
                     raise
                 return _replay(stored, fingerprint)
-            self.table.place_bet(spot, kind, stake)
-            self._tell_bets(player_id, answer)
+            if placed:
+                self.table.place_bet(spot, kind, stake)
+                self._tell_bets(player_id, answer)
             return answer
 
     async def withdraw_bet(self, player_id: int, kind: BetKind) -> dict[str, Any]:
@@ -404,24 +408,23 @@ class TableDealer:
         return await asyncio.shield(self._withdraw_bet(player_id, kind))
 
     async def _withdraw_bet(self, player_id: int, kind: BetKind) -> dict[str, Any]:
+        spot = str(player_id)
         async with self.lock:
-            spot = str(player_id)
             self.table.verify_withdraw(spot, kind)  # L4: the core
             coup_id, round_no = self.view.coup_id, self.table.round_no
             assert coup_id is not None
-
-            def write(session: Session) -> dict[str, Any]:
-                stake = store.withdraw_bet(session, table_id=self.id, coup_id=coup_id,
-                                           player_id=player_id, kind=kind)
-                return {"bet": kind.value, "stake": stake,
-                        "my_bets": store.bets_of(session, coup_id, player_id),
-                        "balance": ledger.wallet_balance(session, player_id),
-                        "coup_id": coup_id, "round_no": round_no}
-
-            answer = await self.db.run_write(write)
+            stake, balance = await self.db.run_write(lambda session: store.withdraw_bet(
+                session, table_id=self.id, coup_id=coup_id, player_id=player_id, kind=kind))
             self.table.withdraw_bet(spot, kind)
+            answer = {"bet": kind.value, "stake": stake, "my_bets": self._bets_of(spot, {}),
+                      "balance": balance, "coup_id": coup_id, "round_no": round_no}
             self._tell_bets(player_id, answer)
             return answer
+
+    def _bets_of(self, spot: str, changed: Mapping[BetKind, int]) -> dict[str, int]:
+        """A spot's bets as the core holds them (with ``changed`` applied), in payment order."""
+        bets = {**self.table.bets.get(spot, {}), **changed}
+        return {kind.value: bets[kind] for kind in BetKind if bets.get(kind)}
 
     def _tell_bets(self, player_id: int, answer: dict[str, Any]) -> None:
         self.hub.broadcast({"type": "bet-totals", "coup_id": answer["coup_id"],
@@ -444,14 +447,13 @@ class TableDealer:
 
     def snapshot(self, player_id: int | None) -> dict[str, Any]:
         """Everything a page needs to draw the table now (``GET /api/tables/{id}``)."""
-        mine = self.table.bets.get(str(player_id), {}) if player_id is not None else {}
         view = self.view
         return {
             "id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
             "phase": self.phase(), "round_no": view.round_no, "coup_id": view.coup_id,
             "coup_in_shoe": view.coup_in_shoe, "shoe": view.shoe, "deadline": view.deadline,
             "server_time": now_ms(), "totals": self.totals(),
-            "my_bets": {kind.value: mine[kind] for kind in BetKind if kind in mine},
+            "my_bets": self._bets_of(str(player_id), {}) if player_id is not None else {},
             "cards": list(view.cards), "last_result": view.last_result, "roads": list(view.roads),
             "betting_seconds": (self.config.betting_seconds if self.config.betting_seconds
                                 is not None else self.betting_seconds),

@@ -1,6 +1,7 @@
 """The double-entry ledger: every movement of money is one transaction of two entries.
 
-:func:`transfer` is the only function that moves money. It writes a
+:func:`transfer` (one move) and :func:`post` (many, for a settlement) are the only functions
+that move money. Each move is a
 :class:`~puntobanco.server.models.LedgerTransaction` with its reason, coup, bet and player, one
 entry out of the source account (−amount) and one into the target (+amount), and updates both
 cached balances with atomic ``UPDATE … SET balance = balance + :amount`` statements, so
@@ -11,14 +12,16 @@ money from it at the same moment.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import BetRefused
 from puntobanco.money import format_cents
-from puntobanco.server.models import Account, LedgerEntry, LedgerTransaction
+from puntobanco.server.models import Account, LedgerEntry, LedgerTransaction, utcnow
 
 ISSUER_CODE = "play-money"
 
@@ -60,6 +63,46 @@ def wallet_balance(session: Session, player_id: int) -> int:
     return balance(session, wallet_code(player_id))
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One transfer to post: ``amount`` cents from account ``source`` to account ``target``."""
+
+    source: int
+    target: int
+    amount: int
+    reason: str
+    coup_id: int | None = None
+    bet_id: int | None = None
+    player_id: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.amount <= 0:
+            raise ValueError(f"A transfer moves a positive amount, not {self.amount}.")
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A transfer made: both accounts' balances after it."""
+
+    source_balance: int
+    target_balance: int
+
+
+def _journal(session: Session, moves: Sequence[Move]) -> None:
+    """Write each move's transaction and its two entries (balances are the caller's)."""
+    now = utcnow()
+    ids = session.scalars(
+        insert(LedgerTransaction).returning(LedgerTransaction.id, sort_by_parameter_order=True),
+        [{"reason": m.reason, "coup_id": m.coup_id, "bet_id": m.bet_id,
+          "player_id": m.player_id, "created_at": now} for m in moves]).all()
+    session.execute(insert(LedgerEntry), [
+        entry for move, transaction_id in zip(moves, ids, strict=True)
+        for entry in ({"transaction_id": transaction_id, "account_id": move.source,
+                       "amount": -move.amount},
+                      {"transaction_id": transaction_id, "account_id": move.target,
+                       "amount": move.amount})])
+
+
 def transfer(
     session: Session,
     source: int,
@@ -71,31 +114,46 @@ def transfer(
     bet_id: int | None = None,
     player_id: int | None = None,
     require_funds: bool = False,
-) -> LedgerTransaction:
+) -> Moved:
     """Move ``amount`` cents from account ``source`` to account ``target`` (ids).
 
     With ``require_funds`` a source holding less than ``amount`` refuses the move with
     ``insufficient-balance`` and changes nothing.
     """
-    if amount <= 0:
-        raise ValueError(f"A transfer moves a positive amount, not {amount}.")
+    move = Move(source, target, amount, reason, coup_id, bet_id, player_id)
     debit = update(Account).where(Account.id == source)
     if require_funds:
         debit = debit.where(Account.balance >= amount)
-    result = session.execute(debit.values(balance=Account.balance - amount))
-    if result.rowcount != 1:  # type: ignore[attr-defined]
+    source_balance = session.execute(debit.values(balance=Account.balance - amount)
+                                     .returning(Account.balance)).scalar_one_or_none()
+    if source_balance is None:
         available = session.execute(select(Account.balance).where(Account.id == source)).scalar_one()
         raise BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
                          "available.", code="insufficient-balance")
-    session.execute(update(Account).where(Account.id == target)
-                    .values(balance=Account.balance + amount))
-    transaction = LedgerTransaction(reason=reason, coup_id=coup_id, bet_id=bet_id,
-                                    player_id=player_id)
-    session.add(transaction)
-    session.flush()
-    session.add_all([LedgerEntry(transaction_id=transaction.id, account_id=source, amount=-amount),
-                     LedgerEntry(transaction_id=transaction.id, account_id=target, amount=amount)])
-    return transaction
+    target_balance = session.execute(update(Account).where(Account.id == target)
+                                     .values(balance=Account.balance + amount)
+                                     .returning(Account.balance)).scalar_one()
+    _journal(session, [move])
+    return Moved(source_balance, target_balance)
+
+
+def post(session: Session, moves: Sequence[Move]) -> None:
+    """Post many transfers at once (a settlement): every one its own transaction of two
+    entries, and each account's balance changed by one update (in account order, so that two
+    writers never wait on each other in opposite orders). No funds check: use :func:`transfer`
+    to take money from a wallet.
+    """
+    if not moves:
+        return
+    _journal(session, moves)
+    deltas: dict[int, int] = defaultdict(int)
+    for move in moves:
+        deltas[move.source] -= move.amount
+        deltas[move.target] += move.amount
+    for account, delta in sorted(deltas.items()):
+        if delta:
+            session.execute(update(Account).where(Account.id == account)
+                            .values(balance=Account.balance + delta))
 
 
 @dataclass(frozen=True, slots=True)

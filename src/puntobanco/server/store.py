@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind, Outcome, SettlementLine, settle_spot
@@ -34,6 +34,7 @@ from puntobanco.rules import RuleSet
 from puntobanco.server import ledger, recall
 from puntobanco.server.fair import order_text
 from puntobanco.server.models import (
+    Account,
     BetRecord,
     BetRequest,
     CoupRecord,
@@ -153,18 +154,11 @@ def _move(session: Session, coup_id: int, before: str, after: str, **values: Any
 # --- bets ---------------------------------------------------------------------------------
 
 
-def bets_of(session: Session, coup_id: int, player_id: int) -> dict[str, int]:
-    """A player's live bets on a coup, by bet kind, in payment order."""
-    rows = session.execute(select(BetRecord.kind, BetRecord.stake).where(
-        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
-        BetRecord.status.in_(("active", "settled")), BetRecord.stake > 0)).all()
-    stakes = dict(rows)
-    return {kind.value: stakes[kind.value] for kind in BetKind if kind.value in stakes}
-
-
 def place_bet(session: Session, *, table_id: int, coup_id: int, player_id: int, kind: BetKind,
-              stake: int) -> tuple[int, int]:
-    """Debit the wallet and add ``stake`` to the bet; returns (bet id, whole stake on the bet).
+              stake: int) -> tuple[int, int, int]:
+    """Debit the wallet and add ``stake`` to the bet.
+
+    Returns the bet's id, its whole stake now and the wallet's balance after the debit.
 
     Refused with ``insufficient-balance`` (and nothing written) when the wallet is short.
     """
@@ -179,17 +173,20 @@ def place_bet(session: Session, *, table_id: int, coup_id: int, player_id: int, 
     elif bet.status != "active":  # withdrawn earlier this round, placed again
         bet.status = "active"
         bet.stake = 0
-    ledger.transfer(session, ledger.account_id(session, ledger.wallet_code(player_id)),
-                    ledger.account_id(session, ledger.in_play_code(table_id)), stake,
-                    reason="stake", coup_id=coup_id, bet_id=bet.id, player_id=player_id,
-                    require_funds=True)
+    moved = ledger.transfer(session, ledger.account_id(session, ledger.wallet_code(player_id)),
+                            ledger.account_id(session, ledger.in_play_code(table_id)), stake,
+                            reason="stake", coup_id=coup_id, bet_id=bet.id, player_id=player_id,
+                            require_funds=True)
     bet.stake += stake
-    return bet.id, bet.stake
+    return bet.id, bet.stake, moved.source_balance
 
 
 def withdraw_bet(session: Session, *, table_id: int, coup_id: int, player_id: int,
-                 kind: BetKind) -> int:
-    """Credit the whole stake of a bet back to the wallet (L4); returns the amount."""
+                 kind: BetKind) -> tuple[int, int]:
+    """Credit the whole stake of a bet back to the wallet (L4).
+
+    Returns the amount and the wallet's balance after it.
+    """
     bet = session.scalars(select(BetRecord).where(
         BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
         BetRecord.kind == kind.value, BetRecord.status == "active")).one_or_none()
@@ -197,12 +194,13 @@ def withdraw_bet(session: Session, *, table_id: int, coup_id: int, player_id: in
         raise BetRefused(f"There is no {kind.value} bet on this spot to withdraw.",
                          code="no-such-bet")
     stake = bet.stake
-    ledger.transfer(session, ledger.account_id(session, ledger.in_play_code(table_id)),
-                    ledger.account_id(session, ledger.wallet_code(player_id)), stake,
-                    reason="withdrawal", coup_id=coup_id, bet_id=bet.id, player_id=player_id)
+    moved = ledger.transfer(session, ledger.account_id(session, ledger.in_play_code(table_id)),
+                            ledger.account_id(session, ledger.wallet_code(player_id)), stake,
+                            reason="withdrawal", coup_id=coup_id, bet_id=bet.id,
+                            player_id=player_id)
     bet.stake = 0
     bet.status = "withdrawn"
-    return stake
+    return stake, moved.target_balance
 
 
 def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
@@ -249,33 +247,33 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
                            f"holds {closed}")
     in_play = ledger.account_id(session, ledger.in_play_code(table_id))
     house = ledger.account_id(session, ledger.house_code(table_id))
-    balances: dict[int, int] = {}
+    wallets = _wallets(session, [player for player, spot in lines.items() if spot])
+    rows: list[dict[str, Any]] = []
+    moves: list[ledger.Move] = []
     for player, player_lines in lines.items():
-        if not player_lines:
-            continue
-        wallet = ledger.account_id(session, ledger.wallet_code(player))
         for seq, line in enumerate(player_lines):
             bet_id, stake = stored[player][line.bet]
             if stake != line.stake:
                 raise RuntimeError(f"coup {coup_id}: bet {bet_id} staked {stake}, settled "
                                    f"{line.stake}")
-            session.add(SettlementLineRecord(
-                coup_id=coup_id, bet_id=bet_id, player_id=player, seq=seq, kind=line.bet.value,
-                stake=line.stake, outcome=line.outcome.value, net=line.net,
-                returned=line.returned, pays=line.pays, detail=line.detail))
-            common: dict[str, Any] = {"coup_id": coup_id, "bet_id": bet_id, "player_id": player}
+            rows.append({"coup_id": coup_id, "bet_id": bet_id, "player_id": player, "seq": seq,
+                         "kind": line.bet.value, "stake": line.stake,
+                         "outcome": line.outcome.value, "net": line.net,
+                         "returned": line.returned, "pays": line.pays, "detail": line.detail})
+            ids = {"coup_id": coup_id, "bet_id": bet_id, "player_id": player}
             if line.outcome is Outcome.LOSE:
-                ledger.transfer(session, in_play, house, line.stake, reason="house-win", **common)
-            else:
-                if line.net > 0:
-                    ledger.transfer(session, house, in_play, line.net, reason="house-pay", **common)
-                ledger.transfer(session, in_play, wallet, line.returned, reason="payout", **common)
-        session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
-                                                BetRecord.player_id == player,
-                                                BetRecord.status == "active")
-                        .values(status="settled"))
-        balances[player] = ledger.wallet_balance(session, player)
-    return balances
+                moves.append(ledger.Move(in_play, house, line.stake, "house-win", **ids))
+                continue
+            if line.net > 0:
+                moves.append(ledger.Move(house, in_play, line.net, "house-pay", **ids))
+            moves.append(ledger.Move(in_play, wallets[player], line.returned, "payout", **ids))
+    if rows:
+        session.execute(insert(SettlementLineRecord), rows)
+    ledger.post(session, moves)
+    session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
+                                            BetRecord.status == "active")
+                    .values(status="settled"))
+    return _wallet_balances(session, list(wallets))
 
 
 def void_coup(session: Session, *, table_id: int, coup_id: int) -> dict[int, int]:
@@ -286,18 +284,28 @@ def void_coup(session: Session, *, table_id: int, coup_id: int) -> dict[int, int
                               code="bad-coup-status")
     _move(session, coup_id, row.status, "void", settled_at=utcnow())
     in_play = ledger.account_id(session, ledger.in_play_code(table_id))
-    balances: dict[int, int] = {}
-    for player, kinds in active_bets(session, coup_id).items():
-        wallet = ledger.account_id(session, ledger.wallet_code(player))
-        for bet_id, stake in kinds.values():
-            ledger.transfer(session, in_play, wallet, stake, reason="refund", coup_id=coup_id,
-                            bet_id=bet_id, player_id=player)
-        session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
-                                                BetRecord.player_id == player,
-                                                BetRecord.status == "active")
-                        .values(status="refunded"))
-        balances[player] = ledger.wallet_balance(session, player)
-    return balances
+    live = active_bets(session, coup_id)
+    wallets = _wallets(session, list(live))
+    ledger.post(session, [ledger.Move(in_play, wallets[player], stake, "refund", coup_id, bet_id,
+                                      player)
+                          for player, kinds in live.items() for bet_id, stake in kinds.values()])
+    session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
+                                            BetRecord.status == "active")
+                    .values(status="refunded"))
+    return _wallet_balances(session, list(wallets))
+
+
+def _wallets(session: Session, players: Sequence[int]) -> dict[int, int]:
+    """The wallet account ids of some players."""
+    found = session.execute(select(Account.player_id, Account.id).where(
+        Account.kind == "wallet", Account.player_id.in_(players))).all()
+    return {int(player): account for player, account in found if player is not None}
+
+
+def _wallet_balances(session: Session, players: Sequence[int]) -> dict[int, int]:
+    found = session.execute(select(Account.player_id, Account.balance).where(
+        Account.kind == "wallet", Account.player_id.in_(players))).all()
+    return {int(player): balance for player, balance in found if player is not None}
 
 
 # --- recovery -----------------------------------------------------------------------------
