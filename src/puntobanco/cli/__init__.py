@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 # Each command module registers itself on `app` when imported (one line each, sorted):
+from puntobanco.cli import par as par
 from puntobanco.cli import play as play
 from puntobanco.cli import replay as replay
 from puntobanco.cli import serve as serve

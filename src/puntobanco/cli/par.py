@@ -1,0 +1,126 @@
+"""``puntobanco par`` (the exact PAR sheet) and ``puntobanco eor`` (effects of removal).
+
+Both take the shared shoe and rule options of :mod:`puntobanco.cli.ruleopts`, ``--format`` and
+``--out``. The analysis package (numpy) is imported inside the commands so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from puntobanco.cli._app import app
+from puntobanco.cli.ruleopts import (
+    BancoOption,
+    CommissionOption,
+    CompositionOption,
+    DecksOption,
+    LionPaytableOption,
+    RulesOption,
+    TiePaysOption,
+    shoe_and_rules,
+)
+from puntobanco.errors import PuntoBancoError
+
+FORMATS = ("table", "json", "md", "html", "csv")
+
+FormatOption = Annotated[
+    str, typer.Option("--format", "-f", help="Output: table (terminal), json, md, html or csv.")
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help="Write to this file instead of the terminal.",
+                 show_default=False, dir_okay=False),
+]
+
+
+def _check_format(text: str) -> str:
+    key = text.strip().lower()
+    if key == "markdown":
+        key = "md"
+    if key not in FORMATS:
+        raise PuntoBancoError(
+            f"{text!r} is not an output format: choose table, json, md, html or csv.",
+            code="bad-format",
+        )
+    return key
+
+
+def _emit(text: str | None, renderable: Any, out: Path | None) -> None:
+    """Print to the terminal (Rich for tables) or write the file."""
+    if text is None:
+        from rich.console import Console
+
+        if out is None:
+            Console().print(renderable)
+            return
+        buffer = io.StringIO()
+        Console(file=buffer, width=110, color_system=None, legacy_windows=False).print(renderable)
+        text = buffer.getvalue()
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise PuntoBancoError(f"Cannot write {out}: {error.strerror}.", code="bad-out") from None
+
+
+@app.command()
+def par(
+    decks: DecksOption = None,
+    composition: CompositionOption = None,
+    banco: BancoOption = "no-commission",
+    commission: CommissionOption = "0.05",
+    tie_pays: TiePaysOption = 8,
+    lion_paytable: LionPaytableOption = None,
+    rules: RulesOption = "standard",
+    output_format: FormatOption = "table",
+    out: OutOption = None,
+) -> None:
+    """Print the exact PAR sheet: every bet's outcomes, combinations, pays, RTP and edge."""
+    fmt = _check_format(output_format)
+    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
+                                   commission=commission, tie_pays=tie_pays,
+                                   lion_paytable=lion_paytable, rules=rules)
+    from puntobanco.analysis import analyse, report
+
+    sheet = analyse(shoe, ruleset)
+    if fmt == "table":
+        _emit(None, report.par_rich(sheet), out)
+        return
+    writers = {"json": report.par_json, "md": report.par_markdown, "html": report.par_html,
+               "csv": report.par_csv}
+    _emit(writers[fmt](sheet), None, out)
+
+
+@app.command()
+def eor(
+    decks: DecksOption = None,
+    composition: CompositionOption = None,
+    banco: BancoOption = "no-commission",
+    commission: CommissionOption = "0.05",
+    tie_pays: TiePaysOption = 8,
+    lion_paytable: LionPaytableOption = None,
+    rules: RulesOption = "standard",
+    output_format: FormatOption = "table",
+    out: OutOption = None,
+) -> None:
+    """Print the effects of removal: each bet's exact change in EV per card of each value removed."""
+    fmt = _check_format(output_format)
+    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
+                                   commission=commission, tie_pays=tie_pays,
+                                   lion_paytable=lion_paytable, rules=rules)
+    from puntobanco.analysis import effects_of_removal, report
+
+    effects = effects_of_removal(shoe, ruleset)
+    if fmt == "table":
+        _emit(None, report.eor_rich(shoe, ruleset, effects), out)
+        return
+    writers = {"json": report.eor_json, "md": report.eor_markdown, "html": report.eor_html,
+               "csv": report.eor_csv}
+    _emit(writers[fmt](shoe, ruleset, effects), None, out)
