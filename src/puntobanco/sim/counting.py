@@ -38,8 +38,11 @@ from puntobanco.sim.tables import BET_NAMES
 COUNT_CHUNK_SHOES = 500
 #: Tag levels tried: the largest tag, in absolute value, of each candidate count.
 LEVELS: tuple[int, ...] = (1, 2, 3, 4, 6)
-#: EV histograms: bins of 0.005 from −1 to +1 (values outside go to the end bins).
-EV_LOW, EV_HIGH, EV_BINS = -1.0, 1.0, 400
+#: EV histograms: bins even in ``asinh(EV / EV_SCALE)`` up to ±EV_LIMIT, so each bin is about 4 %
+#: of its EV wide (finer than 0.01 % near zero) and a bin edge lies at exactly zero.
+EV_SCALE, EV_LIMIT, EV_BINS = 1e-4, 20.0, 600
+EV_EDGES = EV_SCALE * np.sinh(np.linspace(-np.arcsinh(EV_LIMIT / EV_SCALE),
+                                          np.arcsinh(EV_LIMIT / EV_SCALE), EV_BINS + 1))
 #: Shoe depth (share of the shoe's cards gone) in 20 bins.
 DEPTH_BINS = 20
 #: True-count bins: ``TC_STEP * level`` wide, centred on zero.
@@ -113,6 +116,7 @@ class CountChunk:
     positive_ev: npt.NDArray[np.float64]
     positive_realised: npt.NDArray[np.float64]
     depth_hist: npt.NDArray[np.int64]  # (5, DEPTH_BINS, EV_BINS)
+    depth_ev: npt.NDArray[np.float64]  # (5, DEPTH_BINS) sum of the EVs
     #: (5, candidates, 2 halves, TC_BINS, 3): coups, sum of EV, sum of realised return.
     tc_stats: npt.NDArray[np.float64]
     sample_seen: npt.NDArray[np.int16] = field(repr=False)  # (m, 10) cards seen by the player
@@ -128,7 +132,8 @@ class CountChunk:
             ev_sum=self.ev_sum + other.ev_sum, positive=self.positive + other.positive,
             positive_ev=self.positive_ev + other.positive_ev,
             positive_realised=self.positive_realised + other.positive_realised,
-            depth_hist=self.depth_hist + other.depth_hist, tc_stats=self.tc_stats + other.tc_stats,
+            depth_hist=self.depth_hist + other.depth_hist,
+            depth_ev=self.depth_ev + other.depth_ev, tc_stats=self.tc_stats + other.tc_stats,
             sample_seen=np.concatenate([self.sample_seen, other.sample_seen[:room]]),
             sample_left=np.concatenate([self.sample_left, other.sample_left[:room]]),
             sample_ev=np.concatenate([self.sample_ev, other.sample_ev[:room]]),
@@ -142,15 +147,22 @@ def _empty(setup: CountSetup) -> CountChunk:
         positive=np.zeros((bets, 2), dtype=np.int64), positive_ev=np.zeros((bets, 2)),
         positive_realised=np.zeros((bets, 2)),
         depth_hist=np.zeros((bets, DEPTH_BINS, EV_BINS), dtype=np.int64),
+        depth_ev=np.zeros((bets, DEPTH_BINS)),
         tc_stats=np.zeros((bets, setup.candidates, 2, TC_BINS, 3)),
         sample_seen=np.zeros((0, 10), dtype=np.int16), sample_left=np.zeros(0, dtype=np.int16),
         sample_ev=np.zeros((0, bets)))
 
 
 def ev_bin(ev: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
-    """Bin of each EV in the EV histograms (clipped to the end bins)."""
-    width = (EV_HIGH - EV_LOW) / EV_BINS
-    return np.clip(np.floor((ev - EV_LOW) / width), 0, EV_BINS - 1).astype(np.int64)
+    """Bin of each EV in the EV histograms (see :data:`EV_EDGES`; clipped to the end bins).
+
+    >>> [int(b) for b in ev_bin(np.array([-0.5, -1e-9, 0.0, 1e-9, 0.5]))]
+    [85, 299, 300, 300, 514]
+    """
+    half = EV_BINS // 2
+    scaled = np.arcsinh(ev / EV_SCALE) / np.arcsinh(EV_LIMIT / EV_SCALE) * half
+    bins: npt.NDArray[np.int64] = np.clip(np.floor(scaled) + half, 0, EV_BINS - 1).astype(np.int64)
+    return bins
 
 
 def true_counts(seen: npt.NDArray[np.integer], left: npt.NDArray[np.integer],
@@ -219,6 +231,7 @@ def count_chunk(chunk: int, first_shoe: int, shoes: int, *, setup: CountSetup,
         cells = depth * EV_BINS + ev_bin(ev_k)
         out.depth_hist[k] += np.bincount(cells, minlength=DEPTH_BINS * EV_BINS).reshape(
             DEPTH_BINS, EV_BINS)
+        out.depth_ev[k] += np.bincount(depth, weights=ev_k, minlength=DEPTH_BINS)
         counts = true_counts(seen, left, setup.tags[k], spec.composition)
         for c in range(setup.candidates):
             step = float(setup.steps[k, c])
@@ -235,7 +248,7 @@ def count_chunk(chunk: int, first_shoe: int, shoes: int, *, setup: CountSetup,
         train_shoes=int(np.clip(setup.train_shoes - first_shoe, 0, shoes)),
         ev_seconds=ev_seconds, ev_sum=evs.sum(axis=0), positive=out.positive,
         positive_ev=out.positive_ev, positive_realised=out.positive_realised,
-        depth_hist=out.depth_hist, tc_stats=out.tc_stats,
+        depth_hist=out.depth_hist, depth_ev=out.depth_ev, tc_stats=out.tc_stats,
         sample_seen=seen[:sample].astype(np.int16), sample_left=left[:sample].astype(np.int16),
         sample_ev=evs[:sample].copy())
 

@@ -10,9 +10,7 @@ import numpy.typing as npt
 
 from puntobanco.sim.counting import (
     DEPTH_BINS,
-    EV_BINS,
-    EV_HIGH,
-    EV_LOW,
+    EV_EDGES,
     TC_BINS,
     CountStudy,
     threshold_of,
@@ -22,7 +20,8 @@ from puntobanco.sim.tables import BET_NAMES
 
 TITLES = {"punto": "Punto", "banco": "Banco", "egalite": "Égalité",
           "lion_punto": "Lion Bonus on Punto", "lion_banco": "Lion Bonus on Banco"}
-EV_CENTRES = EV_LOW + (np.arange(EV_BINS) + 0.5) * (EV_HIGH - EV_LOW) / EV_BINS
+EV_CENTRES = (EV_EDGES[1:] + EV_EDGES[:-1]) / 2
+EV_WIDTHS = np.diff(EV_EDGES)
 
 
 def _pyplot() -> Any:
@@ -47,11 +46,10 @@ def _quantiles(hist: npt.NDArray[np.int64], qs: tuple[float, ...]) -> npt.NDArra
     return out
 
 
-def _ev_range(hist: npt.NDArray[np.int64]) -> tuple[float, float]:
-    occupied = np.nonzero(hist.sum(axis=tuple(range(hist.ndim - 1))))[0]
-    width = (EV_HIGH - EV_LOW) / EV_BINS
-    low, high = EV_CENTRES[occupied.min()] - width, EV_CENTRES[occupied.max()] + width
-    return float(low), float(high)
+def _occupied(hist: npt.NDArray[np.int64]) -> slice:
+    """The bins from the first to the last with any coup."""
+    occupied = np.nonzero(hist)[0]
+    return slice(int(occupied.min()), int(occupied.max()) + 1)
 
 
 def plot_ev_by_depth(result: CountStudy, path: Path) -> Path:
@@ -63,7 +61,7 @@ def plot_ev_by_depth(result: CountStudy, path: Path) -> Path:
         ax = axes[k]
         hist = result.totals.depth_hist[k]
         weights = hist.sum(axis=1)
-        mean = np.where(weights > 0, hist @ EV_CENTRES / np.maximum(weights, 1), np.nan)
+        mean = np.where(weights > 0, result.totals.depth_ev[k] / np.maximum(weights, 1), np.nan)
         q = _quantiles(hist, (0.05, 0.25, 0.5, 0.75, 0.95))
         ax.fill_between(depth, q[:, 0] * 100, q[:, 4] * 100, color="tab:blue", alpha=0.18,
                         label="5–95 %")
@@ -91,18 +89,23 @@ def plot_ev_distribution(result: CountStudy, path: Path) -> Path:
     for k, name in enumerate(BET_NAMES):
         ax = axes[k]
         hist = totals.depth_hist[k].sum(axis=0)
-        low, high = _ev_range(totals.depth_hist[k])
-        shown = (low <= EV_CENTRES) & (high >= EV_CENTRES)
-        share = hist / hist.sum()
-        ax.bar(EV_CENTRES[shown] * 100, share[shown], width=(EV_HIGH - EV_LOW) / EV_BINS * 100,
-               color=np.where(EV_CENTRES[shown] > 0, "tab:red", "tab:gray"))
+        shown = _occupied(hist)
+        density = hist / hist.sum() / (EV_WIDTHS * 1000)  # share of coups per 0.1 % of EV
+        edges = EV_EDGES[shown.start:shown.stop + 1] * 100
+        values = density[shown]
+        middle = len(EV_CENTRES) // 2 - shown.start  # the bin edge at EV = 0
+        if middle > 0:
+            ax.stairs(values[:middle], edges[:middle + 1], fill=True, color="tab:gray")
+        if middle < len(values):
+            ax.stairs(values[max(middle, 0):], edges[max(middle, 0):], fill=True,
+                      color="tab:red", label="EV > 0")
         ax.set_yscale("log")
         ax.axvline(0, color="black", lw=0.8)
         positive = int(totals.positive[k].sum()) / totals.coups
         ax.set_title(f"{TITLES[name]}\nEV > 0 on {positive:.2%} of coups")
         ax.set_xlabel("exact EV (%)")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("share of coups")
+    axes[0].set_ylabel("share of coups per 0.1 % of EV")
     fig.suptitle(_caption(result, "Distribution of the exact EV"))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -125,7 +128,7 @@ def plot_count_vs_ev(result: CountStudy, path: Path) -> Path:
                    label="coups (sample)")
         candidate = int(np.nonzero((setup.tags[k] == tags[0]).all(axis=1))[0][0])
         stats = totals.tc_stats[k, candidate].sum(axis=0)  # both halves
-        enough = stats[:, 0] >= 30
+        enough = stats[:, 0] >= max(30.0, stats[:, 0].sum() / 5_000)
         centres = np.array([threshold_of(j, choice.step) + choice.step / 2
                             for j in range(TC_BINS)])
         ax.plot(centres[enough], stats[enough, 1] / stats[enough, 0] * 100, color="tab:blue",
