@@ -90,9 +90,11 @@ def test_mistakes_end_in_one_sentence_and_exit_2(tmp_path: Path) -> None:
                  ["--database-url", "not a url"],
                  ["--database-url", f"sqlite:///{tmp_path}/a-file/x.sqlite3"],
                  ["--betting-seconds", "0"]]
-        for args in cases:
+        short = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": "abc"}
+        runs = [(args, None) for args in cases] + [(["--port", str(free_port())], short)]
+        for args, env in runs:
             result = subprocess.run([*COMMAND, "serve", *args], cwd=tmp_path, capture_output=True,
-                                    text=True, timeout=60)
+                                    text=True, timeout=60, env=env)
             assert result.returncode == 2, (args, result.stderr)
             assert result.stderr.startswith("puntobanco: ") and result.stderr.count("\n") == 1, \
                 (args, result.stderr)

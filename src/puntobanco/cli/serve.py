@@ -50,6 +50,7 @@ def serve(
     from sqlalchemy.engine import make_url
 
     from puntobanco.server.app import create_app
+    from puntobanco.server.auth import check_password
     from puntobanco.server.db import check_database
     from puntobanco.server.rules_json import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
     from puntobanco.server.settings import ServerSettings, default_database_url
@@ -65,6 +66,11 @@ def serve(
     url = database_url or default_database_url()
     check_database(url)
     password = os.environ.get(OPERATOR_PASSWORD_VARIABLE) or None
+    if password is not None:
+        try:
+            check_password(password)
+        except PuntoBancoError:
+            raise PuntoBancoError(f"{OPERATOR_PASSWORD_VARIABLE} must be 6 to 72 bytes long.") from None
     settings = ServerSettings(database_url=url, betting_seconds=betting_seconds,
                               card_seconds=card_seconds, result_seconds=result_seconds,
                               idle_when_unwatched=not always_deal, operator_password=password)

@@ -46,8 +46,9 @@ async def signup(body: SignupIn, request: Request, casino: CasinoDep) -> dict[st
 @router.post("/login", response_model=AuthOut)
 async def login(body: LoginIn, casino: CasinoDep) -> dict[str, Any]:
     found = await casino.db.run_read(lambda s: auth.find_by_username(s, body.username))
-    matches = found is not None and await run_in_threadpool(
-        auth.password_matches, body.password, found.password_hash)
+    # an unknown name costs a hash check too, so the answer's timing does not tell names apart
+    hashed = found.password_hash if found is not None else auth.DUMMY_HASH
+    matches = await run_in_threadpool(auth.password_matches, body.password, hashed)
     if found is None or not matches:
         raise PuntoBancoError("Wrong username or password.", code="bad-credentials")
     player = auth.info(found)
