@@ -138,7 +138,11 @@ def plot_count_vs_ev(result: CountStudy, path: Path) -> Path:
             ax.axvline(choice.threshold, color="tab:red", ls="--",
                        label=f"bet at ≥ {choice.threshold:+.2f}")
         if enough.sum() > 1:
-            ax.set_xlim(centres[enough].min(), centres[enough].max())
+            low, high = float(centres[enough].min()), float(centres[enough].max())
+            if choice.threshold is not None:  # keep the betting line in view
+                low = min(low, choice.threshold - 2 * choice.step)
+                high = max(high, choice.threshold + 2 * choice.step)
+            ax.set_xlim(low, high)
         ax.set_title(f"{TITLES[name]}\ntags {' '.join(f'{t:+d}' for t in choice.tags)}",
                      fontsize=10)
         ax.set_xlabel("true count")
