@@ -1,0 +1,1 @@
+"""Tests of the exact analysis (puntobanco.analysis) and the par / eor commands."""
