@@ -208,7 +208,9 @@ def count_chunk(chunk: int, first_shoe: int, shoes: int, *, setup: CountSetup,
         shoes, chunk_state(seed, chunk), spec.start, spec.codes, spec.used, spec.burns,
         spec.rules.burn, spec.cut_index, spec.extra, spec.max_coups)
     began = time.perf_counter()
-    evs = np.asarray(expected_values(comps.astype(np.int64), spec.rules), dtype=np.float64)
+    # one thread: the chunks are the parallelism (threads here, processes on Dask)
+    evs = np.asarray(expected_values(comps.astype(np.int64), spec.rules, parallel=False),
+                     dtype=np.float64)
     ev_seconds = time.perf_counter() - began
     realised = spec.pays[codes.astype(np.int64)]  # (n, 5) return per unit of each coup
     coups_in_shoe = np.diff(offsets)
