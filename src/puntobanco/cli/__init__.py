@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import typer
+
 # Each command module registers itself on `app` when imported (one line each, sorted):
 from puntobanco.cli import par as par
 from puntobanco.cli import play as play
@@ -13,14 +15,33 @@ from puntobanco.cli import simulate as simulate
 from puntobanco.cli._app import app
 from puntobanco.errors import PuntoBancoError
 
+try:  # Typer ≥ 0.29 carries its own copy of Click's exceptions
+    from typer._click import exceptions as _usage
+except ImportError:  # pragma: no cover - older Typer on Click
+    from click import exceptions as _usage  # type: ignore[no-redef]
+
 
 def main() -> None:
-    """Entry point of the ``puntobanco`` script."""
+    """Entry point of the ``puntobanco`` script: user mistakes end in one sentence, exit 2."""
     try:
-        app()
+        status = app(standalone_mode=False)
     except PuntoBancoError as error:
-        print(f"puntobanco: {error}", file=sys.stderr)
+        _fail(str(error))
+    except _usage.NoArgsIsHelpError as error:
+        print(error.format_message(), file=sys.stderr)
         sys.exit(2)
+    except _usage.UsageError as error:
+        where = f" (see `{error.ctx.command_path} --help`)" if error.ctx is not None else ""
+        _fail(error.format_message().rstrip(".") + "." + where)
+    except typer.Abort:
+        print("Aborted.", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(status if isinstance(status, int) else 0)
+
+
+def _fail(sentence: str) -> None:
+    print(f"puntobanco: {sentence}", file=sys.stderr)
+    sys.exit(2)
 
 
 __all__ = ["app", "main"]
