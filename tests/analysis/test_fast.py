@@ -95,3 +95,15 @@ def test_whole_floats_and_other_int_dtypes_are_accepted() -> None:
     for converted in (shoe.astype(np.float64), shoe.astype(np.int16), shoe.astype(np.uint32)):
         np.testing.assert_array_equal(expected_values(converted), reference)
     assert expected_values(np.zeros((0, 10), dtype=np.int64)).shape == (0, 5)
+
+
+def test_concurrent_callers_get_the_same_numbers() -> None:
+    """Several threads at once (a server, Dask threads): each gets its own rows right."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    shoes = depleted_shoes(4 * 500, seed=17)
+    reference = expected_values(shoes, parallel=False)
+    parts = np.split(shoes, 4)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(expected_values, parts))
+    np.testing.assert_array_equal(np.vstack(results), reference)

@@ -16,6 +16,7 @@ weighted sum for 64 compositions at a time, one per SIMD lane, on every core.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +53,7 @@ class KernelTables:
 
 
 _TABLES: dict[tuple[object, ...], KernelTables] = {}
+_PARALLEL = threading.Lock()
 _DEFAULT: list[KernelTables] = []
 
 
@@ -160,10 +162,15 @@ def expected_values(
     arrays = kernel_tables(rules).arrays()
     if comps.shape[0] < SMALL_BATCH:
         _kernels.ev_rows(comps, *arrays, out)
-    elif parallel:
-        import numba
+    elif parallel and _PARALLEL.acquire(blocking=False):
+        # One parallel launch at a time (numba's workqueue layer cannot take two); a thread that
+        # finds the cores busy computes on its own thread instead of waiting.
+        try:
+            import numba
 
-        _kernels.ev_parallel(comps, *arrays, out, 4 * numba.get_num_threads())
+            _kernels.ev_parallel(comps, *arrays, out, 4 * numba.get_num_threads())
+        finally:
+            _PARALLEL.release()
     else:
         _kernels.ev_serial(comps, *arrays, out)
     return out
