@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -216,3 +217,29 @@ def test_ctrl_c_voids_the_open_round_and_exits_cleanly(sqlite_url: str) -> None:
         assert coup["status"] == "void" and coup["my_bets"] == {"egalite": 1000}
         assert live.balance(ann) == 100_000
     check_books(sqlite_url)
+
+
+def test_a_dealer_whose_database_fails_resumes_from_it(sqlite_url: str,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """The dealer outlives a failing database: it retries, then starts again from what is
+    stored and sends its clients a fresh snapshot."""
+    path = sqlite_url.removeprefix("sqlite:///")
+    with running(fast_settings(sqlite_url)) as live:
+        ann = live.signup("ann")
+        watcher = live.watch(1, ann)
+        opened = watcher.next("round-opened")
+        live.bet(ann, 1, "banco", 1000)
+        watcher.of_coup("round-settled", opened["coup_id"])
+        with sqlite3.connect(path, timeout=30) as outside:  # the coups table disappears
+            outside.execute("ALTER TABLE coups RENAME TO coups_away")
+        wait_until(lambda: any("the dealer failed" in r.getMessage() for r in caplog.records),
+                   timeout=60)
+        with sqlite3.connect(path, timeout=30) as outside:
+            outside.execute("ALTER TABLE coups_away RENAME TO coups")
+        watcher.next("snapshot", timeout=60)
+        again = watcher.next("round-opened", timeout=60)
+        assert live.bet(ann, 1, "punto", 1000).status_code == 200
+        watcher.of_coup("round-settled", again["coup_id"])
+        watcher.close()
+    figures = check_books(sqlite_url)
+    assert figures["active_bets"] == 0 and set(figures["in_play"].values()) == {0}

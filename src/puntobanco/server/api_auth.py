@@ -20,9 +20,14 @@ from puntobanco.server.schemas import AuthOut, LangIn, LoginIn, OkOut, PlayerOut
 router = APIRouter(prefix="/api", tags=["players"])
 
 
-def player_json(session: Session, player: PlayerInfo) -> dict[str, Any]:
+def player_fields(player: PlayerInfo, balance: int) -> dict[str, Any]:
+    """The ``player`` object of docs/api.md."""
     return {"id": player.id, "username": player.username, "role": player.role,
-            "lang": player.lang, "balance": ledger.wallet_balance(session, player.id)}
+            "lang": player.lang, "balance": balance}
+
+
+def player_json(session: Session, player: PlayerInfo) -> dict[str, Any]:
+    return player_fields(player, ledger.wallet_balance(session, player.id))
 
 
 @router.post("/signup", status_code=201, response_model=AuthOut)

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from puntobanco.server import auth, ledger
-from puntobanco.server.api_auth import player_json
+from puntobanco.server.api_auth import player_fields, player_json
 from puntobanco.server.api_common import CasinoDep, Operator
 from puntobanco.server.casino import NotFound
 from puntobanco.server.models import Account, Player
@@ -24,8 +24,7 @@ async def players(casino: CasinoDep, _operator: Operator) -> list[dict[str, Any]
         balances = {code: value for code, value in session.execute(
             select(Account.code, Account.balance)
             .where(Account.kind == "wallet"))}
-        return [{"id": p.id, "username": p.username, "role": p.role, "lang": p.lang,
-                 "balance": balances.get(ledger.wallet_code(p.id), 0)}
+        return [player_fields(auth.info(p), balances.get(ledger.wallet_code(p.id), 0))
                 for p in session.scalars(select(Player).order_by(Player.id))]
 
     return await casino.db.run_read(read)

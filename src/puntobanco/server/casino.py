@@ -63,7 +63,7 @@ class Casino:
 
     async def _add_dealer(self, settings: store.TableSettings) -> TableDealer:
         dealer = TableDealer(settings, db=self.db, config=self.config)
-        await dealer.open(deal=self.config.run_dealers)
+        await dealer.open()
         self.dealers[settings.id] = dealer
         return dealer
 

@@ -31,13 +31,13 @@ from puntobanco.rules import Side, hand_total
 from puntobanco.server import ledger, recall, store
 from puntobanco.server.db import Database
 from puntobanco.server.fair import commitment, new_salt, order_text
-from puntobanco.server.hub import Hub
-from puntobanco.server.models import CoupRecord, GameTable
+from puntobanco.server.hub import Hub, dumps
+from puntobanco.server.models import CoupRecord
 from puntobanco.server.rules_json import rules_from_json
 from puntobanco.server.settings import ServerSettings
 from puntobanco.server.store import TableSettings
 from puntobanco.shoe import Shoe
-from puntobanco.table import CardDealt, Event, Phase, Table
+from puntobanco.table import CardDealt, Event, Table
 
 log = logging.getLogger("puntobanco.server.dealer")
 T = TypeVar("T")
@@ -96,11 +96,10 @@ class TableDealer:
 
     # --- life cycle -----------------------------------------------------------------------
 
-    async def open(self, *, deal: bool = True) -> None:
+    async def open(self) -> None:
         """Repair what a stop left behind (before any request is served), then start dealing."""
         await self._recover()
-        if deal:
-            self._task = asyncio.create_task(self._run(), name=f"dealer-{self.id}")
+        self._task = asyncio.create_task(self._run(), name=f"dealer-{self.id}")
 
     async def stop(self) -> None:
         """Finish the coup being dealt (or void the open round), then end the task."""
@@ -118,16 +117,22 @@ class TableDealer:
         self._wake.set()
 
     async def _run(self) -> None:
+        failed = False
         while not self._stop.is_set():
             try:
-                while not self._stop.is_set():
-                    if await self._idle():
-                        break
-                    await self._play_round()
+                if failed:  # start again from what the database holds, and tell the clients
+                    await self._recover()
+                    failed = False
+                    for client in list(self.hub.clients):
+                        client.push(dumps({"type": "snapshot",
+                                           "table": self.snapshot(client.player_id)}))
+                if await self._idle():
+                    break
+                await self._play_round()
             except Exception:
                 log.exception("table %s: the dealer failed; resuming from the database", self.id)
-                if not await self._pause(2.0):
-                    await self._recover()
+                failed = True
+                await self._pause(2.0)
 
     async def _pause(self, seconds: float) -> bool:
         """Sleep, but wake at once when the server stops; ``True`` means it is stopping."""
@@ -190,8 +195,7 @@ class TableDealer:
             if found.voided or found.settled:
                 log.warning("table %s: voided rounds %s, settled coups %s left by a stop",
                             self.id, found.voided, found.settled)
-            self.settings = await self.db.run_read(
-                lambda s: store.table_settings(s.get_one(GameTable, self.id)))
+            self.settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
             self.table = self._new_table(self.settings)
             self.table.round_no = found.last_round_no
             self.table.shoe_no = found.shoe_no
@@ -214,7 +218,8 @@ class TableDealer:
             self.table.new_shoe()
             self.shoe_rules, self.betting_seconds = found.shoe_rules, seconds
             self.view.shoe = self._shoe_view(found.shoe_id, found.shoe_commitment, shoe)
-            self.view.roads = [recall.road_json(row) for row in found.shoe_coups]
+            self.view.roads = [recall.road_json(recall.coup_json(row, shoe_no=found.shoe_no))
+                               for row in found.shoe_coups]
 
     def _shoe_view(self, shoe_id: int, commitment_hex: str, shoe: Shoe) -> dict[str, Any]:
         return {"id": shoe_id, "shoe_no": self.table.shoe_no, "commitment": commitment_hex,
@@ -224,8 +229,7 @@ class TableDealer:
 
     async def _start_shoe(self) -> None:
         """Shuffle securely (S1), store the order and publish its commitment, then burn (S2)."""
-        settings = await self.db.run_read(
-            lambda s: store.table_settings(s.get_one(GameTable, self.id)))
+        settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
         shoe = Shoe.shuffled(settings.rules)
         salt = new_salt()
         digest = commitment(salt, shoe.order)
@@ -339,10 +343,7 @@ class TableDealer:
                                       "lines": player_lines, "balance": balance})
         self.view.phase = "settled"
         self.view.last_result = result
-        self.view.roads.append({"coup_id": coup_id, "winner": result["winner"],
-                                "punto_total": result["punto"]["total"],
-                                "banco_total": result["banco"]["total"],
-                                "natural": result["natural"]})
+        self.view.roads.append(recall.road_json(result))
         self.hub.broadcast({"type": "round-settled", "round_no": settled.round_no,
                             "coup_id": coup_id, "winner": result["winner"],
                             "shoe_finished": settled.shoe_finished})
@@ -442,15 +443,12 @@ class TableDealer:
                 totals[kind.value] += stake
         return totals
 
-    def phase(self) -> str:
-        return self.view.phase if self.table.phase is not Phase.IDLE else "idle"
-
     def snapshot(self, player_id: int | None) -> dict[str, Any]:
         """Everything a page needs to draw the table now (``GET /api/tables/{id}``)."""
         view = self.view
         return {
             "id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
-            "phase": self.phase(), "round_no": view.round_no, "coup_id": view.coup_id,
+            "phase": view.phase, "round_no": view.round_no, "coup_id": view.coup_id,
             "coup_in_shoe": view.coup_in_shoe, "shoe": view.shoe, "deadline": view.deadline,
             "server_time": now_ms(), "totals": self.totals(),
             "my_bets": self._bets_of(str(player_id), {}) if player_id is not None else {},
@@ -463,7 +461,7 @@ class TableDealer:
     def summary(self) -> dict[str, Any]:
         """The table's entry in ``GET /api/tables``."""
         return {"id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
-                "next_rules": self.settings.rules_json(), "phase": self.phase(),
+                "next_rules": self.settings.rules_json(), "phase": self.view.phase,
                 "players": self.hub.players(), "spots": len(self.table.bets)}
 
 

@@ -132,7 +132,7 @@ def shoe_json(session: Session, shoe_id: int) -> dict[str, Any] | None:
     }
 
 
-def road_json(row: CoupRecord) -> dict[str, Any]:
-    """One entry of the scoreboard (the roads) of a shoe."""
-    return {"coup_id": row.id, "winner": row.winner, "punto_total": row.punto_total,
-            "banco_total": row.banco_total, "natural": row.natural}
+def road_json(coup: dict[str, Any]) -> dict[str, Any]:
+    """One entry of a shoe's scoreboard (the roads), from a dealt coup's JSON."""
+    return {"coup_id": coup["id"], "winner": coup["winner"], "punto_total": coup["punto"]["total"],
+            "banco_total": coup["banco"]["total"], "natural": coup["natural"]}

@@ -36,7 +36,6 @@ class ServerSettings:
     card_seconds: float = 0.6
     result_seconds: float = 4.0
     idle_when_unwatched: bool = True
-    run_dealers: bool = True
     bcrypt_rounds: int = 12
     welcome_credit: int = WELCOME_CREDIT
     operator_password: str | None = None

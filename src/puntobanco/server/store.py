@@ -68,6 +68,10 @@ def table_settings(row: GameTable) -> TableSettings:
     return TableSettings(row.id, row.name, rules, seconds)
 
 
+def load_table(session: Session, table_id: int) -> TableSettings:
+    return table_settings(session.get_one(GameTable, table_id))
+
+
 def create_table(session: Session, *, name: str, rules: RuleSet,
                  betting_seconds: float) -> TableSettings:
     """A new table with its in-play and house accounts."""
