@@ -116,7 +116,7 @@ def server(db_url: str) -> Iterator[LiveServer]:
 
 @pytest.fixture
 def sqlite_server(sqlite_url: str) -> Iterator[LiveServer]:
-    live = LiveServer(fast_settings(sqlite_url)).start()
+    live = LiveServer(fast_settings(sqlite_url, betting_seconds=1.5)).start()
     try:
         yield live
     finally:
