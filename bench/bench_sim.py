@@ -108,7 +108,7 @@ def best_rate(label: str, job: Callable[[], int], repeat: int) -> float:
         coups = job()
         seconds = time.perf_counter() - began
         best = max(best, coups / seconds)
-    print(f"{label:<52}{best / 1e6:>10.2f} million coups/s", flush=True)
+    print(f"{label:<52}{best / 1e6:>10.3f} million coups/s", flush=True)
     return best
 
 

@@ -195,7 +195,7 @@ def tc_bin(counts: npt.NDArray[np.float64], step: float) -> npt.NDArray[np.int64
 
 def threshold_of(bin_index: int, step: float) -> float:
     """The true count at the lower edge of a bin: bet when the true count is at least this."""
-    return (bin_index - TC_BINS // 2) * step
+    return round((bin_index - TC_BINS // 2) * step, 6)
 
 
 def count_chunk(chunk: int, first_shoe: int, shoes: int, *, setup: CountSetup,
