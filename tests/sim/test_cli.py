@@ -93,3 +93,21 @@ def test_count_out_must_be_a_folder(tmp_path: Path) -> None:
 def test_unreachable_scheduler_is_one_sentence() -> None:
     assert_one_sentence(run("simulate", "--shoes", "10", "--scheduler", "tcp://127.0.0.1:9"),
                         "Cannot reach the Dask scheduler")
+
+
+def test_count_json_and_plots(tmp_path: Path) -> None:
+    result = run("count", "--shoes", "800", "--decks", "2", "--seed", "3", "--json",
+                 "--lion-paytable", "30,10,6,4,2,1", "--out", str(tmp_path / "plots"))
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["shoes"] == 800 and document["lion_paytable"] == [30, 10, 6, 4, 2, 1]
+    assert isinstance(document["coups"], int)
+    for name in BET_NAMES:
+        bet = document["bets"][name]
+        assert 0 <= bet["positive_share"] <= 1 and bet["ceiling_units_per_shoe"] >= 0
+        assert len(bet["count"]["tags"]) == 10
+    assert sorted(Path(p).name for p in document["plots"]) == [
+        "count_vs_ev.png", "ev_by_depth.png", "ev_distribution.png"]
+    text = run("count", "--shoes", "800", "--decks", "2", "--seed", "3")
+    assert text.returncode == 0, text.stderr
+    assert "Counting study: 800 shoes" in text.stdout and "best count" in text.stdout

@@ -25,7 +25,7 @@ from puntobanco.cli.ruleopts import (
     shoe_and_rules,
 )
 from puntobanco.errors import PuntoBancoError
-from puntobanco.rules import RuleSet
+from puntobanco.rules import LastCoup, RuleSet
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -98,7 +98,7 @@ def shoe_sentence(rules: RuleSet, composition: Composition) -> str:
     cards = sum(composition)
     shoe = f"{rules.decks} deck(s)" if cards == 52 * rules.decks else f"{cards} cards"
     return (f"{shoe}, cut card {rules.cut_card} cards from the end, "
-            f"{'one more coup' if rules.last_coup.value == 'one-more' else 'no more coups'} "
+            f"{'one more coup' if rules.last_coup is LastCoup.ONE_MORE else 'no more coups'} "
             "after it (S3)")
 
 
