@@ -57,7 +57,13 @@ class Placement:
 
     @property
     def local_threads(self) -> int:
-        return self.threads if self.threads is not None else max(os.cpu_count() or 1, 1)
+        """The threads asked for, or one per core this process may run on."""
+        if self.threads is not None:
+            return self.threads
+        try:
+            return max(len(os.sched_getaffinity(0)), 1)
+        except AttributeError:  # pragma: no cover - platforms without affinity
+            return max(os.cpu_count() or 1, 1)
 
     def describe(self) -> str:
         if self.scheduler is not None:
