@@ -90,6 +90,12 @@ def progress_bar(label: str, total: int, *, enabled: bool) -> Iterator[Callable[
         yield lambda done: progress.advance(task, done)
 
 
+def _rate(per_second: float) -> str:
+    if per_second >= 1e6:
+        return f"{per_second / 1e6:.1f} million coups per second"
+    return f"{per_second:,.0f} coups per second"
+
+
 def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:+.4f}%"
 
@@ -152,7 +158,7 @@ def simulate(
     lines = [
         f"Simulated {run.shoes:,} shoes, {run.coups:,} coups ({per_shoe['mean']:.2f} per shoe, "
         f"{per_shoe['min']}–{per_shoe['max']}) in {run.seconds:.2f} s: "
-        f"{run.coups_per_second / 1e6:.1f} million coups per second on {run.placement}.",
+        f"{_rate(run.coups_per_second)} on {run.placement}.",
         f"Seed {run.seed}; {shoe_sentence(ruleset, shoe)}.",
         "Returns per unit staked on every coup; the exact EV is the full shoe's (the burn and "
         "the cut card do not change the expectation per coup materially).",

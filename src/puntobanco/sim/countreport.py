@@ -57,9 +57,11 @@ def to_text(result: CountStudy, *, plots: Sequence[str] = ()) -> str:
     """The human report: one paragraph per bet."""
     document = to_json(result, plots=plots)
     rules = result.rules
+    cards = sum(result.setup.spec.composition)
+    shoe = f"{rules.decks} deck(s)" if cards == 52 * rules.decks else f"a shoe of {cards} cards"
     lines = [
         f"Counting study: {document['shoes']:,} shoes, {document['coups']:,} coups, seed "
-        f"{document['seed']}; {rules.decks} deck(s), cut card {rules.cut_card} cards from the "
+        f"{document['seed']}; {shoe}, cut card {rules.cut_card} cards from the "
         f"end, Lion Bonus pays {','.join(map(str, rules.lion_paytable))}, Égalité "
         f"{rules.tie_pays}:1. {document['seconds']:.1f} s on {document['placement']} "
         f"(exact EVs: {document['ev_seconds']:.1f} s of work).",
