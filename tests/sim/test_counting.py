@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from puntobanco.analysis import analyse, expected_values
+from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import DRAGON_PAYTABLE, RuleSet
 from puntobanco.sim import counting, countreport, kernel
 from puntobanco.sim.countplots import draw_plots
@@ -122,3 +123,22 @@ def test_dragon_bonus_ceiling_above_published_counts_and_best_count_near_them() 
     assert bet["ceiling_units_per_shoe"] > max(figures)
     assert 0.6 * min(figures) < bet["count"]["units_per_shoe"] < 1.4 * max(figures)
     assert bet["count"]["bets_per_shoe"] > 1
+
+
+@pytest.mark.slow
+def test_published_dragon_tags_judged_by_the_same_yardstick_reach_the_published_result() -> None:
+    """S. How's Player Dragon tags, with the best true-count threshold: about his 0.112."""
+    published = json.loads(DATA.read_text())["dragon_bonus_punto_how"]
+    order = ("T/J/Q/K", "A", "2", "3", "4", "5", "6", "7", "8", "9")
+    tags = [published["tags"][value] for value in order]
+    rules = RuleSet(decks=8, lion_paytable=DRAGON_PAYTABLE, cut_card=published["cut_card"])
+    result = counting.study(rules, shoes=8_000, seed=2012, tags_by_bet={"lion_punto": [tags]})
+    count = countreport.to_json(result)["bets"]["lion_punto"]["count"]
+    assert count["tags"] == tags
+    assert 0.7 * published["units_per_shoe"] < count["units_per_shoe"] < 1.5 * published[
+        "units_per_shoe"]
+
+
+def test_given_tags_are_checked() -> None:
+    with pytest.raises(PuntoBancoError, match="ten whole numbers"):
+        counting.study(RuleSet(decks=1), shoes=2, seed=1, tags_by_bet={"lion_punto": [[1, 2]]})

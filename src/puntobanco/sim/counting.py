@@ -21,6 +21,7 @@ the same wherever chunks run.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -28,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from puntobanco.cards import Composition
+from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.sim import engine, kernel
 from puntobanco.sim.executors import Progress, fold_chunks
@@ -331,14 +333,27 @@ def choose_count(totals: CountChunk, setup: CountSetup, bet: int) -> CountChoice
         bets_per_shoe=bets / test_shoes, edge=expected / bets if bets else None)
 
 
-def build_setup(spec: engine.ShoeSpec, shoes: int
+def build_setup(spec: engine.ShoeSpec, shoes: int,
+                tags_by_bet: Mapping[str, Sequence[Sequence[int]]] | None = None
                 ) -> tuple[CountSetup, dict[str, tuple[float, ...]]]:
-    """The candidate counts from the full shoe's effects of removal, and the training half."""
+    """The candidate counts from the full shoe's effects of removal, and the training half.
+
+    ``tags_by_bet`` replaces the candidates of the bets it names (e.g. to judge a published
+    count by the same yardstick).
+    """
     from puntobanco.analysis import effects_of_removal
 
     exact = effects_of_removal(spec.composition, spec.rules)
     effects = {name: tuple(float(e) for e in exact[name]) for name in BET_NAMES}
-    per_bet = [candidate_tags(effects[name]) for name in BET_NAMES]
+    given = dict(tags_by_bet or {})
+    for name, candidates in given.items():
+        if name not in BET_NAMES or not candidates or any(
+                len(c) != 10 or not any(c) for c in candidates):
+            raise PuntoBancoError(f"Tags for {name!r} must be sets of ten whole numbers, not all "
+                                  "zero, for a bet among " + ", ".join(BET_NAMES) + ".",
+                                  code="bad-tags")
+    per_bet = [[tuple(int(t) for t in c) for c in given[name]] if name in given
+               else candidate_tags(effects[name]) for name in BET_NAMES]
     width = max(1, *(len(c) for c in per_bet))
     tags = np.zeros((len(BET_NAMES), width, 10), dtype=np.int64)
     steps = np.zeros((len(BET_NAMES), width))
@@ -351,12 +366,17 @@ def build_setup(spec: engine.ShoeSpec, shoes: int
 
 def study(rules: RuleSet, *, shoes: int, seed: int, composition: Composition | None = None,
           threads: int | None = None, workers: int | None = None, scheduler: str | None = None,
-          progress: Progress | None = None) -> CountStudy:
-    """Run the counting study on ``shoes`` shoes from ``seed`` (same result wherever it runs)."""
+          progress: Progress | None = None,
+          tags_by_bet: Mapping[str, Sequence[Sequence[int]]] | None = None) -> CountStudy:
+    """Run the counting study on ``shoes`` shoes from ``seed`` (same result wherever it runs).
+
+    ``tags_by_bet`` gives the candidate tag sets of some bets instead of those derived from the
+    effects of removal.
+    """
     from puntobanco.sim.executors import Placement
 
     placement = Placement(threads=threads, workers=workers, scheduler=scheduler)
-    setup, effects = build_setup(engine.ShoeSpec.build(rules, composition), shoes)
+    setup, effects = build_setup(engine.ShoeSpec.build(rules, composition), shoes, tags_by_bet)
     plan = count_chunk_plan(shoes)
     tasks = [(chunk, chunk * COUNT_CHUNK_SHOES, size) for chunk, size in plan]
     began = time.perf_counter()
