@@ -196,13 +196,14 @@ body { font: 10pt/1.3 "DejaVu Sans", Arial, sans-serif; margin: 1.2cm; color: #1
 h1 { font-size: 15pt; margin: 0 0 .2em; } h2 { font-size: 10.5pt; margin: .8em 0 .2em; }
 p.meta { margin: 0 0 .6em; color: #333; }
 table { border-collapse: collapse; margin-bottom: .3em; }
-th, td { border-bottom: 1px solid #ccc; padding: .1em .5em; text-align: right; }
+th, td { border-bottom: 1px solid #ccc; padding: .1em .5em; text-align: right;
+         white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 tr.total td { font-weight: bold; border-top: 1px solid #666; }
-.grid { display: grid; grid-template-columns: 1fr 1fr; gap: 0 1.2em; }
+.grid { display: flex; flex-wrap: wrap; gap: 0 1.5em; align-items: flex-start; }
 footer { margin-top: .8em; font-size: 8pt; color: #555; }
 @page { size: A4; margin: 1cm; }
-@media print { body { margin: 0; font-size: 8.5pt; } }
+@media print { body { margin: 0; font-size: 7.5pt; } }
 """
 
 
