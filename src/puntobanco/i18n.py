@@ -128,3 +128,274 @@ def all_words() -> dict[str, dict[str, str]]:
     return {lang: {**_WORDS[lang], **{f"bet.{k}": v for k, v in _BETS[lang].items()},
                    **{f"refusal.{code}": m[lang] for code, m in _REFUSALS.items()}}
             for lang in LANGUAGES}
+
+
+# --- the terminal table's sentences (``puntobanco play`` and ``replay``) ----------------------
+#
+# Templates for :func:`phrase`, filled with :meth:`str.format`; every language has the same
+# fields. French puts a space before ``:`` and ``;`` (the :data:`COLON` of each language).
+
+_PHRASES: dict[str, dict[str, str]] = {
+    # The welcome panel and the frame of the game.
+    "seats.one": {"fr": "1 place", "it": "1 posto", "es": "1 puesto", "en": "1 seat"},
+    "seats.many": {"fr": "{n} places", "it": "{n} posti", "es": "{n} puestos", "en": "{n} seats"},
+    "bankroll.each": {
+        "fr": "{seats}, {amount} chacune", "it": "{seats}, {amount} ciascuno",
+        "es": "{seats}, {amount} cada uno", "en": "{seats}, {amount} each"},
+    "decks.one": {"fr": "1 jeu", "it": "1 mazzo", "es": "1 baraja", "en": "1 deck"},
+    "decks.many": {"fr": "{n} jeux", "it": "{n} mazzi", "es": "{n} barajas", "en": "{n} decks"},
+    "shuffle.secure": {
+        "fr": "mélange sécurisé", "it": "mescolata sicura", "es": "barajado seguro",
+        "en": "secure shuffle"},
+    "shuffle.seeded": {
+        "fr": "graine {seed}, un sabot reproductible", "it": "seme {seed}, un sabot riproducibile",
+        "es": "semilla {seed}, un zapato reproducible", "en": "seed {seed}, a reproducible shoe"},
+    "help.hint": {
+        "fr": "Tapez ? pour l'aide, q pour quitter.", "it": "Digitate ? per l'aiuto, q per uscire.",
+        "es": "Escriba ? para la ayuda, q para salir.", "en": "Type ? for help, q to quit."},
+    "cards.one": {"fr": "1 carte", "it": "1 carta", "es": "1 carta", "en": "1 card"},
+    "cards.many": {"fr": "{n} cartes", "it": "{n} carte", "es": "{n} cartas", "en": "{n} cards"},
+    "burn": {
+        "fr": "Brûlées : {card} + {n}", "it": "Bruciate: {card} + {n}",
+        "es": "Quemadas: {card} + {n}", "en": "Burned: {card} + {n}"},
+    "seat.out": {
+        "fr": "{seat} : hors jeu ({balance})", "it": "{seat}: fuori gioco ({balance})",
+        "es": "{seat}: fuera de juego ({balance})", "en": "{seat}: out ({balance})"},
+    "end.coups": {
+        "fr": "Tous les coups demandés sont joués.",
+        "it": "Tutti i colpi richiesti sono stati giocati.",
+        "es": "Se han jugado todas las manos pedidas.",
+        "en": "All the coups asked for are played."},
+    "end.broke": {
+        "fr": "Plus aucune place n'a de quoi miser.", "it": "Nessun posto ha più di che puntare.",
+        "es": "Ningún puesto tiene ya con qué apostar.", "en": "Every seat is out of money."},
+    "end.quit": {
+        "fr": "Fin de la partie.", "it": "Fine della partita.", "es": "Fin de la partida.",
+        "en": "Game over."},
+    "coups_played": {
+        "fr": "Coups joués : {n}.", "it": "Colpi giocati: {n}.", "es": "Manos jugadas: {n}.",
+        "en": "Coups played: {n}."},
+    "col.start": {"fr": "Départ", "it": "Iniziale", "es": "Inicial", "en": "Start"},
+    "col.net": {"fr": "Net", "it": "Netto", "es": "Neto", "en": "Net"},
+    "col.coups_bet": {
+        "fr": "Coups misés", "it": "Colpi puntati", "es": "Manos apostadas", "en": "Coups bet"},
+    # The rules line and the limits line.
+    "banco.half_on_six": {
+        "fr": "{banco} 1:1 (1:2 avec 6)", "it": "{banco} 1:1 (1:2 con 6)",
+        "es": "{banco} 1:1 (1:2 con 6)", "en": "{banco} 1:1 (1:2 on 6)"},
+    "banco.commission": {
+        "fr": "{banco} 1:1 moins {percent}", "it": "{banco} 1:1 meno il {percent}",
+        "es": "{banco} 1:1 menos el {percent}", "en": "{banco} 1:1 less {percent}"},
+    "drawing.standard": {
+        "fr": "tableau de tirage standard", "it": "tabella della terza carta standard",
+        "es": "tabla de tercera carta estándar", "en": "standard drawing"},
+    "drawing.seed-literal": {
+        "fr": "tirage des textes à la lettre", "it": "terza carta dei testi alla lettera",
+        "es": "tercera carta de los textos al pie de la letra", "en": "seed-literal drawing"},
+    "chip": {"fr": "jeton {amount}", "it": "fiche {amount}", "es": "ficha {amount}",
+             "en": "chip {amount}"},
+    # Payout tables.
+    "col.bet": {"fr": "Case", "it": "Casella", "es": "Casilla", "en": "Bet"},
+    "col.pays": {"fr": "Paie", "it": "Paga", "es": "Paga", "en": "Pays"},
+    "pays.less": {
+        "fr": "{pays} moins {percent}", "it": "{pays} meno il {percent}",
+        "es": "{pays} menos el {percent}", "en": "{pays} less {percent}"},
+    "detail.win-with-6": {
+        "fr": "{banco} avec 6", "it": "{banco} con 6", "es": "{banco} con 6",
+        "en": "{banco} with 6"},
+    "detail.win-commission": {
+        "fr": "commission", "it": "commissione", "es": "comisión", "en": "commission"},
+    "detail.natural-win": {
+        "fr": "abattage", "it": "battuta", "es": "natural", "en": "natural"},
+    "detail.natural-tie": {
+        "fr": "égalité d'abattages", "it": "pareggio di battute", "es": "empate de naturales",
+        "en": "natural tie"},
+    "detail.win-by": {
+        "fr": "écart de {n}", "it": "scarto di {n}", "es": "diferencia de {n}", "en": "by {n}"},
+    # Refusals at the table: what was typed, and the figures behind a refusal.
+    "refusal.bad-bet-line": {
+        "fr": "Donnez chaque mise par un nom et un montant, par ex. banco 25 lion-banco 10.",
+        "it": "Indicate ogni puntata con un nome e un importo, ad es. banco 25 lion-banco 10.",
+        "es": "Indique cada apuesta con un nombre y un importe, p. ej. banco 25 lion-banco 10.",
+        "en": "Give each bet as a name and an amount, e.g. banco 25 lion-banco 10."},
+    "refusal.bad-amount": {
+        "fr": "Montant invalide : un montant en euros, deux décimales au plus.",
+        "it": "Importo non valido: un importo in euro, al massimo due decimali.",
+        "es": "Importe no válido: un importe en euros, con dos decimales como máximo.",
+        "en": "Not a valid amount: an amount in euros, two decimals at most."},
+    "detail.typed": {"fr": "« {text} »", "it": "«{text}»", "es": "«{text}»", "en": "'{text}'"},
+    "detail.unknown-bet": {
+        "fr": "« {text} » ; au choix : {choices}", "it": "«{text}»; a scelta: {choices}",
+        "es": "«{text}»; a elegir: {choices}", "en": "'{text}'; choose {choices}"},
+    "detail.above-maximum": {
+        "fr": "{bet} : maximum {amount}", "it": "{bet}: massimo {amount}",
+        "es": "{bet}: máximo {amount}", "en": "{bet}: maximum {amount}"},
+    "detail.below-minimum": {
+        "fr": "{bet} : minimum {amount}", "it": "{bet}: minimo {amount}",
+        "es": "{bet}: mínimo {amount}", "en": "{bet}: minimum {amount}"},
+    "detail.not-chip-multiple": {
+        "fr": "jeton de {amount}", "it": "fiche da {amount}", "es": "ficha de {amount}",
+        "en": "chip unit {amount}"},
+    "detail.insufficient-balance": {
+        "fr": "{amount} disponibles", "it": "{amount} disponibili", "es": "{amount} disponibles",
+        "en": "{amount} available"},
+    # ``replay``.
+    "spot": {"fr": "Mises : {bets}", "it": "Puntate: {bets}", "es": "Apuestas: {bets}",
+             "en": "Spot: {bets}"},
+    "col.cards": {"fr": "Cartes", "it": "Carte", "es": "Cartas", "en": "Cards"},
+    "margin": {"fr": "écart {n}", "it": "scarto {n}", "es": "diferencia {n}", "en": "margin {n}"},
+    "coup_net": {"fr": "Net du coup", "it": "Netto del colpo", "es": "Neto de la mano",
+                 "en": "Coup net"},
+    "summary": {"fr": "Bilan", "it": "Riepilogo", "es": "Resumen", "en": "Summary"},
+    "col.coups": {"fr": "Coups", "it": "Colpi", "es": "Manos", "en": "Coups"},
+    "col.total_staked": {
+        "fr": "Total misé", "it": "Totale puntato", "es": "Total apostado", "en": "Total staked"},
+    "col.total_net": {
+        "fr": "Net total", "it": "Netto totale", "es": "Neto total", "en": "Total net"},
+    "leftover.one": {
+        "fr": "1 carte reste ({cards}), trop peu pour un coup entier.",
+        "it": "Avanza 1 carta ({cards}), troppo poche per un colpo intero.",
+        "es": "Sobra 1 carta ({cards}), muy pocas para una mano completa.",
+        "en": "1 card is left over ({cards}), too few for a whole coup."},
+    "leftover.many": {
+        "fr": "{n} cartes restent ({cards}), trop peu pour un coup entier.",
+        "it": "Avanzano {n} carte ({cards}), troppo poche per un colpo intero.",
+        "es": "Sobran {n} cartas ({cards}), muy pocas para una mano completa.",
+        "en": "{n} cards are left over ({cards}), too few for a whole coup."},
+    # The help printed by ``?`` (Rich markup).
+    "help.body": {
+        "fr": ("Misez sur une ligne : les mises et les montants en euros, par ex. "
+               "[bold]banco 25 lion-banco 10[/]\n"
+               "  punto p · banco b · egalite e · lion-punto lp · lion-banco lb\n"
+               "  une ligne vide passe ce coup · [bold]q[/] quitte la partie · [bold]?[/] "
+               "affiche cette aide\n"
+               "{punto} paie 1:1. {banco_pays}\n"
+               "{egalite} paie {tie}:1 (B3) ; {punto} et {banco} sont alors rendus.\n"
+               "Lion Bonus, {lion}, sur {punto} ou sur {banco}, jamais les deux (L1, L3) :\n"
+               "le côté gagne par abattage, {natural}:1 ; il gagne de 4 points ou plus\n"
+               "après une troisième carte, payé selon l'écart (de 9 à 4 : {paytable}, L5c).\n"
+               "Il est payé après les autres mises (L6)."),
+        "it": ("Puntate su una riga: le puntate e gli importi in euro, ad es. "
+               "[bold]banco 25 lion-banco 10[/]\n"
+               "  punto p · banco b · egalite e · lion-punto lp · lion-banco lb\n"
+               "  una riga vuota passa questo colpo · [bold]q[/] esce dalla partita · "
+               "[bold]?[/] mostra questo aiuto\n"
+               "{punto} paga 1:1. {banco_pays}\n"
+               "{egalite} paga {tie}:1 (B3); {punto} e {banco} vengono restituiti.\n"
+               "Lion Bonus, {lion}, sul {punto} o sul {banco}, mai su entrambi (L1, L3):\n"
+               "il lato vince con una battuta, {natural}:1; vince di 4 punti o più\n"
+               "dopo una terza carta, pagato secondo lo scarto (da 9 a 4: {paytable}, L5c).\n"
+               "Si paga dopo le altre puntate (L6)."),
+        "es": ("Apueste en una línea: las apuestas y los importes en euros, p. ej. "
+               "[bold]banco 25 lion-banco 10[/]\n"
+               "  punto p · banco b · egalite e, empate · lion-punto lp · lion-banco lb\n"
+               "  una línea vacía pasa esta mano · [bold]q[/] sale de la partida · "
+               "[bold]?[/] muestra esta ayuda\n"
+               "{punto} paga 1:1. {banco_pays}\n"
+               "{egalite} paga {tie}:1 (B3); se devuelven {punto} y {banco}.\n"
+               "Lion Bonus, {lion}, al {punto} o al {banco}, nunca a ambos (L1, L3):\n"
+               "el lado gana con natural, {natural}:1; gana por 4 puntos o más\n"
+               "tras una tercera carta, pagado según la diferencia (de 9 a 4: {paytable}, L5c).\n"
+               "Se paga después de las demás apuestas (L6)."),
+        "en": ("Bet on one line: bets and amounts in euros, e.g. [bold]banco 25 lion-banco 10[/]\n"
+               "  punto p · banco b · egalite e, tie · lion-punto lp · lion-banco lb\n"
+               "  an empty line passes this coup · [bold]q[/] quits the game · [bold]?[/] shows "
+               "this help\n"
+               "{punto} pays 1:1. {banco_pays}\n"
+               "{egalite} pays {tie}:1 (B3), and {punto} and {banco} are returned.\n"
+               "Lion Bonus, {lion}, on {punto} or on {banco}, never both (L1, L3):\n"
+               "the side wins with a natural, {natural}:1; it wins by 4 points or more\n"
+               "after a third card, paid by the margin (9 to 4: {paytable}, L5c).\n"
+               "It is paid after the other bets (L6).")},
+    "help.banco_half_on_six": {
+        "fr": "{banco} paie 1:1, mais la moitié quand il gagne avec 6 (B2).",
+        "it": "{banco} paga 1:1, ma la metà quando vince con 6 (B2).",
+        "es": "{banco} paga 1:1, pero la mitad cuando gana con 6 (B2).",
+        "en": "{banco} pays 1:1, but half when it wins with 6 (B2)."},
+    "help.banco_commission": {
+        "fr": "{banco} paie 1:1 moins une commission de {percent}.",
+        "it": "{banco} paga 1:1 meno una commissione del {percent}.",
+        "es": "{banco} paga 1:1 menos una comisión del {percent}.",
+        "en": "{banco} pays 1:1 less a {percent} commission."},
+}
+
+#: Thousands separator and decimal mark of each language's amounts.
+_SEPARATORS: dict[str, tuple[str, str]] = {
+    "fr": (" ", ","), "it": (".", ","), "es": (".", ","), "en": (",", "."),
+}
+#: A colon as each language writes it (French puts a space before it).
+COLON: dict[str, str] = {"fr": " : ", "it": ": ", "es": ": ", "en": ": "}
+
+
+def phrase(key: str, lang: str, /, **fields: object) -> str:
+    """A sentence or label of the terminal table, in ``lang``, with its fields filled in.
+
+    >>> phrase("coups_played", "it", n=3)
+    'Colpi giocati: 3.'
+    >>> phrase("seats.many", "es", n=2)
+    '2 puestos'
+    """
+    return _PHRASES[key][language(lang)].format(**fields)
+
+
+def counted(key: str, n: int, lang: str, /, **fields: object) -> str:
+    """``key.one`` for one, ``key.many`` otherwise (``cards``, ``seats``, ``decks``, ``leftover``).
+
+    >>> counted("cards", 1, "fr"), counted("cards", 312, "fr"), counted("decks", 6, "it")
+    ('1 carte', '312 cartes', '6 mazzi')
+    """
+    return phrase(f"{key}.{'one' if n == 1 else 'many'}", lang, n=n, **fields)
+
+
+def _grouped(whole: int, lang: str) -> str:
+    return f"{whole:,}".replace(",", _SEPARATORS[language(lang)][0])
+
+
+def money(cents: int, lang: str, /, *, short: bool = False) -> str:
+    """An amount of cents as the table's language writes euros (``short``: no ``,00``).
+
+    >>> money(123456, "fr"), money(123456, "it"), money(123456, "es"), money(123456, "en")
+    ('1 234,56 €', '1.234,56 €', '1.234,56 €', '€1,234.56')
+    >>> money(-1250, "fr"), money(-1250, "en"), money(100000, "fr", short=True), money(1050, "en", short=True)
+    ('-12,50 €', '-€12.50', '1 000 €', '€10.50')
+    """
+    lang = language(lang)
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    number = _grouped(whole, lang)
+    if not (short and part == 0):
+        number += f"{_SEPARATORS[lang][1]}{part:02d}"
+    return f"{sign}€{number}" if lang == "en" else f"{sign}{number} €"
+
+
+def signed_money(cents: int, lang: str, /) -> str:
+    """A net amount with its sign: ``+12,50 €``, ``-€5.00``, ``0,00 €``."""
+    return ("+" if cents > 0 else "") + money(cents, lang)
+
+
+def money_range(minimum: int, maximum: int, lang: str, /) -> str:
+    """A range of stakes: ``10–5 000 €``, ``€10–5,000``; decimals only where needed.
+
+    >>> money_range(1000, 500000, "fr"), money_range(1000, 5000, "en"), money_range(1050, 5000, "it")
+    ('10–5 000 €', '€10–50', '10,50 €–50 €')
+    """
+    if minimum % 100 or maximum % 100:
+        return f"{money(minimum, lang, short=True)}–{money(maximum, lang, short=True)}"
+    low, high = _grouped(minimum // 100, lang), _grouped(maximum // 100, lang)
+    return f"€{low}–{high}" if language(lang) == "en" else f"{low}–{high} €"
+
+
+def percent(value: float, lang: str, /) -> str:
+    """A percentage: ``5 %`` in French and Spanish, ``4,5%`` in Italian, ``5%`` in English.
+
+    >>> percent(5.0, "fr"), percent(4.5, "it"), percent(5, "es"), percent(2.5, "en")
+    ('5 %', '4,5%', '5 %', '2.5%')
+    """
+    lang = language(lang)
+    number = f"{value:g}".replace(".", _SEPARATORS[lang][1])
+    return f"{number} %" if lang in ("fr", "es") else f"{number}%"
+
+
+def all_phrases() -> dict[str, dict[str, str]]:
+    """Every terminal phrase template by language (for tests and translators)."""
+    return {lang: {key: texts[lang] for key, texts in _PHRASES.items()} for lang in LANGUAGES}
