@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+#: An amount as the terminal table shows it: ``1 000,00 €`` (fr), ``1.000,00 €`` (it, es),
+#: ``€1,000.00`` (en), with an optional sign.
+SHOWN_AMOUNT = re.compile(r"[+-]?(?:€\d{1,3}(?:,\d{3})*\.\d\d|\d{1,3}(?:[ .]\d{3})*,\d\d €)")
 
 
 @dataclass(frozen=True)
@@ -26,3 +31,15 @@ def assert_one_sentence_error(run: Run, *, mentions: str = "") -> None:
     assert lines[0].startswith("puntobanco: ") and lines[0].endswith("."), lines[0]
     assert "Traceback" not in run.err + run.out
     assert mentions.lower() in lines[0].lower(), lines[0]
+
+
+def shown_cents(text: str) -> int:
+    """An amount as the table shows it, read back in cents, whatever its language.
+
+    >>> shown_cents("1 000,50 €"), shown_cents("-1.234,00 €"), shown_cents("+€1,000.05")
+    (100050, -123400, 100005)
+    """
+    text = text.strip()
+    assert SHOWN_AMOUNT.fullmatch(text), text
+    cents = int(re.sub(r"\D", "", text))
+    return -cents if text.startswith("-") else cents

@@ -21,11 +21,10 @@ from puntobanco.cli._felt import bead_plate, card_label
 from puntobanco.cli.play import GameSettings, TerminalGame, parse_bet_line, seat_names
 from puntobanco.coup import Coup
 from puntobanco.errors import PuntoBancoError
-from puntobanco.money import format_cents, parse_euros
 from puntobanco.rules import RuleSet, Side
 from puntobanco.shoe import Shoe
 
-from .support import Cli, assert_one_sentence_error
+from .support import Cli, assert_one_sentence_error, shown_cents
 
 CARD_RE = re.compile(r"(10|[A2-9JQK])([♠♥♦♣])")
 
@@ -47,13 +46,16 @@ def net_of(bets: dict[BetKind, int], coup: Coup, rules: RuleSet | None = None) -
     return sum(line.net for line in settle_spot(bets, coup, rules or RuleSet()))
 
 
-def final_balance(out: str, name: str) -> int:
-    """The seat's closing balance, in cents, read from the summary table at the end."""
-    summary = out[out.rindex("Coups played"):]
+def final_balance(out: str, name: str, *, title: str = "Coups joués") -> int:
+    """The seat's closing balance, in cents, read from the summary table at the end.
+
+    ``title`` is how the summary's title says "coups played" in the game's language.
+    """
+    summary = out[out.rindex(title):]
     row = next(line for line in summary.splitlines() if f"│ {name} " in line)
     cells = [cell.strip() for cell in row.strip("│ ").split("│")]
     assert cells[0] == name
-    return parse_euros(cells[2])
+    return shown_cents(cells[2])
 
 
 def run_game(lines: Sequence[str], **options: object) -> tuple[TerminalGame, str]:
@@ -85,12 +87,12 @@ def test_piped_game_is_reproducible_and_balance_is_bankroll_plus_nets(cli: Cli) 
     # This shoe loses, wins, ties and pays a Lion Bonus (L5c 4:1 on coup 4): a mixed test.
     assert min(nets) < 0 < max(nets) and 6500 in nets and -1000 in nets
     final = 50_000 + sum(nets)
-    assert "All the coups asked for are played. Coups played: 6." in first.out
+    assert "Tous les coups demandés sont joués. Coups joués : 6." in first.out
     assert final_balance(first.out, "Ann") == final
     # After each coup, the balance line shows the running balance (L6 settlement applied).
     running = [50_000 + sum(nets[: i + 1]) for i in range(6)]
-    shown = re.findall(r"Ann\s+Solde (-?\d+\.\d\d €)", first.out)
-    assert shown == [format_cents(b) for b in running]
+    shown = re.findall(r"Ann\s+Solde\s+(-?\d[\d ]*,\d\d €)", first.out)
+    assert [shown_cents(amount) for amount in shown] == running
 
 
 def test_R3_cards_shown_are_the_shoe_s_in_dealing_order_with_R2_totals(cli: Cli) -> None:
@@ -111,18 +113,24 @@ def test_refused_bet_shows_the_translated_reason_and_asks_again(cli: Cli) -> Non
                        "lion-banco 60",  # L3 refused
                        "banco 12.50",  # M1 refused
                        "dragon 10",  # unknown bet
+                       "banco dix",  # not an amount
                        "banco",  # no amount
                        "punto 10 lion-banco 10",  # accepted
                        ""]) + "\n"
     run = cli("play", "--seed", "6", "--coups", "1", "--player", "Ann", stdin=stdin)
     assert run.code == 0
     out = run.out
-    assert "✗ Le Lion Bonus se joue sur Punto ou sur Banco, jamais les deux." in out
-    assert "✗ Mise supérieure au maximum de cette case." in out
-    assert "✗ La mise doit être un multiple de la plus petite plaque." in out
-    assert "✗ Mise inconnue." in out
-    assert "✗ Give each bet as a name and an amount" in out
-    assert out.count("Ann (1000.00 €) ›") == 6  # the prompt repeated after each refusal
+    assert "✗ Le Lion Bonus se joue sur Punto ou sur Banco, jamais les deux.\n" in out
+    # The translated refusal, and the figures behind it in French (L3, M1), not in English.
+    assert "✗ Mise supérieure au maximum de cette case (Lion Bonus Banco : maximum 50 €)." in out
+    assert "✗ La mise doit être un multiple de la plus petite plaque (jeton de 1 €)." in out
+    assert ("✗ Mise inconnue (« dragon » ; au choix : punto, banco, egalite, lion-punto, "
+            "lion-banco).") in out
+    assert ("✗ Montant invalide : un montant en euros, deux décimales au plus (« dix »)."
+            in out)
+    assert "✗ Donnez chaque mise par un nom et un montant, par ex. banco 25 lion-banco 10." in out
+    assert "maximum on" not in out and "is not a bet" not in out and "chip unit" not in out
+    assert out.count("Ann (1 000,00 €) ›") == 7  # the prompt repeated after each refusal
     assert "✓ Punto 10 € · Lion Bonus Banco 10 €" in out
     [coup] = dealt_coups(6, 1)
     final = 100_000 + net_of({BetKind.PUNTO: 1000, BetKind.LION_BANCO: 1000}, coup)
@@ -133,11 +141,24 @@ def test_refused_bet_shows_the_translated_reason_and_asks_again(cli: Cli) -> Non
 def test_M3_a_bet_beyond_the_balance_is_refused(cli: Cli) -> None:
     run = cli("play", "--seed", "3", "--coups", "1", "--bankroll", "30", "--lang", "en",
               stdin="banco 25 lion-banco 10\nbanco 20 lion-banco 10\n")
-    assert "✗ 10.00 € is more than the 5.00 € available." in run.out
-    assert "✓ Banker 20 € · Lion Bonus Banker 10 €" in run.out
+    assert "✗ The balance is too low for this stake (€5.00 available)." in run.out
+    assert "✓ Banker €20 · Lion Bonus Banker €10" in run.out
     [coup] = dealt_coups(3, 1)
     final = 3000 + net_of({BetKind.BANCO: 2000, BetKind.LION_BANCO: 1000}, coup)
-    assert final_balance(run.out, "Seat 1") == final
+    assert final_balance(run.out, "Seat 1", title="Coups played") == final
+
+
+def test_M3_refusals_give_the_box_s_limit_in_the_table_s_language(cli: Cli) -> None:
+    stdin = "lion-banco 60\nbanco 5\npunto 990 banco 20\n\n"
+    italian = cli("play", "--seed", "3", "--coups", "1", "--lang", "it", stdin=stdin).out
+    assert "✗ Puntata superiore al massimo di questa casella (Lion Bonus Banco: massimo 50 €)." \
+        in italian
+    assert "✗ Puntata inferiore al minimo di questa casella (Banco: minimo 10 €)." in italian
+    assert "✗ Saldo insufficiente per questa puntata (10,00 € disponibili)." in italian
+    spanish = cli("play", "--seed", "3", "--coups", "1", "--lang", "es", stdin=stdin).out
+    assert "✗ Apuesta superior al máximo de esta casilla (Lion Bonus Banco: máximo 50 €)." \
+        in spanish
+    assert "✗ Saldo insuficiente para esta apuesta (10,00 € disponibles)." in spanish
 
 
 def test_L6_each_seat_s_payouts_list_main_bets_before_the_lion_bonus(cli: Cli) -> None:
@@ -155,7 +176,7 @@ def test_q_quits_and_the_abandoned_round_moves_no_money(cli: Cli) -> None:
     run = cli("play", "--seed", "4", "--player", "Ann", "--player", "Bob",
               stdin="b 25\np 10\nb 100\nq\n")
     assert run.code == 0
-    assert "Game over. Coups played: 1." in run.out
+    assert "Fin de la partie. Coups joués : 1." in run.out
     [coup] = dealt_coups(4, 1)
     assert final_balance(run.out, "Ann") == 100_000 + net_of({BetKind.BANCO: 2500}, coup)
     assert final_balance(run.out, "Bob") == 100_000 + net_of({BetKind.PUNTO: 1000}, coup)
@@ -164,7 +185,7 @@ def test_q_quits_and_the_abandoned_round_moves_no_money(cli: Cli) -> None:
 def test_end_of_input_ends_the_game_quietly(cli: Cli) -> None:
     run = cli("play", "--seed", "4", stdin="")
     assert run.code == 0 and run.err == ""
-    assert "Game over. Coups played: 0." in run.out
+    assert "Fin de la partie. Coups joués : 0." in run.out
     assert final_balance(run.out, "Place 1") == 100_000
 
 
@@ -176,7 +197,7 @@ def test_game_ends_when_every_seat_is_broke() -> None:
         played += 1
     assert played < 200  # the seed makes the game short
     game, out = run_game(["banco 10"] * played, bankroll=1000, seed=21)
-    assert "Every seat is out of money." in out
+    assert "Plus aucune place n'a de quoi miser. Coups joués" in out
     assert game.coups_played == played
     assert game.seats[0].balance == balance
 
@@ -223,7 +244,12 @@ def test_help_shows_this_table_s_pays_and_limits(cli: Cli) -> None:
               "--lion-paytable", "30,10,6,4,2,1", stdin="?\n\n")
     assert "Tie pays 9:1 (B3)" in run.out
     assert "30-10-6-4-2-1" in run.out
-    assert "Lion Bonus, 10–50 €" in run.out
+    assert "Lion Bonus, €10–50" in run.out
+    italian = cli("play", "--seed", "1", "--coups", "1", "--tie-pays", "9", "--lang", "it",
+                  "--banco", "commission", "--commission", "0.045", stdin="?\n\n").out
+    assert "Egalité paga 9:1 (B3); Punto e Banco vengono restituiti." in italian
+    assert "Banco paga 1:1 meno una commissione del 4,5%." in italian
+    assert "Lion Bonus, 10–50 €, sul Punto o sul Banco, mai su entrambi (L1, L3):" in italian
 
 
 def test_bead_plate_fills_columns_of_six_top_to_bottom() -> None:

@@ -145,9 +145,11 @@ def test_cards_left_that_cannot_make_a_coup_are_reported_not_an_error(cli: Cli) 
     assert len(run.out.splitlines()) == 1
     assert run.err.strip() == ("puntobanco: 5 cards are left over (4H 2S 9S 3D 7C), too few for "
                                "a whole coup.")
-    rich = cli("replay", "4H", "2S", "9S")
+    rich = cli("replay", "4H", "2S", "9S")  # the table's words: French by default
     assert rich.code == 0 and rich.err == ""
-    assert "3 cards are left over (4H 2S 9S), too few for a whole coup." in rich.out
+    assert "3 cartes restent (4H 2S 9S), trop peu pour un coup entier." in rich.out
+    one = cli("replay", "4H", "--lang", "es")
+    assert "Sobra 1 carta (4H), muy pocas para una mano completa." in one.out
 
 
 def test_cards_from_a_file_or_stdin_separated_by_whitespace_or_commas(cli: Cli,
@@ -168,16 +170,37 @@ def test_rich_output_shows_cards_totals_payouts_in_L6_order_and_summary(cli: Cli
     assert run.code == 0 and run.err == ""
     out = run.out
     assert "10♥" in out and "J♦" in out and "K♥" in out  # coup 1's Punto hand
-    assert "Banker  wins · 0–7" in out
+    assert "Banker wins · 0–7 · margin 7" in out  # one space between the words
     first_coup = out[out.index("Coup 1"):out.index("Coup 2")]
     payouts = [line.strip("│ ").split("│")[0].strip() for line in first_coup.splitlines()
                if "€" in line and "Coup net" not in line]
     assert payouts == ["Banker", "Lion Bonus Banker"]  # L6, though given the other way round
-    assert "+40.00 €" in first_coup and "+25.00 €" in first_coup
-    assert "+12.50 €" in out  # B2 on coup 2
+    assert "+€40.00" in first_coup and "+€25.00" in first_coup
+    assert "Won (by 7)" in first_coup  # L5c: the Lion Bonus paid by the margin
+    assert "+€12.50" in out and "Won (Banker with 6)" in out  # B2 on coup 2
     # Summary: 2 coups, 2 x 35 € staked, 65 € + 2.50 € net.
     summary = out[out.index("Summary"):]
-    assert "70.00 €" in summary and "+67.50 €" in summary
+    assert "€70.00" in summary and "+€67.50" in summary
+
+
+@pytest.mark.parametrize(("lang", "expected"), [
+    ("fr", ["Banco gagne · 0–7 · écart 7", "Gagné (écart de 7)", "+40,00 €", "Bilan",
+            "Total misé", "Net total", "Mises : Banco 25,00 € · Lion Bonus Banco 10,00 €",
+            "Gagné (Banco avec 6)", "Net du coup +65,00 €", "70,00 €", "+67,50 €"]),
+    ("it", ["Banco vince · 0–7 · scarto 7", "Vinta (scarto di 7)", "+40,00 €", "Riepilogo",
+            "Totale puntato", "Netto totale", "Puntate: Banco 25,00 €", "Vinta (Banco con 6)",
+            "Netto del colpo +2,50 €", "+67,50 €"]),
+    ("es", ["Banco gana · 0–7 · diferencia 7", "Ganada (diferencia de 7)", "+40,00 €",
+            "Resumen", "Total apostado", "Neto total", "Apuestas: Banco 25,00 €",
+            "Ganada (Banco con 6)", "Neto de la mano +65,00 €", "+67,50 €"]),
+])
+def test_rich_output_speaks_the_table_s_language(cli: Cli, lang: str,
+                                                 expected: list[str]) -> None:
+    run = cli("replay", *BANCO_BY_7_AFTER_DRAW, *BANCO_WINS_WITH_6, "--lang", lang,
+              "--bet", "lion-banco=10", "--bet", "banco=25")
+    assert run.code == 0 and run.err == ""
+    missing = [text for text in expected if text not in run.out]
+    assert missing == [], run.out
 
 
 @pytest.mark.parametrize(("args", "mentions"), [

@@ -6,16 +6,18 @@ Presentation only: every total, result and payout shown here comes from the rule
 >>> from puntobanco.cards import Card
 >>> card_label(Card.parse("10h")), card_label(Card.parse("As"))
 ('10♥', 'A♠')
->>> euros_short(1000), euros_short(1250)
-('10 €', '12.50 €')
+>>> str(signed(125000, "fr")), str(signed(-1250, "en"))
+('+1 250,00 €', '-€12.50')
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import TypeVar
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -25,7 +27,6 @@ from puntobanco.bets import BetKind, Outcome, SettlementLine, limits_for
 from puntobanco.cards import Card, Rank, Suit
 from puntobanco.coup import Coup
 from puntobanco.errors import PuntoBancoError
-from puntobanco.money import CENTS_PER_EURO, format_cents
 from puntobanco.rules import BancoPayout, RuleSet, Side, hand_total
 
 T = TypeVar("T")
@@ -64,20 +65,10 @@ def hand_text(cards: Sequence[Card]) -> Text:
     return text
 
 
-def euros_short(cents: int) -> str:
-    """An amount in euros, without decimals when it is a whole number of euros."""
-    if cents % CENTS_PER_EURO == 0:
-        return f"{cents // CENTS_PER_EURO} €"
-    return format_cents(cents)
-
-
-def signed(cents: int) -> Text:
-    """A net amount with its sign, green for a gain, red for a loss."""
-    if cents > 0:
-        return Text(f"+{format_cents(cents)}", style="bold green")
-    if cents < 0:
-        return Text(format_cents(cents), style="red")
-    return Text(format_cents(cents), style="yellow")
+def signed(cents: int, lang: str) -> Text:
+    """A net amount with its sign, in the table's language, green for a gain, red for a loss."""
+    style = "bold green" if cents > 0 else "red" if cents < 0 else "yellow"
+    return Text(i18n.signed_money(cents, lang), style=style)
 
 
 def side_name(side: Side, lang: str) -> str:
@@ -95,13 +86,21 @@ def side_letter(side: Side, lang: str) -> str:
 
 
 def result_text(coup: Coup, lang: str) -> Text:
-    """``Banco gagne · 7–5 · Abattage``: the winner, the totals, and a natural when there is one."""
+    """``Banco gagne · 7–5 · Abattage``: the winner, the totals, and a natural when there is one.
+
+    The winner stands on its colour, one space either side, and the words follow it:
+
+    >>> from puntobanco.cards import parse_cards
+    >>> from puntobanco.coup import deal_coup
+    >>> str(result_text(deal_coup(iter(parse_cards("9H 3S KD 3D"))), "fr"))
+    ' Punto gagne · 9–6 · Abattage'
+    """
     text = Text()
     winner = coup.winner
     text.append(f" {side_name(winner, lang)} ", style=SIDE_STYLE[winner])
     if winner is not Side.EGALITE:
-        text.append(f" {i18n.word('wins', lang)}")
-    text.append(f" · {coup.punto_total}–{coup.banco_total}")
+        text.append(f"{i18n.word('wins', lang)} ")
+    text.append(f"· {coup.punto_total}–{coup.banco_total}")
     if coup.natural:
         text.append(" · ")
         text.append(i18n.word("natural", lang), style="bold yellow")
@@ -138,23 +137,51 @@ def settlement_table(lines: Mapping[str, Sequence[SettlementLine]], *,
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     if spot_header is not None:
         table.add_column(spot_header)
-    table.add_column("Bet")
+    table.add_column(i18n.phrase("col.bet", lang))
     table.add_column(i18n.word("stake", lang), justify="right")
-    table.add_column("Pays", justify="right")
+    table.add_column(i18n.phrase("col.pays", lang), justify="right")
     table.add_column(i18n.word("result", lang))
-    table.add_column("Net", justify="right")
+    table.add_column(i18n.phrase("col.net", lang), justify="right")
     for spot, spot_lines in lines.items():
         for index, line in enumerate(spot_lines):
             outcome = Text(i18n.word(line.outcome.value, lang), style=OUTCOME_STYLE[line.outcome])
             if line.detail not in ("win", "lost", line.outcome.value):
-                outcome.append(f" ({line.detail})", style="dim")
+                outcome.append(f" ({detail_text(line.detail, lang)})", style="dim")
             cells: list[RenderableType] = []
             if spot_header is not None:
                 cells.append(spot if index == 0 else "")
-            cells.extend([bet_label(line.bet), format_cents(line.stake), line.pays or "—",
-                          outcome, signed(line.net)])
+            cells.extend([bet_label(line.bet), i18n.money(line.stake, lang),
+                          pays_text(line.pays, lang), outcome, signed(line.net, lang)])
             table.add_row(*cells)
     return table
+
+
+def detail_text(detail: str, lang: str) -> str:
+    """Why a settlement line paid what it did (the core's ``detail``), in the table's language.
+
+    >>> detail_text("win-by-7", "it"), detail_text("win-with-6", "fr"), detail_text("egalite", "es")
+    ('scarto di 7', 'Banco avec 6', 'Empate')
+    """
+    if detail.startswith("win-by-"):
+        return i18n.phrase("detail.win-by", lang, n=detail.removeprefix("win-by-"))
+    if detail == "egalite":
+        return i18n.bet_name("egalite", lang)
+    if detail in ("win-with-6", "win-commission", "natural-win", "natural-tie"):
+        return i18n.phrase(f"detail.{detail}", lang, banco=i18n.bet_name("banco", lang))
+    return detail
+
+
+def pays_text(pays: str, lang: str) -> str:
+    """The odds paid (``8:1``), a commission in words and per cent; ``—`` for nothing paid.
+
+    >>> pays_text("1:1 less 1/20", "fr"), pays_text("8:1", "en"), pays_text("", "it")
+    ('1:1 moins 5 %', '8:1', '—')
+    """
+    odds, less, commission = pays.partition(" less ")
+    if not less:
+        return pays or "—"
+    return i18n.phrase("pays.less", lang, pays=odds,
+                       percent=i18n.percent(float(Fraction(commission)) * 100, lang))
 
 
 def bead_columns(results: Sequence[T], *, rows: int = BEAD_ROWS) -> list[list[T]]:
@@ -226,44 +253,71 @@ def shoe_progress(*, shoe_no: int, position: int, total: int, cut_index: int, ca
     return text
 
 
-def limits_range(minimum: int, maximum: int) -> str:
-    """A stake range, ``10–5000 €``.
+class PartsLine:
+    """Short texts joined by `` · `` on one line, wrapped between them, never inside one.
 
-    >>> limits_range(1000, 5000), limits_range(1050, 5000)
-    ('10–50 €', '10.50 €–50 €')
+    >>> console = Console(width=24, color_system=None)
+    >>> with console.capture() as capture:
+    ...     console.print(PartsLine("Limits: ", ["Tie €10–1,000", "Lion Bonus €10–50", "chip €1"]))
+    >>> print(capture.get().rstrip())
+    Limits: Tie €10–1,000 ·
+      Lion Bonus €10–50 ·
+      chip €1
     """
-    if minimum % CENTS_PER_EURO == 0:
-        return f"{minimum // CENTS_PER_EURO}–{euros_short(maximum)}"
-    return f"{euros_short(minimum)}–{euros_short(maximum)}"
+
+    def __init__(self, lead: str, parts: Sequence[str], *, style: str = "") -> None:
+        self.lead, self.parts, self.style = lead, list(parts), style
+
+    def __str__(self) -> str:
+        return self.lead + " · ".join(self.parts)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = [self.lead]
+        for index, part in enumerate(self.parts):
+            joined = f"{lines[-1]}{' · ' if index else ''}{part}"
+            if index and cell_len(joined) > options.max_width:
+                lines[-1] += " ·"
+                lines.append(f"  {part}")
+            else:
+                lines[-1] = joined
+        yield Text("\n".join(lines), style=self.style)
 
 
-def limits_text(rules: RuleSet, lang: str) -> Text:
-    """The stake limits of every box (M2, L3) and the chip unit (M1)."""
+def limits_text(rules: RuleSet, lang: str) -> PartsLine:
+    """The stake limits of every box (M2, L3) and the chip unit (M1).
+
+    >>> str(limits_text(RuleSet(), "fr"))
+    'Limites : Punto/Banco 10–5 000 € · Égalité 10–1 000 € · Lion Bonus 10–50 € · jeton 1 €'
+    """
     parts = []
     for kinds in ((BetKind.PUNTO, BetKind.BANCO), (BetKind.EGALITE,), (BetKind.LION_PUNTO,)):
         limits = limits_for(kinds[0], rules)
         names = "Lion Bonus" if kinds[0].is_lion else "/".join(
             i18n.bet_name(kind.value, lang) for kind in kinds)
-        parts.append(f"{names} {limits_range(limits.minimum, limits.maximum)}")
-    parts.append(f"chip {euros_short(rules.chip_unit)}")
-    return Text(f"{i18n.word('limits', lang)}: " + " · ".join(parts), style="cyan")
+        parts.append(f"{names} {i18n.money_range(limits.minimum, limits.maximum, lang)}")
+    parts.append(i18n.phrase("chip", lang, amount=i18n.money(rules.chip_unit, lang, short=True)))
+    return PartsLine(i18n.word("limits", lang) + i18n.COLON[i18n.language(lang)], parts,
+                     style="cyan")
 
 
 def rules_summary(rules: RuleSet, lang: str, *, decks: bool = True) -> str:
     """One line of the settings that change what is paid (B2, B3, L5c, R6), and the decks (R1).
 
     >>> rules_summary(RuleSet(), "fr")
-    'Banco 1:1 (1:2 on 6) · Égalité 8:1 · Lion Bonus 20-8-4-4-2-1 · standard drawing · 6 decks'
+    'Banco 1:1 (1:2 avec 6) · Égalité 8:1 · Lion Bonus 20-8-4-4-2-1 · tableau de tirage standard · 6 jeux'
+    >>> rules_summary(RuleSet(), "en", decks=False)
+    'Banker 1:1 (1:2 on 6) · Tie 8:1 · Lion Bonus 20-8-4-4-2-1 · standard drawing'
     """
     banco = i18n.bet_name("banco", lang)
     if rules.banco_payout is BancoPayout.HALF_ON_SIX:
-        banco_pays = f"{banco} 1:1 (1:2 on 6)"
+        banco_pays = i18n.phrase("banco.half_on_six", lang, banco=banco)
     else:
-        banco_pays = f"{banco} 1:1 less {float(rules.commission) * 100:g}%"
+        banco_pays = i18n.phrase("banco.commission", lang, banco=banco,
+                                 percent=i18n.percent(float(rules.commission) * 100, lang))
     lion = "-".join(str(p) for p in rules.lion_paytable)
     summary = (f"{banco_pays} · {i18n.bet_name('egalite', lang)} {rules.tie_pays}:1 · "
-               f"Lion Bonus {lion} · {rules.drawing.value} drawing")
-    return f"{summary} · {rules.decks} decks" if decks else summary
+               f"Lion Bonus {lion} · {i18n.phrase(f'drawing.{rules.drawing.value}', lang)}")
+    return f"{summary} · {i18n.counted('decks', rules.decks, lang)}" if decks else summary
 
 
 def check_language(lang: str) -> None:

@@ -37,9 +37,7 @@ from puntobanco.cli._felt import (
     bead_plate,
     card_label,
     check_language,
-    euros_short,
     felt_panel,
-    limits_range,
     limits_text,
     rules_summary,
     settlement_table,
@@ -56,7 +54,7 @@ from puntobanco.cli.ruleopts import (
     shoe_and_rules,
 )
 from puntobanco.errors import PuntoBancoError
-from puntobanco.money import format_cents, parse_euros
+from puntobanco.money import parse_euros
 from puntobanco.rules import BancoPayout, RuleSet, Side
 from puntobanco.table import CardDealt, Event, RoundSettled, ShoeStarted, Table
 
@@ -68,32 +66,29 @@ HELP_WORDS = frozenset({"?", "h", "help"})
 SHORT_BETS: dict[str, BetKind] = {"p": BetKind.PUNTO, "b": BetKind.BANCO, "e": BetKind.EGALITE,
                                   "t": BetKind.EGALITE, "lp": BetKind.LION_PUNTO,
                                   "lb": BetKind.LION_BANCO}
-
+#: The bet names a seat types, whatever the table's language (its own names work too).
+BET_WORDS = ", ".join(kind.value for kind in BetKind)
 
 
 def help_text(rules: RuleSet, lang: str) -> str:
-    """How to bet, with this table's pays and Lion Bonus limits (Rich markup)."""
+    """How to bet, with this table's pays and Lion Bonus limits, in its language (Rich markup).
+
+    >>> help_text(RuleSet(), "it").splitlines()[4]
+    'Egalité paga 8:1 (B3); Punto e Banco vengono restituiti.'
+    """
     punto, banco, egalite = (i18n.bet_name(kind.value, lang)
                              for kind in (BetKind.PUNTO, BetKind.BANCO, BetKind.EGALITE))
     lion = rules.lion_limits
     if rules.banco_payout is BancoPayout.HALF_ON_SIX:
-        banco_pays = f"{banco} pays 1:1, but half when it wins with 6 (B2)."
+        banco_pays = i18n.phrase("help.banco_half_on_six", lang, banco=banco)
     else:
-        banco_pays = f"{banco} pays 1:1 less a {float(rules.commission) * 100:g}% commission."
-    return (
-        "Bet on one line: bets and amounts in euros, e.g. [bold]banco 25 lion-banco 10[/]\n"
-        "  punto p · banco b · egalite e, tie · lion-punto lp · lion-banco lb\n"
-        "  an empty line passes this coup · [bold]q[/] quits the game · [bold]?[/] shows this "
-        "help\n"
-        f"{punto} pays 1:1. {banco_pays}\n"
-        f"{egalite} pays {rules.tie_pays}:1 (B3), and {punto} and {banco} are returned.\n"
-        f"Lion Bonus, {limits_range(lion.minimum, lion.maximum)}, on {punto} or on {banco}, "
-        "never both (L1, L3):\n"
-        f"the side wins with a natural, {rules.lion_natural_pays}:1; it wins by 4 points or "
-        "more\n"
-        "after a third card, paid by the margin "
-        f"(9 to 4: {'-'.join(str(p) for p in rules.lion_paytable)}, L5c).\n"
-        "It is paid after the other bets (L6).")
+        banco_pays = i18n.phrase("help.banco_commission", lang, banco=banco,
+                                 percent=i18n.percent(float(rules.commission) * 100, lang))
+    return i18n.phrase(
+        "help.body", lang, punto=punto, banco=banco, egalite=egalite, banco_pays=banco_pays,
+        tie=rules.tie_pays, lion=i18n.money_range(lion.minimum, lion.maximum, lang),
+        natural=rules.lion_natural_pays,
+        paytable="-".join(str(p) for p in rules.lion_paytable))
 
 
 def parse_bet_kind(text: str) -> BetKind:
@@ -111,12 +106,20 @@ def parse_bet_line(text: str) -> list[tuple[BetKind, int]]:
     ...
     puntobanco.errors.PuntoBancoError: Give each bet as a name and an amount, e.g. banco 25 lion-banco 10.
     """
+    return [(parse_bet_kind(name), parse_euros(amount)) for name, amount in bet_pairs(text)]
+
+
+def bet_pairs(text: str) -> list[tuple[str, str]]:
+    """A seat's line cut into (bet, amount) texts, not yet read.
+
+    >>> bet_pairs("banco=25, lb 10")
+    [('banco', '25'), ('lb', '10')]
+    """
     tokens = [token for token in re.split(r"[\s,=]+", text.strip()) if token]
     if not tokens or len(tokens) % 2:
         raise PuntoBancoError("Give each bet as a name and an amount, e.g. banco 25 lion-banco 10.",
                               code="bad-bet-line")
-    return [(parse_bet_kind(tokens[i]), parse_euros(tokens[i + 1]))
-            for i in range(0, len(tokens), 2)]
+    return [(tokens[i], tokens[i + 1]) for i in range(0, len(tokens), 2)]
 
 
 def seat_names(*, seats: int | None, players: Sequence[str], lang: str) -> tuple[str, ...]:
@@ -195,21 +198,20 @@ class TerminalGame:
     def run(self) -> list[Seat]:
         """Play until a seat quits, every seat is broke, or the number of coups is reached."""
         self._welcome()
-        reason = ""
+        reason = "end.quit"
         try:
             while True:
                 if self.settings.coups is not None and self.coups_played >= self.settings.coups:
-                    reason = "All the coups asked for are played."
+                    reason = "end.coups"
                     break
                 if all(self._broke(seat) for seat in self.seats):
-                    reason = "Every seat is out of money."
+                    reason = "end.broke"
                     break
                 if not self._play_coup():
-                    reason = "Game over."
                     break
         except (EOFError, KeyboardInterrupt):
-            reason = "Game over."
-        self._goodbye(reason)
+            reason = "end.quit"
+        self._goodbye(i18n.phrase(reason, self.lang))
         return self.seats
 
     def _play_coup(self) -> bool:
@@ -228,8 +230,9 @@ class TerminalGame:
         self.console.print(limits_text(self.settings.rules, lang))
         for seat in self.seats:
             if self._broke(seat):
-                self.console.print(Text(f"{seat.name}: out ({format_cents(seat.balance)})",
-                                        style="dim"))
+                self.console.print(Text(i18n.phrase(
+                    "seat.out", lang, seat=seat.name, balance=i18n.money(seat.balance, lang)),
+                    style="dim"))
                 continue
             if not self._take_bets(seat):
                 return False
@@ -255,8 +258,8 @@ class TerminalGame:
 
     def _take_bets(self, seat: Seat) -> bool:
         """Ask one seat for its bets until they are accepted or it passes; ``False`` quits."""
-        prompt = (f"[bold]{escape(seat.name)}[/] [dim]({format_cents(seat.balance)})[/] "
-                  "[bold green]›[/] ")
+        prompt = (f"[bold]{escape(seat.name)}[/] "
+                  f"[dim]({escape(i18n.money(seat.balance, self.lang))})[/] [bold green]›[/] ")
         while True:
             line = self.read_line(prompt).strip()
             command = line.lower()
@@ -270,29 +273,71 @@ class TerminalGame:
             if not line:
                 self.console.print(Text(f"  {i18n.word('pass', self.lang)}", style="dim"))
                 return True
-            try:
-                for kind, stake in parse_bet_line(line):
-                    staked = sum(self.table.bets.get(seat.name, {}).values())
-                    self.table.place_bet(seat.name, kind, stake,
-                                         available=seat.balance - staked)
-            except PuntoBancoError as error:
-                for kind in list(self.table.bets.get(seat.name, {})):
-                    self.table.withdraw_bet(seat.name, kind)
-                self.console.print(Text(f"  ✗ {self._refusal(error)}", style="bold red"))
+            refused = self._place_bets(seat, line)
+            if refused is not None:
+                self.console.print(Text(f"  ✗ {refused}", style="bold red"))
                 continue
             bets = self.table.bets[seat.name]
-            placed = " · ".join(f"{i18n.bet_name(kind.value, self.lang)} {euros_short(stake)}"
+            placed = " · ".join(f"{i18n.bet_name(kind.value, self.lang)} "
+                                f"{i18n.money(stake, self.lang, short=True)}"
                                 for kind, stake in bets.items())
             self.console.print(Text(f"  ✓ {placed}", style="green"))
             seat.coups_bet += 1
             return True
 
-    def _refusal(self, error: PuntoBancoError) -> str:
-        """The refusal in the table's language, with the exact reason when they differ."""
-        translated = i18n.refusal(error.code, self.lang, default=error.message)
-        if self.lang == "en" or translated == error.message:
+    def _place_bets(self, seat: Seat, line: str) -> str | None:
+        """Place a seat's line of bets; on a refusal, none of them, and the refusal's sentence."""
+        typed = ""
+        try:
+            bets = []
+            for name, amount in bet_pairs(line):
+                typed = name
+                kind = parse_bet_kind(name)
+                typed = amount
+                bets.append((kind, parse_euros(amount)))
+        except PuntoBancoError as error:
+            return self._refusal(error, typed=typed)
+        for kind, stake in bets:
+            available = seat.balance - sum(self.table.bets.get(seat.name, {}).values())
+            try:
+                self.table.place_bet(seat.name, kind, stake, available=available)
+            except PuntoBancoError as error:
+                for placed in list(self.table.bets.get(seat.name, {})):
+                    self.table.withdraw_bet(seat.name, placed)
+                return self._refusal(error, kind=kind, available=available)
+        return None
+
+    def _refusal(self, error: PuntoBancoError, *, typed: str = "", kind: BetKind | None = None,
+                 available: int = 0) -> str:
+        """The refusal in the table's language, with the figures behind it (M3).
+
+        A refusal the table has no words for keeps the core's sentence.
+        """
+        lang, code = self.lang, error.code
+        if code in ("bad-bet-line", "bad-amount"):
+            sentence = i18n.phrase(f"refusal.{code}", lang)
+        else:
+            sentence = i18n.refusal(code, lang, default="")
+        if not sentence:
             return error.message
-        return f"{translated} ({error.message})"
+        detail = None
+        if code == "bad-amount":
+            detail = i18n.phrase("detail.typed", lang, text=typed)
+        elif code == "unknown-bet":
+            detail = i18n.phrase("detail.unknown-bet", lang, text=typed, choices=BET_WORDS)
+        elif code in ("above-maximum", "below-minimum") and kind is not None:
+            limits = limits_for(kind, self.settings.rules)
+            limit = limits.maximum if code == "above-maximum" else limits.minimum
+            detail = i18n.phrase(f"detail.{code}", lang, bet=i18n.bet_name(kind.value, lang),
+                                 amount=i18n.money(limit, lang, short=True))
+        elif code == "not-chip-multiple":
+            detail = i18n.phrase("detail.not-chip-multiple", lang,
+                                 amount=i18n.money(self.settings.rules.chip_unit, lang,
+                                                   short=True))
+        elif code == "insufficient-balance":
+            detail = i18n.phrase("detail.insufficient-balance", lang,
+                                 amount=i18n.money(available, lang))
+        return f"{sentence.removesuffix('.')} ({detail})." if detail else sentence
 
     def _deal(self) -> None:
         """Deal the coup; on a terminal, reveal it card by card on the felt."""
@@ -324,10 +369,11 @@ class TerminalGame:
             self.results = []
             turned = event.burned[0] if event.burned else None
             text = Text(f"{i18n.word('new_shoe', self.lang)} {event.shoe_no} · "
-                        f"{len(event.order)} cards", style="bold yellow")
+                        f"{i18n.counted('cards', len(event.order), self.lang)}",
+                        style="bold yellow")
             if turned is not None:
-                text.append(f" · {i18n.word('burned', self.lang)}: {card_label(turned)} "
-                            f"+ {len(event.burned) - 1}")
+                text.append(" · " + i18n.phrase("burn", self.lang, card=card_label(turned),
+                                                n=len(event.burned) - 1))
             self.console.print(text)
 
     def _pay(self, settled: RoundSettled) -> None:
@@ -339,13 +385,14 @@ class TerminalGame:
                 title=i18n.word("payouts", self.lang), spot_header=i18n.word("seat", self.lang),
                 lang=self.lang))
         balances = RichTable(show_edge=False, show_header=False, box=None, padding=(0, 2))
+        for justify in ("left", "left", "right", "right"):
+            balances.add_column(justify=justify)
         for seat in self.seats:
             net = settled.net(seat.name)
             seat.balance += net
-            row_net = signed(net) if seat.name in lines else Text("")
-            balances.add_row(Text(seat.name, style="bold"),
-                             f"{i18n.word('balance', self.lang)} {format_cents(seat.balance)}",
-                             row_net)
+            row_net = signed(net, self.lang) if seat.name in lines else Text("")
+            balances.add_row(Text(seat.name, style="bold"), i18n.word("balance", self.lang),
+                             i18n.money(seat.balance, self.lang), row_net)
         self.console.print(balances)
 
     def _broke(self, seat: Seat) -> bool:
@@ -355,31 +402,33 @@ class TerminalGame:
     # --- the frame -----------------------------------------------------------------------------
 
     def _welcome(self) -> None:
-        settings = self.settings
-        shuffle = ("secure shuffle" if settings.seed is None
-                   else f"seed {settings.seed}, a reproducible shoe")
-        seats = "1 seat" if len(self.seats) == 1 else f"{len(self.seats)} seats"
+        settings, lang = self.settings, self.lang
+        shuffle = (i18n.phrase("shuffle.secure", lang) if settings.seed is None
+                   else i18n.phrase("shuffle.seeded", lang, seed=settings.seed))
+        seats = i18n.phrase("bankroll.each", lang, seats=i18n.counted("seats", len(self.seats), lang),
+                            amount=i18n.money(settings.bankroll, lang, short=True))
         body = Text.assemble(
             ("PUNTO BANCO 2000 · LION BONUS\n", "bold"),
-            (rules_summary(settings.rules, self.lang, decks=False) + "\n", ""),
-            (f"{seats}, {euros_short(settings.bankroll)} each · {settings.rules.decks} decks · "
-             f"{shuffle}\n", ""),
-            ("Type ? for help, q to quit.", "dim"))
+            (rules_summary(settings.rules, lang, decks=False) + "\n", ""),
+            (f"{seats} · {i18n.counted('decks', settings.rules.decks, lang)} · {shuffle}\n", ""),
+            (i18n.phrase("help.hint", lang), "dim"))
         self.console.print(Panel(body, style="white on #0b5d2a", border_style=FELT_BORDER,
                                  expand=False))
 
     def _goodbye(self, reason: str) -> None:
         self.console.print()
-        summary = RichTable(title=f"{reason} Coups played: {self.coups_played}.",
-                            title_justify="left")
-        summary.add_column(i18n.word("seat", self.lang))
-        summary.add_column("Start", justify="right")
-        summary.add_column(i18n.word("balance", self.lang), justify="right")
-        summary.add_column("Net", justify="right")
-        summary.add_column("Coups bet", justify="right")
+        lang = self.lang
+        played = i18n.phrase("coups_played", lang, n=self.coups_played)
+        summary = RichTable(title=f"{reason} {played}", title_justify="left")
+        summary.add_column(i18n.word("seat", lang))
+        summary.add_column(i18n.phrase("col.start", lang), justify="right")
+        summary.add_column(i18n.word("balance", lang), justify="right")
+        summary.add_column(i18n.phrase("col.net", lang), justify="right")
+        summary.add_column(i18n.phrase("col.coups_bet", lang), justify="right")
         for seat in self.seats:
-            summary.add_row(seat.name, format_cents(seat.start), format_cents(seat.balance),
-                            signed(seat.net), str(seat.coups_bet))
+            summary.add_row(seat.name, i18n.money(seat.start, lang),
+                            i18n.money(seat.balance, lang), signed(seat.net, lang),
+                            str(seat.coups_bet))
         self.console.print(summary)
 
 

@@ -49,7 +49,7 @@ from puntobanco.cli.ruleopts import (
 )
 from puntobanco.coup import Coup, deal_coup
 from puntobanco.errors import PuntoBancoError, ShoeExhausted
-from puntobanco.money import format_cents, parse_euros
+from puntobanco.money import parse_euros
 from puntobanco.rules import RuleSet, Side
 
 
@@ -154,30 +154,35 @@ def read_cards(arguments: Sequence[str], cards_file: Path | None) -> list[Card]:
     return cards
 
 
-def _leftover_sentence(leftover: Sequence[Card]) -> str:
+def _leftover_sentence(leftover: Sequence[Card], lang: str = "en") -> str:
+    """The cards too few for a whole coup, in a sentence (English for ``--json``'s stderr).
+
+    >>> from puntobanco.cards import parse_cards
+    >>> _leftover_sentence(parse_cards("3D 7C"), "it")
+    'Avanzano 2 carte (3D 7C), troppo poche per un colpo intero.'
+    """
     cards = " ".join(str(card) for card in leftover)
-    plural = "card is" if len(leftover) == 1 else "cards are"
-    return f"{len(leftover)} {plural} left over ({cards}), too few for a whole coup."
+    return i18n.counted("leftover", len(leftover), lang, cards=cards)
 
 
 def _coup_panel(replayed: ReplayedCoup, lang: str) -> Panel:
     coup = replayed.coup
     hands = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2))
     hands.add_column("")
-    hands.add_column("Cards")
-    hands.add_column("Total", justify="right")
+    hands.add_column(i18n.phrase("col.cards", lang))
+    hands.add_column(i18n.word("total", lang), justify="right")
     for side in (Side.PUNTO, Side.BANCO):
         hands.add_row(i18n.bet_name(side.value, lang), hand_text(coup.cards(side)),
                       str(coup.total(side)))
     result = result_text(coup, lang)
-    result.append(f" · margin {coup.margin}")
+    result.append(f" · {i18n.phrase('margin', lang, n=coup.margin)}")
     parts: list[Table | Text] = [hands, result]
     if replayed.lines:
         parts.append(settlement_table(
             {"": replayed.lines}, bet_label=lambda kind: i18n.bet_name(kind.value, lang),
             lang=lang))
-        net = Text("Coup net ")
-        net.append_text(signed(replayed.net))
+        net = Text(f"{i18n.phrase('coup_net', lang)} ")
+        net.append_text(signed(replayed.net, lang))
         parts.append(net)
     return Panel(Group(*parts), title=f"{i18n.word('coup', lang)} {replayed.number}",
                  title_align="left", expand=False)
@@ -187,20 +192,20 @@ def _print_rich(console: Console, coups: Sequence[ReplayedCoup], leftover: Seque
                 spot: Mapping[BetKind, int], rules: RuleSet, lang: str) -> None:
     console.print(Text(rules_summary(rules, lang, decks=False), style="dim"))
     if spot:
-        bets = " · ".join(f"{i18n.bet_name(kind.value, lang)} {format_cents(spot[kind])}"
+        bets = " · ".join(f"{i18n.bet_name(kind.value, lang)} {i18n.money(spot[kind], lang)}"
                           for kind in PAYMENT_ORDER if kind in spot)
-        console.print(Text(f"Spot: {bets}", style="cyan"))
+        console.print(Text(i18n.phrase("spot", lang, bets=bets), style="cyan"))
     for replayed in coups:
         console.print(_coup_panel(replayed, lang))
-    summary = Table(title="Summary", title_justify="left", show_edge=False)
-    summary.add_column("Coups", justify="right")
-    summary.add_column("Total staked", justify="right")
-    summary.add_column("Total net", justify="right")
-    summary.add_row(str(len(coups)), format_cents(sum(c.staked for c in coups)),
-                    signed(sum(c.net for c in coups)))
+    summary = Table(title=i18n.phrase("summary", lang), title_justify="left", show_edge=False)
+    summary.add_column(i18n.phrase("col.coups", lang), justify="right")
+    summary.add_column(i18n.phrase("col.total_staked", lang), justify="right")
+    summary.add_column(i18n.phrase("col.total_net", lang), justify="right")
+    summary.add_row(str(len(coups)), i18n.money(sum(c.staked for c in coups), lang),
+                    signed(sum(c.net for c in coups), lang))
     console.print(summary)
     if leftover:
-        console.print(Text(_leftover_sentence(leftover), style="yellow"))
+        console.print(Text(_leftover_sentence(leftover, lang), style="yellow"))
 
 
 @app.command()
