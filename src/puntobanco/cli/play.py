@@ -419,7 +419,8 @@ class TerminalGame:
         self.console.print()
         lang = self.lang
         played = i18n.phrase("coups_played", lang, n=self.coups_played)
-        summary = RichTable(title=f"{reason} {played}", title_justify="left")
+        self.console.print(Text(f"{reason} {played}", style="bold"))
+        summary = RichTable()
         summary.add_column(i18n.word("seat", lang))
         summary.add_column(i18n.phrase("col.start", lang), justify="right")
         summary.add_column(i18n.word("balance", lang), justify="right")
