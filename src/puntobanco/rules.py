@@ -177,8 +177,8 @@ class RuleSet:
     def __post_init__(self) -> None:
         if not 1 <= self.decks <= 8:
             raise RuleSetError(f"A shoe holds 1 to 8 decks, not {self.decks}.")
-        if self.tie_pays < 1:
-            raise RuleSetError(f"Égalité must pay at least 1:1, not {self.tie_pays}:1.")
+        if self.tie_pays not in (8, 9):
+            raise RuleSetError(f"Égalité pays 8:1 or 9:1 (B3), not {self.tie_pays}:1.")
         if not 0 <= self.commission < 1:
             raise RuleSetError(f"A commission lies between 0 and 1, not {self.commission}.")
         if len(self.lion_paytable) != 6 or any(p < 0 for p in self.lion_paytable):

@@ -199,12 +199,12 @@ class Table:
                              code="table-closed")
         if stake <= 0:
             raise BetRefused(f"A stake on {bet.value} must be positive.", code="non-positive-stake")
+        spot_bets = dict(self.bets.get(spot, {}))
+        spot_bets[bet] = spot_bets.get(bet, 0) + stake
+        verify_spot(spot_bets, self.rules)  # the table's rules first: no top-up makes these pass
         if available is not None and stake > available:
             raise BetRefused(f"{format_cents(stake)} is more than the {format_cents(available)} "
                              "available.", code="insufficient-balance")
-        spot_bets = dict(self.bets.get(spot, {}))
-        spot_bets[bet] = spot_bets.get(bet, 0) + stake
-        verify_spot(spot_bets, self.rules)
 
     def can_bet(self, spot: str, bet: BetKind, stake: int, *,
                 available: int | None = None) -> bool:

@@ -121,7 +121,8 @@ def test_eor_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     (["par", "--format", "xml"], "not an output format"),
     (["par", "--rules", "house"], "not a drawing rule"),
     (["par", "--banco", "free"], "not a banco payout"),
-    (["par", "--tie-pays", "0"], "at least 1:1"),
+    (["par", "--tie-pays", "0"], "8:1 or 9:1"),
+    (["par", "--tie-pays", "100"], "8:1 or 9:1"),
     (["eor", "--composition", "6,0,0,0,0,0,0,0,0,0"], "at least 7 cards"),
 ])
 def test_bad_options_end_in_one_sentence(args: list[str], mentions: str) -> None:

@@ -288,7 +288,8 @@ def test_seat_names_from_players_or_count() -> None:
     (["--seats", "15"], "1 to 14 seats"),
     (["--decks", "9"], "1 to 8 decks"),
     (["--cut-card", "5"], "cut card goes"),
-    (["--tie-pays", "0"], "at least 1:1"),
+    (["--tie-pays", "0"], "8:1 or 9:1"),
+    (["--tie-pays", "100"], "8:1 or 9:1"),
 ])
 def test_bad_play_options_end_in_one_sentence(cli: Cli, args: list[str], mentions: str) -> None:
     run = cli("play", *args, stdin="q\n")

@@ -181,3 +181,10 @@ def test_L5c_parse_paytable() -> None:
         with pytest.raises(RuleSetError) as info:
             parse_paytable(bad)
         assert repr(bad) in str(info.value)
+
+
+@pytest.mark.parametrize("tie_pays", [0, 1, 7, 10, 100])
+def test_B3_egalite_pays_only_8_or_9(tie_pays: int) -> None:
+    """B3: Égalité pays 8:1, or 9:1 as a table setting; nothing else is a table setting."""
+    with pytest.raises(RuleSetError, match="8:1 or 9:1"):
+        RuleSet(tie_pays=tie_pays)

@@ -172,6 +172,9 @@ def test_bets_add_up_and_are_validated_as_a_whole() -> None:
     ([(BetKind.LION_PUNTO, 1_000)], BetKind.LION_BANCO, 1_000, None, "both-lion-sides"),
     ([], BetKind.BANCO, 1_050, None, "not-chip-multiple"),
     ([], BetKind.BANCO, 2_000, 1_900, "insufficient-balance"),
+    # the table's limit is named before the balance: no top-up would make that bet acceptable
+    ([], BetKind.PUNTO, 500_100, 100_000, "above-maximum"),
+    ([], BetKind.EGALITE, 100_100, 100_000, "above-maximum"),
     ([], BetKind.BANCO, 0, None, "non-positive-stake"),
     ([], BetKind.BANCO, -1_000, 5_000, "non-positive-stake"),
     ([(BetKind.PUNTO, 499_000)], BetKind.PUNTO, 2_000, None, "above-maximum"),

@@ -28,7 +28,7 @@ from typing import Annotated
 import typer
 
 from puntobanco.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, Composition, full_composition
-from puntobanco.errors import PuntoBancoError, RuleSetError
+from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import LION_PAYTABLE, BancoPayout, Drawing, RuleSet, parse_paytable
 
 #: The fewest cards a coup can need: three for each side.
@@ -178,8 +178,6 @@ def shoe_and_rules(
     payout = parse_banco(banco)
     rate = parse_commission(commission)
     table = LION_PAYTABLE if lion_paytable is None else parse_paytable(lion_paytable)
-    if tie_pays < 1:
-        raise RuleSetError(f"Égalité must pay at least 1:1, not {tie_pays}:1.")
     ruleset = RuleSet(
         decks=deck_count,
         drawing=parse_drawing(rules),
