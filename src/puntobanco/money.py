@@ -10,15 +10,16 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, Inexact, InvalidOperation, localcontext
+import re
 
 from puntobanco.errors import PuntoBancoError
 
 Cents = int
 CENTS_PER_EURO = 100
 #: Amounts read from text stay below this many euros (10**17 cents fits a signed 64-bit integer),
-#: so a text such as ``1e999999999`` is refused in one sentence instead of building a huge number.
+#: so a text of a thousand digits is refused in one sentence instead of building a huge number.
 MAX_EUROS = 10**15
+_AMOUNT = re.compile(r"^([+-]?)([0-9]+)(?:\.([0-9]*))?$")
 
 
 def euros(amount: int) -> Cents:
@@ -27,24 +28,27 @@ def euros(amount: int) -> Cents:
 
 
 def parse_euros(text: str) -> Cents:
-    """Read an amount in euros (``25``, ``12.50``) exactly; more than two decimals is refused."""
-    try:
-        value = Decimal(text.strip().replace("€", "").strip())
-    except InvalidOperation:
-        raise PuntoBancoError(f"{text!r} is not an amount in euros.", code="bad-amount") from None
-    if not value.is_finite():
-        raise PuntoBancoError(f"{text!r} is not an amount in euros.", code="bad-amount")
-    if value.copy_abs() >= MAX_EUROS:
-        raise PuntoBancoError(f"{text!r} is too large an amount.", code="bad-amount")
-    with localcontext() as context:
-        context.traps[Inexact] = True  # a value too fine for exact arithmetic has too many decimals
-        try:
-            cents = value * CENTS_PER_EURO
-        except ArithmeticError:
-            raise PuntoBancoError(f"{text!r} has more than two decimals.", code="bad-amount") from None
-    if cents != cents.to_integral_value():
+    """Read an amount in euros (``25``, ``12.50``, ``10 €``) exactly.
+
+    Only plain decimal notation is read: ``1e3`` or ``12,50`` is refused, as are more than two
+    decimals and amounts of :data:`MAX_EUROS` or more.
+
+    >>> parse_euros("1e3")
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.PuntoBancoError: '1e3' is not an amount in euros: write it like 25 or 12.50.
+    """
+    match = _AMOUNT.match(text.strip().replace("€", "").strip())
+    if match is None:
+        raise PuntoBancoError(f"{text!r} is not an amount in euros: write it like 25 or 12.50.",
+                              code="bad-amount")
+    sign, whole, decimals = match.group(1), match.group(2), (match.group(3) or "").rstrip("0")
+    if len(decimals) > 2:
         raise PuntoBancoError(f"{text!r} has more than two decimals.", code="bad-amount")
-    return int(cents)
+    if len(whole.lstrip("0")) > len(str(MAX_EUROS - 1)) or int(whole) >= MAX_EUROS:
+        raise PuntoBancoError(f"{text!r} is too large an amount.", code="bad-amount")
+    cents = int(whole) * CENTS_PER_EURO + int(decimals.ljust(2, "0"))
+    return -cents if sign == "-" else cents
 
 
 def format_cents(cents: Cents, *, symbol: str = "€") -> str:

@@ -210,6 +210,8 @@ def test_rich_output_speaks_the_table_s_language(cli: Cli, lang: str,
     (["4H", "2S", "--bet", "banco25"], "--bet takes KIND=EUROS"),
     (["4H", "2S", "--bet", "banco=abc"], "is not an amount in euros"),
     (["4H", "2S", "--bet", "banco=12.345"], "more than two decimals"),
+    (["4H", "2S", "--bet", "banco=1e3"], "is not an amount in euros"),  # M1: plain decimals only
+    (["AS"] * 9 + ["2S"], "AS appears 9 times"),  # R1: no shoe holds nine aces of spades
     (["4H", "2S", "--bet", "banco=12.5"], "multiple of the chip unit"),  # M1
     (["4H", "2S", "--bet", "banco=5"], "minimum on banco"),  # M2
     (["4H", "2S", "--bet", "egalite=1001"], "maximum on egalite"),  # M2

@@ -11,7 +11,7 @@ from puntobanco.money import MAX_EUROS, euros, format_cents, parse_euros
 @pytest.mark.parametrize(
     ("text", "cents"),
     [("25", 2500), ("12.5", 1250), ("12.50", 1250), ("0.01", 1), ("10 €", 1000), ("€10", 1000),
-     (" 7.00 ", 700), ("12.500", 1250), ("1e3", 100_000), ("-5", -500), ("0", 0)],
+     (" 7.00 ", 700), ("12.500", 1250), ("-5", -500), ("0", 0)],
 )
 def test_M1_parse_euros_is_exact(text: str, cents: int) -> None:
     result = parse_euros(text)
@@ -21,7 +21,8 @@ def test_M1_parse_euros_is_exact(text: str, cents: int) -> None:
 
 @pytest.mark.parametrize(
     "text", ["", "abc", "12,50", "1.2.3", "NaN", "inf", "-Infinity", "12.505", "0.001", "ten",
-             "1e-99999999999", "12.3456789012345678901234567890"],
+             "1e-99999999999", "12.3456789012345678901234567890",
+             "1e3", "1E2", "1e10000000", "0x10", "1_000"],
 )
 def test_M1_bad_amount_is_refused_naming_it(text: str) -> None:
     with pytest.raises(PuntoBancoError) as info:
@@ -30,9 +31,9 @@ def test_M1_bad_amount_is_refused_naming_it(text: str) -> None:
     assert repr(text) in str(info.value)
 
 
-@pytest.mark.parametrize("text", ["1e10000000", "1e100000", "-1e15", str(MAX_EUROS)])
+@pytest.mark.parametrize("text", ["1" + "0" * 100_000, "-1000000000000000", str(MAX_EUROS)])
 def test_M1_huge_amount_is_refused_in_one_sentence(text: str) -> None:
-    # "1e10000000" used to escape as decimal.Overflow and "1e100000" built a 100,000-digit int.
+    # "1e10000000" once escaped as decimal.Overflow; a 100,001-digit text must not build an int.
     with pytest.raises(PuntoBancoError, match="too large") as info:
         parse_euros(text)
     assert info.value.code == "bad-amount"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from rich.text import Text
 
 from puntobanco import i18n
 from puntobanco.bets import PAYMENT_ORDER, BetKind, SettlementLine, settle_spot, verify_spot
-from puntobanco.cards import Card, parse_cards
+from puntobanco.cards import MAX_DECKS, Card, parse_cards
 from puntobanco.cli._app import app
 from puntobanco.cli._felt import (
     check_language,
@@ -151,6 +152,10 @@ def read_cards(arguments: Sequence[str], cards_file: Path | None) -> list[Card]:
         raise PuntoBancoError(
             "No cards given: list them in dealing order, e.g. 4H 2S 9S 3D 7C 5C, or use "
             "--cards-file.", code="no-cards")
+    card, times = Counter(cards).most_common(1)[0]
+    if times > MAX_DECKS:  # R1: no shoe holds more than eight of one card
+        raise PuntoBancoError(f"{card} appears {times} times, but a shoe of 1 to {MAX_DECKS} decks "
+                              f"holds at most {MAX_DECKS}.", code="bad-cards")
     return cards
 
 
