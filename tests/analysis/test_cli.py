@@ -135,3 +135,18 @@ def test_bad_options_end_in_one_sentence(args: list[str], mentions: str) -> None
     assert lines[0].startswith("puntobanco: ") and lines[0].endswith(".")
     assert mentions in lines[0].lower()
     assert "Traceback" not in result.stderr + result.stdout
+
+
+
+@pytest.mark.parametrize("columns", [80, 64])
+def test_par_table_never_cuts_an_exact_count(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str],
+                                             columns: int) -> None:
+    """The terminal PAR sheet keeps every digit on a narrow terminal (or a pipe: 80 columns)."""
+    monkeypatch.setattr(sys, "argv", ["puntobanco", "par", "--decks", "8"])
+    monkeypatch.setenv("COLUMNS", str(columns))
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0 and "…" not in out
+    assert "4,998,398,275,503,360" in out.replace("\n", "").replace(" ", "").replace("│", "")

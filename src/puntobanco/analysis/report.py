@@ -264,8 +264,9 @@ def par_rich(sheet: ParSheet) -> Any:
     for name, bet in sheet.bets.items():
         table = Table(*_ROW_HEAD, title=f"{BET_LABELS[name]} — EV {float(bet.ev):+.6%}",
                       title_justify="left")
-        for column in table.columns[1:]:
-            column.justify = "right"
+        for column in table.columns[1:]:  # exact figures are never cut: the labels wrap instead
+            column.justify, column.overflow = "right", "fold"
+        table.columns[0].min_width = 12
         rows = _outcome_rows(name, bet)
         for index, row in enumerate(rows):
             table.add_row(*row, style="bold" if index == len(rows) - 1 else None,
