@@ -10,8 +10,8 @@ PORT   ?= 8000
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[all,dev]'
+	$(PY) -m pip install -qq --upgrade pip
+	$(PY) -m pip install -qq -e '.[all,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
