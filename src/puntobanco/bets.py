@@ -182,7 +182,7 @@ def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> Settlem
         if winner is Side.EGALITE:  # B1, B2: returned on Égalité
             return SettlementLine(kind, stake, Outcome.PUSH, 0, "0:1", "egalite")
         if winner is not kind.side:
-            return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", "lost")
+            return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", "lose")
         if kind is BetKind.PUNTO:
             return SettlementLine(kind, stake, Outcome.WIN, stake, "1:1", "win")
         if rules.banco_payout is BancoPayout.COMMISSION:
@@ -196,7 +196,7 @@ def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> Settlem
         if winner is Side.EGALITE:
             return SettlementLine(kind, stake, Outcome.WIN, stake * rules.tie_pays,
                                   f"{rules.tie_pays}:1", "egalite")
-        return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", "lost")
+        return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", "lose")
     side = kind.side  # L5
     other = Side.BANCO if side is Side.PUNTO else Side.PUNTO
     result = lion_outcome(coup.total(side), coup.total(other), natural=coup.natural,

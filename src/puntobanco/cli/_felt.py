@@ -145,7 +145,7 @@ def settlement_table(lines: Mapping[str, Sequence[SettlementLine]], *,
     for spot, spot_lines in lines.items():
         for index, line in enumerate(spot_lines):
             outcome = Text(i18n.word(line.outcome.value, lang), style=OUTCOME_STYLE[line.outcome])
-            if line.detail not in ("win", "lost", line.outcome.value):
+            if line.detail not in ("win", line.outcome.value):
                 outcome.append(f" ({detail_text(line.detail, lang)})", style="dim")
             cells: list[RenderableType] = []
             if spot_header is not None:
