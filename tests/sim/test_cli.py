@@ -42,6 +42,21 @@ def test_simulate_json_has_the_promised_shape() -> None:
         assert low < bet["mean"] < high
         assert isinstance(bet["exact_ev"], float) and isinstance(bet["z"], float)
     assert document["bets"]["lion_banco"]["exact_ev"] == pytest.approx(-0.167751, abs=1e-6)
+    assert document["warning"] is None
+
+
+def test_simulate_warns_that_few_shoes_give_rough_intervals() -> None:
+    """10 one-deck shoes: an interval that covers the exact EV, and a warning in both forms."""
+    document = json.loads(run("simulate", "--shoes", "10", "--seed", "1", "--decks", "1",
+                              "--json").stdout)
+    assert "only 10 shoes" in document["warning"] and "100" in document["warning"]
+    punto = document["bets"]["punto"]
+    assert punto["ci95"][0] < punto["exact_ev"] < punto["ci95"][1]
+    assert abs(punto["z"]) < 2.5
+    text = run("simulate", "--shoes", "10", "--seed", "1", "--decks", "1")
+    assert text.returncode == 0, text.stderr
+    warnings = [line for line in text.stdout.splitlines() if line.startswith("Warning: ")]
+    assert warnings == [f"Warning: {document['warning']}"]
 
 
 def test_simulate_same_seed_same_figures_and_text_report() -> None:

@@ -132,7 +132,13 @@ def simulate(
     run_seed = fresh_seed(seed)
     from puntobanco.sim import engine
     from puntobanco.sim.executors import Placement
-    from puntobanco.sim.simulate import bet_statistics, coups_per_shoe, exact_evs
+    from puntobanco.sim.simulate import (
+        bet_statistics,
+        coups_per_shoe,
+        exact_evs,
+        exact_std_devs,
+        small_run_warning,
+    )
     from puntobanco.sim.simulate import simulate as run_simulation
 
     Placement(workers=workers, scheduler=scheduler)  # refuse bad options before any work
@@ -142,8 +148,9 @@ def simulate(
         run = run_simulation(ruleset, shoes=shoes, seed=run_seed, composition=shoe,
                              workers=workers, scheduler=scheduler, progress=advance)
     exact = exact_evs(run)
-    stats = bet_statistics(run, exact)
+    stats = bet_statistics(run, exact, exact_std_dev=exact_std_devs(run))
     per_shoe = coups_per_shoe(run)
+    warning = small_run_warning(run.shoes)
     if json_output:
         document: dict[str, Any] = {
             "shoes": run.shoes, "coups": run.coups, "seconds": run.seconds,
@@ -152,6 +159,7 @@ def simulate(
             "placement": run.placement, "coups_per_shoe": per_shoe,
             "exact_ev_reference": "full shoe (exact analysis of the composition before the burn)",
             "bets": {s.name: s.to_dict() for s in stats},
+            "warning": warning,
         }
         print(json.dumps(document, indent=2))
         return
@@ -161,7 +169,8 @@ def simulate(
         f"{_rate(run.coups_per_second)} on {run.placement}.",
         f"Seed {run.seed}; {shoe_sentence(ruleset, shoe)}.",
         "Returns per unit staked on every coup; the exact EV is the full shoe's (the burn and "
-        "the cut card do not change the expectation per coup materially).",
+        "the cut card do not change the expectation per coup materially). Intervals: Student's "
+        "t on the shoes, never narrower than if every coup were independent.",
         "",
         f"{'bet':<11}{'mean':>11}  {'95 % confidence interval':<25}{'exact EV':>11}{'z':>7}"
         f"{'wins':>9}{'pushes':>9}",
@@ -172,6 +181,8 @@ def simulate(
         lines.append(f"{s.name:<11}{_percent(s.mean):>11}  {interval:<25}"
                      f"{_percent(s.exact_ev):>11}{z_text:>7}{100 * s.win_frequency:>8.3f}%"
                      f"{100 * s.push_frequency:>8.3f}%")
+    if warning is not None:
+        lines += ["", f"Warning: {warning}"]
     typer.echo("\n".join(lines))
 
 

@@ -9,6 +9,8 @@
 ['punto', 'banco', 'egalite', 'lion_punto', 'lion_banco']
 >>> stats[0].ci95[0] < stats[0].mean < stats[0].ci95[1]
 True
+>>> small_run_warning(300) is None, small_run_warning(10) is not None
+(True, True)
 """
 
 from __future__ import annotations
@@ -26,8 +28,13 @@ from puntobanco.rules import RuleSet
 from puntobanco.sim import engine, tables
 from puntobanco.sim.executors import Placement, Progress, run_chunks
 
-#: The normal quantile of a two-sided 95 % interval.
+#: The normal quantile of a two-sided 95 % interval (the limit of :func:`t_quantile`).
 Z95 = 1.959963984540054
+#: Fewer shoes than this and the report warns that its intervals and z-scores are not to be
+#: trusted: the standard error rests on so few independent shoes that it is itself uncertain.
+MIN_TRUSTED_SHOES = 100
+#: From this many degrees of freedom on, :func:`t_quantile` uses the Cornish–Fisher series.
+_T_SERIES_FROM = 100
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -73,6 +80,66 @@ def _chunk_task(chunk: int, shoes: int, *, spec: engine.ShoeSpec, seed: int) -> 
     return engine.simulate_chunk(spec, seed=seed, chunk=chunk, shoes=shoes)
 
 
+def _t_within(t: float, df: int) -> float:
+    """``P(|T| < t)`` for Student's t with ``df`` (a whole number) degrees of freedom.
+
+    The closed form for whole ``df`` (Abramowitz & Stegun 26.7.3–26.7.4).
+    """
+    theta = math.atan(t / math.sqrt(df))
+    sine, cosine = math.sin(theta), math.cos(theta)
+    if df % 2:
+        term, total = cosine, 0.0
+        for j in range((df - 1) // 2):  # cos θ + (2/3) cos³θ + (2·4)/(3·5) cos⁵θ + …
+            total += term
+            term *= cosine * cosine * (2 * j + 2) / (2 * j + 3)
+        return 2 / math.pi * (theta + sine * total)
+    term, total = 1.0, 0.0
+    for j in range(df // 2):  # 1 + (1/2) cos²θ + (1·3)/(2·4) cos⁴θ + …
+        total += term
+        term *= cosine * cosine * (2 * j + 1) / (2 * j + 2)
+    return sine * total
+
+
+def t_quantile(df: int) -> float:
+    """The quantile of a two-sided 95 % interval under Student's t with ``df`` degrees of freedom.
+
+    Bisection on the closed-form distribution below :data:`_T_SERIES_FROM` degrees of freedom,
+    the Cornish–Fisher series (Abramowitz & Stegun 26.7.5, error below 1e-9 there) above.
+
+    >>> [round(t_quantile(df), 4) for df in (1, 2, 9, 30, 10**9)]
+    [12.7062, 4.3027, 2.2622, 2.0423, 1.96]
+    """
+    if df < 1:
+        raise ValueError(f"Student's t needs at least one degree of freedom, not {df}.")
+    if df >= _T_SERIES_FROM:
+        z, z2 = Z95, Z95 * Z95
+        return z + (z * (z2 + 1) / 4 / df
+                    + z * ((5 * z2 + 16) * z2 + 3) / 96 / df ** 2
+                    + z * (((3 * z2 + 19) * z2 + 17) * z2 - 15) / 384 / df ** 3
+                    + z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) / 92160
+                    / df ** 4)
+    low, high = 0.0, math.pi / 2  # bisect on θ = atan(t / √df), where P(|T| < t) is monotone
+    for _ in range(80):
+        middle = (low + high) / 2
+        if _t_within(math.sqrt(df) * math.tan(middle), df) < 0.95:
+            low = middle
+        else:
+            high = middle
+    return math.sqrt(df) * math.tan((low + high) / 2)
+
+
+def small_run_warning(shoes: int) -> str | None:
+    """A sentence saying why the intervals of a run of ``shoes`` shoes are not to be trusted.
+
+    ``None`` from :data:`MIN_TRUSTED_SHOES` shoes on.
+    """
+    if shoes >= MIN_TRUSTED_SHOES:
+        return None
+    return (f"only {shoes} shoes: the standard errors rest on {shoes - 1} degree(s) of freedom, "
+            "so the 95 % intervals and z-scores are rough (widened as far as is sound, but not "
+            f"to be trusted); play at least {MIN_TRUSTED_SHOES:,} shoes.")
+
+
 @dataclass(frozen=True, kw_only=True)
 class BetStatistics:
     """One bet's simulated return per unit staked on every coup, and the exact comparison."""
@@ -94,19 +161,26 @@ class BetStatistics:
                 "push_frequency": self.push_frequency, "exact_ev": self.exact_ev, "z": self.z}
 
 
-def bet_statistics(run: SimulationRun, exact: Mapping[str, float] | None = None
-                   ) -> list[BetStatistics]:
+def bet_statistics(run: SimulationRun, exact: Mapping[str, float] | None = None, *,
+                   exact_std_dev: Mapping[str, float] | None = None) -> list[BetStatistics]:
     """Mean, standard error (shoes as the independent unit), 95 % interval, hit frequencies.
 
-    The mean is the total return over all coups divided by the coups; its standard error is that
-    of a ratio of per-shoe sums, since the coups of one shoe are not independent. ``exact`` maps
-    bet names to exact EVs for the z-scores.
+    The mean is the total return over all coups divided by the coups. Its standard error is that
+    of a ratio of per-shoe sums, since the coups of one shoe are not independent, but never less
+    than ``σ / √coups``, as if every coup were independent, with ``σ`` the larger of the
+    per-coup standard deviation in the sample and ``exact_std_dev`` (the exact analysis', if
+    given). With few shoes the per-shoe spread is itself a rough estimate and can come out far
+    too small, and a few coups of a long-shot bet understate its ``σ``; coups within a shoe are
+    nearly independent, so on large runs the two standard errors agree to within about 0.5 %.
+    The interval is the mean ± Student's t quantile with ``shoes − 1`` degrees of freedom times
+    the standard error. ``exact`` maps bet names to exact EVs for the z-scores.
     """
     totals, spec = run.totals, run.spec
     coups, shoes = totals.coups, totals.shoes
     counts = np.arange(totals.coups_per_shoe.shape[0], dtype=np.float64)
     sum_c2 = float((totals.coups_per_shoe * counts * counts).sum())
     mean_coups = coups / shoes
+    quantile = t_quantile(shoes - 1) if shoes > 1 else math.nan
     wins, pushes = tables.outcome_tables(spec.rules)
     pays = spec.exact_pays
     reachable = [code for code in range(tables.N_CODES) if totals.hist[code]]
@@ -119,16 +193,22 @@ def bet_statistics(run: SimulationRun, exact: Mapping[str, float] | None = None
         mean = float(exact_mean)
         sum_r2, sum_rc = float(totals.shoe_sums[k, 1]), float(totals.shoe_sums[k, 2])
         spread = max(sum_r2 - 2 * mean * sum_rc + mean * mean * sum_c2, 0.0)
-        std_error = (math.sqrt(spread / (shoes * (shoes - 1))) / mean_coups if shoes > 1
-                     else math.nan)
+        std_dev = math.sqrt(max(float(square - exact_mean ** 2), 0.0))
+        std_error = math.nan
+        if shoes > 1:
+            by_shoes = math.sqrt(spread / (shoes * (shoes - 1))) / mean_coups
+            sigma = max(std_dev * math.sqrt(coups / (coups - 1)) if coups > 1 else math.inf,
+                        0.0 if exact_std_dev is None else float(exact_std_dev[name]))
+            by_coups = sigma / math.sqrt(coups)
+            std_error = max(by_shoes, by_coups)
         exact_ev = None if exact is None else float(exact[name])
         z = None
         if exact_ev is not None and std_error > 0 and math.isfinite(std_error):
             z = (mean - exact_ev) / std_error
         out.append(BetStatistics(
             name=name, mean=mean, exact_mean=exact_mean, std_error=std_error,
-            ci95=(mean - Z95 * std_error, mean + Z95 * std_error),
-            std_dev=math.sqrt(max(float(square - exact_mean ** 2), 0.0)),
+            ci95=(mean - quantile * std_error, mean + quantile * std_error),
+            std_dev=std_dev,
             win_frequency=float(totals.hist[wins[:, k]].sum()) / coups,
             push_frequency=float(totals.hist[pushes[:, k]].sum()) / coups,
             exact_ev=exact_ev, z=z))
@@ -148,3 +228,11 @@ def exact_evs(run: SimulationRun) -> dict[str, float]:
 
     sheet = analyse(run.spec.composition, run.spec.rules)
     return {name: float(sheet.bets[name].ev) for name in tables.BET_NAMES}
+
+
+def exact_std_devs(run: SimulationRun) -> dict[str, float]:
+    """The exact standard deviation of one coup's return on each bet, for the full shoe."""
+    from puntobanco.analysis import analyse
+
+    sheet = analyse(run.spec.composition, run.spec.rules)
+    return {name: float(sheet.bets[name].std_dev) for name in tables.BET_NAMES}
