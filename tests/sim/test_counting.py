@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from puntobanco.analysis import analyse, expected_values
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import DRAGON_PAYTABLE, RuleSet
 from puntobanco.sim import counting, countreport, kernel
-from puntobanco.sim.countplots import draw_plots
+from puntobanco.sim.countplots import draw_plots, plot_count_vs_ev
 from puntobanco.sim.engine import ShoeSpec
 from puntobanco.sim.rng import chunk_state
 from puntobanco.sim.tables import BET_NAMES
@@ -31,6 +32,8 @@ def test_S1_same_seed_same_study_on_one_or_two_threads(small_study: counting.Cou
     again = counting.study(RuleSet(decks=2), shoes=1_200, seed=17, threads=1)
     assert countreport.to_json(again)["bets"] == countreport.to_json(small_study)["bets"]
     assert np.array_equal(again.totals.tc_stats, small_study.totals.tc_stats)
+    assert np.array_equal(again.totals.tail_tc, small_study.totals.tail_tc)
+    assert np.array_equal(again.totals.tail_ev, small_study.totals.tail_ev)
 
 
 def test_ceiling_is_the_sum_of_the_positive_exact_evs() -> None:
@@ -79,6 +82,85 @@ def test_true_count_tracks_the_lion_bonus_ev(small_study: counting.CountStudy) -
     centre = counting.TC_BINS // 2
     low, high = stats[: centre - 20].sum(axis=0), stats[centre + 20:].sum(axis=0)
     assert low[1] / low[0] < totals.ev_sum[k] / totals.coups < high[1] / high[0]
+
+
+def _drawn_count_plot(study: counting.CountStudy, path: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Draw count_vs_ev.png and hand back the matplotlib figure instead of closing it."""
+    import matplotlib.pyplot as plt
+
+    figures: list[Any] = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    plot_count_vs_ev(study, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(figures) == 1
+    return figures[0]
+
+
+def _candidate(study: counting.CountStudy, k: int) -> int:
+    tags = np.array(study.choices[BET_NAMES[k]].tags)
+    return int(np.nonzero((study.setup.tags[k] == tags).all(axis=1))[0][0])
+
+
+def test_count_plot_draws_every_coup_at_or_above_the_threshold(
+        small_study: counting.CountStudy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The threshold sat beyond every plotted point: a sample of 150 coups a chunk all but never
+    holds the few per thousand the count bets on. Every one of them is drawn now, in view."""
+    figure = _drawn_count_plot(small_study, tmp_path / "count_vs_ev.png", monkeypatch)
+    betting_bets = 0
+    for k, name in enumerate(BET_NAMES):
+        choice, ax = small_study.choices[name], figure.axes[k]
+        if choice.threshold_bin is None:
+            continue
+        betting_bets += 1
+        every = int(small_study.totals.tc_stats[k, _candidate(small_study, k), :,
+                                                 choice.threshold_bin:, 0].sum())
+        assert every > 0, name
+        xs = np.concatenate([c.get_offsets()[:, 0] for c in ax.collections])
+        drawn = counting.tc_bin(np.asarray(xs, dtype=np.float64), choice.step)
+        assert int((drawn >= choice.threshold_bin).sum()) == every, name  # each drawn once
+        assert every <= counting.TAIL_COUPS
+        low, high = ax.get_xlim()
+        assert low < choice.threshold < high and xs.max() < high, name
+        labels = ax.get_legend_handles_labels()[1]
+        assert f"every coup at ≥ threshold: {every:,}" in labels, labels
+    assert betting_bets >= 3
+
+
+def test_the_tail_holds_the_highest_true_counts_of_every_candidate(
+        small_study: counting.CountStudy) -> None:
+    """Binned like the study's histograms, the tail has every coup of the top bins, up to its
+    size: the plot and the threshold use one true-count scale."""
+    totals, setup = small_study.totals, small_study.setup
+    for k in range(len(BET_NAMES)):
+        for c in range(setup.candidates):
+            step = float(setup.steps[k, c])
+            if step == 0:
+                continue
+            kept = totals.tail_tc[k, c][np.isfinite(totals.tail_tc[k, c])]
+            assert kept.shape[0] == min(counting.TAIL_COUPS, totals.coups)
+            in_tail = np.bincount(counting.tc_bin(kept, step), minlength=counting.TC_BINS)
+            in_all = totals.tc_stats[k, c, :, :, 0].sum(axis=0).astype(np.int64)
+            complete = np.cumsum(in_all[::-1])[::-1] <= counting.TAIL_COUPS
+            assert np.array_equal(in_tail[complete], in_all[complete]), (k, c)
+            assert (in_tail <= in_all).all()
+
+
+def test_count_plot_says_when_it_shows_the_highest_coups_and_a_sample(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(counting, "TAIL_COUPS", 4)
+    study = counting.study(RuleSet(decks=1, lion_paytable=DRAGON_PAYTABLE), shoes=600, seed=3,
+                           threads=1)
+    figure = _drawn_count_plot(study, tmp_path / "count_vs_ev.png", monkeypatch)
+    k = BET_NAMES.index("lion_punto")
+    choice = study.choices["lion_punto"]
+    assert choice.threshold_bin is not None
+    every = int(study.totals.tc_stats[k, _candidate(study, k), :, choice.threshold_bin:, 0].sum())
+    assert every > 4
+    labels = figure.axes[k].get_legend_handles_labels()[1]
+    assert any(label.startswith(f"{every:,} coups at ≥ threshold: the\n4 highest and a sample of")
+               for label in labels), labels
+    kept = study.totals.tail_tc[k, _candidate(study, k)]
+    assert kept.shape == (4,) and (counting.tc_bin(kept, choice.step) >= choice.threshold_bin).all()
 
 
 def test_candidate_tags_follow_the_effects_of_removal() -> None:

@@ -45,6 +45,8 @@ def test_S1_counting_study_is_identical_on_the_cluster(scheduler: str) -> None:
     remote = counting.study(rules, shoes=1_100, seed=8, scheduler=scheduler)
     assert countreport.to_json(local)["bets"] == countreport.to_json(remote)["bets"]
     assert np.array_equal(local.totals.depth_hist, remote.totals.depth_hist)
+    assert np.array_equal(local.totals.tail_tc, remote.totals.tail_tc)
+    assert np.array_equal(local.totals.tail_ev, remote.totals.tail_ev)
 
 
 def test_cli_same_figures_in_process_on_the_cluster_and_on_local_workers(scheduler: str) -> None:

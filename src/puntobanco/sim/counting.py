@@ -13,6 +13,11 @@ exact analysis turns each composition into the five bets' exact EVs
   it by the decks left. The best tags and threshold are chosen on the first half of the shoes
   and reported on the second half, so the choice is not fitted to the shoes it is judged on.
 
+For the count-against-EV plot each chunk also keeps a sample of its coups spread over its shoes
+and, for every bet and candidate count, the coups with the highest true counts (the *tail*, see
+:data:`TAIL_COUPS`): the coups at or above a betting threshold are rare and would all but never
+turn up in a sample, yet they are the ones the count bets on.
+
 Each chunk is reduced to fixed-size sums and histograms on the worker (:class:`CountChunk`) and
 chunks are folded in chunk order, so a million shoes fit in memory and the result for a seed is
 the same wherever chunks run.
@@ -49,10 +54,14 @@ EV_EDGES = EV_SCALE * np.sinh(np.linspace(-np.arcsinh(EV_LIMIT / EV_SCALE),
 DEPTH_BINS = 20
 #: True-count bins: ``TC_STEP * level`` wide, centred on zero.
 TC_BINS, TC_STEP = 600, 0.1
-#: Coups kept per chunk for the count-against-EV scatter plot.
+#: Coups kept per chunk for the count-against-EV scatter plot (evenly spaced over the chunk).
 SAMPLE_COUPS = 150
 #: Most sample coups kept in all.
 SAMPLE_LIMIT = 30_000
+#: Per bet and candidate count: the coups with the highest true counts kept for the plot, per
+#: chunk and in all. Whenever no more than this many coups lie at or above the threshold, the
+#: tail holds every one of them.
+TAIL_COUPS = 1_000
 CARDS_PER_DECK = 52
 
 
@@ -124,9 +133,14 @@ class CountChunk:
     sample_seen: npt.NDArray[np.int16] = field(repr=False)  # (m, 10) cards seen by the player
     sample_left: npt.NDArray[np.int16] = field(repr=False)  # (m,) cards left in the shoe
     sample_ev: npt.NDArray[np.float64] = field(repr=False)  # (m, 5)
+    #: (5, candidates, TAIL_COUPS): the highest true counts of each candidate (``-inf`` pads the
+    #: unused places) and the bet's exact EV at those coups, in coup order.
+    tail_tc: npt.NDArray[np.float64] = field(repr=False)
+    tail_ev: npt.NDArray[np.float64] = field(repr=False)
 
     def __add__(self, other: CountChunk) -> CountChunk:
         room = max(SAMPLE_LIMIT - self.sample_left.shape[0], 0)
+        tail_tc, tail_ev = _merge_tails(self, other)
         return CountChunk(
             shoes=self.shoes + other.shoes, coups=self.coups + other.coups,
             train_shoes=self.train_shoes + other.train_shoes,
@@ -139,7 +153,42 @@ class CountChunk:
             sample_seen=np.concatenate([self.sample_seen, other.sample_seen[:room]]),
             sample_left=np.concatenate([self.sample_left, other.sample_left[:room]]),
             sample_ev=np.concatenate([self.sample_ev, other.sample_ev[:room]]),
+            tail_tc=tail_tc, tail_ev=tail_ev,
         )
+
+
+def top_indices(values: npt.NDArray[np.float64], limit: int) -> npt.NDArray[np.int64]:
+    """Positions of the ``limit`` largest values, in position order; ties go to the first.
+
+    The choice depends on the values alone (not on a sort's algorithm), so chunks give the same
+    tail wherever they run.
+
+    >>> [int(i) for i in top_indices(np.array([3.0, 9.0, 5.0, 9.0, 5.0, 1.0]), 3)]
+    [1, 2, 3]
+    """
+    n = values.shape[0]
+    if n <= limit:
+        return np.arange(n, dtype=np.int64)
+    kth = np.partition(values, n - limit)[n - limit]  # the limit-th largest value
+    above = np.flatnonzero(values > kth)
+    ties = np.flatnonzero(values == kth)[:limit - above.shape[0]]
+    chosen: npt.NDArray[np.int64] = np.sort(np.concatenate([above, ties])).astype(np.int64)
+    return chosen
+
+
+def _merge_tails(first: CountChunk, second: CountChunk
+                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The two chunks' tails together, cut back to the TAIL_COUPS highest true counts each."""
+    tc = np.concatenate([first.tail_tc, second.tail_tc], axis=2)
+    ev = np.concatenate([first.tail_ev, second.tail_ev], axis=2)
+    out_tc = np.full(first.tail_tc.shape, -np.inf)
+    out_ev = np.zeros(first.tail_ev.shape)
+    for k in range(tc.shape[0]):
+        for c in range(tc.shape[1]):
+            keep = top_indices(tc[k, c], TAIL_COUPS)
+            out_tc[k, c, :keep.shape[0]] = tc[k, c, keep]
+            out_ev[k, c, :keep.shape[0]] = ev[k, c, keep]
+    return out_tc, out_ev
 
 
 def _empty(setup: CountSetup) -> CountChunk:
@@ -152,7 +201,9 @@ def _empty(setup: CountSetup) -> CountChunk:
         depth_ev=np.zeros((bets, DEPTH_BINS)),
         tc_stats=np.zeros((bets, setup.candidates, 2, TC_BINS, 3)),
         sample_seen=np.zeros((0, 10), dtype=np.int16), sample_left=np.zeros(0, dtype=np.int16),
-        sample_ev=np.zeros((0, bets)))
+        sample_ev=np.zeros((0, bets)),
+        tail_tc=np.full((bets, setup.candidates, TAIL_COUPS), -np.inf),
+        tail_ev=np.zeros((bets, setup.candidates, TAIL_COUPS)))
 
 
 def ev_bin(ev: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
@@ -242,19 +293,24 @@ def count_chunk(chunk: int, first_shoe: int, shoes: int, *, setup: CountSetup,
             if step == 0:
                 continue
             flat = half * TC_BINS + tc_bin(counts[:, c], step)
+            top = top_indices(counts[:, c], TAIL_COUPS)
+            out.tail_tc[k, c, :top.shape[0]] = counts[top, c]
+            out.tail_ev[k, c, :top.shape[0]] = ev_k[top]
             stats = out.tc_stats[k, c].reshape(2 * TC_BINS, 3)
             stats[:, 0] += np.bincount(flat, minlength=2 * TC_BINS)
             stats[:, 1] += np.bincount(flat, weights=ev_k, minlength=2 * TC_BINS)
             stats[:, 2] += np.bincount(flat, weights=realised[:, k], minlength=2 * TC_BINS)
-    sample = min(SAMPLE_COUPS, comps.shape[0])
+    n_coups = int(comps.shape[0])
+    kept = min(SAMPLE_COUPS, n_coups)
+    sample = np.arange(kept) * n_coups // max(kept, 1)  # spread over the chunk's shoes
     return CountChunk(
         shoes=shoes, coups=int(comps.shape[0]),
         train_shoes=int(np.clip(setup.train_shoes - first_shoe, 0, shoes)),
         ev_seconds=ev_seconds, ev_sum=evs.sum(axis=0), positive=out.positive,
         positive_ev=out.positive_ev, positive_realised=out.positive_realised,
         depth_hist=out.depth_hist, depth_ev=out.depth_ev, tc_stats=out.tc_stats,
-        sample_seen=seen[:sample].astype(np.int16), sample_left=left[:sample].astype(np.int16),
-        sample_ev=evs[:sample].copy())
+        sample_seen=seen[sample].astype(np.int16), sample_left=left[sample].astype(np.int16),
+        sample_ev=evs[sample], tail_tc=out.tail_tc, tail_ev=out.tail_ev)
 
 
 @dataclass(frozen=True, kw_only=True)

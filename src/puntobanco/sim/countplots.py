@@ -13,6 +13,7 @@ from puntobanco.sim.counting import (
     EV_EDGES,
     TC_BINS,
     CountStudy,
+    tc_bin,
     threshold_of,
     true_counts,
 )
@@ -114,42 +115,73 @@ def plot_ev_distribution(result: CountStudy, path: Path) -> Path:
 
 
 def plot_count_vs_ev(result: CountStudy, path: Path) -> Path:
-    """Each bet's best count against the exact EV: sample coups and the mean EV per count."""
+    """Each bet's best count against the exact EV: coups, the mean EV per count, the threshold.
+
+    The coups at or above the betting threshold are rare (a few per thousand), so a sample would
+    all but miss them: every one of them is drawn, in red, with a sample of the other coups in
+    grey. If there are more than :data:`~puntobanco.sim.counting.TAIL_COUPS` (then they are
+    common enough to turn up in the sample), the red ones are the highest that many and the
+    sample's others, and the legend says so. All use the true count that chose the threshold.
+    """
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(BET_NAMES), figsize=(20, 4.4))
+    fig, axes = plt.subplots(1, len(BET_NAMES), figsize=(20, 4.6))
     totals, setup = result.totals, result.setup
     for k, name in enumerate(BET_NAMES):
         ax = axes[k]
         choice = result.choices[name]
         tags = np.array([choice.tags], dtype=np.int64)
+        candidate = int(np.nonzero((setup.tags[k] == tags[0]).all(axis=1))[0][0])
         counts = true_counts(totals.sample_seen, totals.sample_left, tags,
                              setup.spec.composition)[:, 0]
-        ax.scatter(counts, totals.sample_ev[:, k] * 100, s=3, alpha=0.25, color="tab:gray",
-                   label="coups (sample)")
-        candidate = int(np.nonzero((setup.tags[k] == tags[0]).all(axis=1))[0][0])
+        sample_ev = totals.sample_ev[:, k] * 100
+        if choice.threshold_bin is None:
+            ax.scatter(counts, sample_ev, s=3, alpha=0.25, color="tab:gray",
+                       label=f"coups (sample of {counts.shape[0]:,})")
+            tail = np.zeros(0)
+        else:
+            below = tc_bin(counts, choice.step) < choice.threshold_bin
+            ax.scatter(counts[below], sample_ev[below], s=3, alpha=0.25, color="tab:gray",
+                       label=f"other coups (sample of {int(below.sum()):,})")
+            tail_tc, tail_ev = totals.tail_tc[k, candidate], totals.tail_ev[k, candidate]
+            betting = np.isfinite(tail_tc) & (tc_bin(tail_tc, choice.step)
+                                              >= choice.threshold_bin)
+            tail, ev = tail_tc[betting], tail_ev[betting] * 100
+            every = int(totals.tc_stats[k, candidate, :, choice.threshold_bin:, 0].sum())
+            shown = f"every coup at ≥ threshold: {every:,}"
+            if tail.shape[0] < every:  # the tail is full: add the sample's betting coups below it
+                extra = ~below & (counts < tail.min())
+                tail = np.concatenate([counts[extra], tail])
+                ev = np.concatenate([sample_ev[extra], ev])
+                shown = (f"{every:,} coups at ≥ threshold: the\n{tail.shape[0] - extra.sum():,} "
+                         f"highest and a sample of {int(extra.sum()):,}")
+            ax.scatter(tail, ev, s=6, alpha=0.6, color="tab:red", label=shown)
         stats = totals.tc_stats[k, candidate].sum(axis=0)  # both halves
         enough = stats[:, 0] >= max(30.0, stats[:, 0].sum() / 5_000)
         centres = np.array([threshold_of(j, choice.step) + choice.step / 2
                             for j in range(TC_BINS)])
         ax.plot(centres[enough], stats[enough, 1] / stats[enough, 0] * 100, color="tab:blue",
-                lw=2, label="mean EV")
+                lw=2, label="mean EV (bins of 30+ coups)")
         ax.axhline(0, color="black", lw=0.8)
         if choice.threshold is not None:
             ax.axvline(choice.threshold, color="tab:red", ls="--",
                        label=f"bet at ≥ {choice.threshold:+.2f}")
         if enough.sum() > 1:
             low, high = float(centres[enough].min()), float(centres[enough].max())
-            if choice.threshold is not None:  # keep the betting line in view
+            if choice.threshold is not None:  # keep the betting line and its coups in view
                 low = min(low, choice.threshold - 2 * choice.step)
                 high = max(high, choice.threshold + 2 * choice.step)
+                if tail.shape[0]:
+                    high = max(high, float(tail.max()) + max(choice.step, (high - low) / 30))
             ax.set_xlim(low, high)
         ax.set_title(f"{TITLES[name]}\ntags {' '.join(f'{t:+d}' for t in choice.tags)}",
                      fontsize=10)
         ax.set_xlabel("true count")
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", fontsize=8)
+        ax.legend(loc="upper left", fontsize=7)
     axes[0].set_ylabel("exact EV (%)")
-    fig.suptitle(_caption(result, "Best simple count against the exact EV"))
+    fig.suptitle(_caption(result, "Best simple count against the exact EV") + "\nred: the coups "
+                 "at or above the betting threshold, from all shoes (see each legend); grey: a "
+                 "sample of the others")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
