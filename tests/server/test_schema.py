@@ -7,10 +7,12 @@ import fnmatch
 import tomllib
 from pathlib import Path
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
+from sqlalchemy.exc import IntegrityError
 
 from puntobanco.server.db import MIGRATIONS_DIR, alembic_config, migrate
 from puntobanco.server.models import Base
@@ -48,3 +50,28 @@ def test_migrations_are_package_data() -> None:
     assert any(name.startswith("server/migrations/versions/v0001") for name in files)
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in globs), name
+
+
+def test_upgrading_an_old_database_keeps_table_names_unique_ignoring_case(
+        sqlite_url: str) -> None:
+    """Revision 0002 keys table names case-folded; names an older database let differ only in
+    case are kept for the first table and made distinct for the later ones."""
+    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True)
+    command.upgrade(alembic_config(sqlite_url), "0001")
+    engine = create_engine(sqlite_url)
+    names = ["Sanremo", "QA1", "qa1", "Qa1 (3)", "qA1"]
+    with engine.begin() as connection:
+        for name in names:
+            connection.execute(text("INSERT INTO tables (name, rules, betting_seconds, created_at)"
+                                    " VALUES (:name, '{}', 15, CURRENT_TIMESTAMP)"), {"name": name})
+    migrate(sqlite_url)
+    with engine.begin() as connection:
+        rows = connection.execute(text("SELECT name, name_key FROM tables ORDER BY id")).all()
+        assert [name for name, _ in rows] == ["Sanremo", "QA1", "qa1 (3.2)", "Qa1 (3)",
+                                              "qA1 (5)"]
+        assert [key for _, key in rows] == [name.casefold() for name, _ in rows]
+        with pytest.raises(IntegrityError):
+            connection.execute(text("INSERT INTO tables (name, name_key, rules, betting_seconds, "
+                                    "created_at) VALUES ('sanREMO', 'sanremo', '{}', 15, "
+                                    "CURRENT_TIMESTAMP)"))
+    engine.dispose()

@@ -81,6 +81,11 @@ class LoginSession(Base):
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
 
 
+def table_name_key(name: str) -> str:
+    """What makes two table names the same: the name case-folded ("QA1" and "qa1" clash)."""
+    return name.casefold()
+
+
 class GameTable(Base):
     """A table: its settings (the ``rules`` JSON of ``docs/api.md``; the next shoe uses them)."""
 
@@ -88,6 +93,8 @@ class GameTable(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
+    #: the name case-folded (:func:`table_name_key`): table names are unique ignoring case
+    name_key: Mapped[str] = mapped_column(String(255), unique=True)
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     betting_seconds: Mapped[float] = mapped_column(Float, default=15.0)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)

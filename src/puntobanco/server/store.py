@@ -41,6 +41,7 @@ from puntobanco.server.models import (
     GameTable,
     SettlementLineRecord,
     ShoeRecord,
+    table_name_key,
     utcnow,
 )
 from puntobanco.server.rules_json import rules_from_json, rules_to_json
@@ -75,13 +76,20 @@ def load_table(session: Session, table_id: int) -> TableSettings:
 def create_table(session: Session, *, name: str, rules: RuleSet,
                  betting_seconds: float) -> TableSettings:
     """A new table with its in-play and house accounts."""
-    row = GameTable(name=name, rules=rules_to_json(rules, betting_seconds=betting_seconds),
+    row = GameTable(name=name, name_key=table_name_key(name),
+                    rules=rules_to_json(rules, betting_seconds=betting_seconds),
                     betting_seconds=betting_seconds)
     session.add(row)
     session.flush()
     ledger.ensure_account(session, ledger.in_play_code(row.id), kind="in-play", table_id=row.id)
     ledger.ensure_account(session, ledger.house_code(row.id), kind="house", table_id=row.id)
     return table_settings(row)
+
+
+def find_table_named(session: Session, name: str) -> int | None:
+    """The id of the table called ``name``, ignoring case, if there is one."""
+    return session.scalars(select(GameTable.id).where(
+        GameTable.name_key == table_name_key(name))).first()
 
 
 def update_table(session: Session, table_id: int, data: Mapping[str, Any]) -> TableSettings:
