@@ -172,3 +172,104 @@ def test_page_is_served_at_root_and_assets_under_static(tmp_path: Path, sqlite_u
         assert page.status_code == 200 and "<title>table</title>" in page.text
         assert live.http.get("/static/js/main.js").text == "export {};"
         assert live.http.get("/static/js/none.js").status_code == 404
+
+
+# --- refusals speak the caller's language and keep their reason ---------------------------
+
+NAME_LENGTH = {
+    "fr": "Le nom d'une table compte de 1 à 64 caractères.",
+    "it": "Il nome di un tavolo ha da 1 a 64 caratteri.",
+    "es": "El nombre de una mesa tiene de 1 a 64 caracteres.",
+    "en": "A table's name is 1 to 64 characters."}
+
+
+def test_a_refusal_shows_its_reason_never_a_raw_placeholder(sqlite_server: LiveServer) -> None:
+    http = sqlite_server.http
+    boss = sqlite_server.operator()  # the operator's stored language is French
+    for name in ["", "   ", "x" * 500]:
+        for lang in ["fr", "it", "es", "en"]:
+            answer = http.post(f"/api/tables?lang={lang}", json={"name": name, "rules": {}},
+                               headers=boss.headers)
+            assert answer.status_code == 400
+            assert answer.json()["error"] == {"code": "bad-request",
+                                              "message": NAME_LENGTH[lang]}, (name, lang)
+    assert [t["name"] for t in http.get("/api/tables").json()] == ["Sanremo", "Enghien"]
+    # a field of the body that does not fit the schema is named
+    answer = http.post("/api/tables?lang=en", json={"name": 7}, headers=boss.headers)
+    assert answer.json()["error"]["message"] == "The request is not valid: look at the field name."
+    # no other answer shows a placeholder either
+    for answer in [http.put("/api/tables"), http.post("/api/signup", json=[]),
+                   http.delete("/api/words?lang=it")]:
+        assert answer.status_code in (400, 405), answer.text
+        assert "{" not in answer.json()["error"]["message"], answer.text
+    assert http.put("/api/tables?lang=es").json()["error"]["message"] == (
+        "Esta dirección no acepta este método.")
+
+
+def test_a_body_that_is_not_json_is_said_so_in_every_language(sqlite_server: LiveServer) -> None:
+    expected = {"fr": "Le corps de la requête n'est pas du JSON valide.",
+                "it": "Il corpo della richiesta non è JSON valido.",
+                "es": "El cuerpo de la solicitud no es JSON válido.",
+                "en": "The request body is not valid JSON."}
+    for lang, text in expected.items():
+        for body in ["{", '{"username": "ann",', "not json"]:
+            answer = sqlite_server.http.post(
+                "/api/login", content=body, headers={"Content-Type": "application/json",
+                                                     "Accept-Language": lang})
+            assert answer.status_code == 400
+            assert answer.json()["error"] == {"code": "bad-request", "message": text}, body
+
+
+def test_username_password_and_rules_refusals_in_the_players_language(
+        sqlite_server: LiveServer) -> None:
+    http = sqlite_server.http
+    bad_username = {"fr": "Un nom d'utilisateur compte 3 à 32 lettres, chiffres, points, tirets "
+                          "ou tirets bas.",
+                    "it": "Un nome utente ha da 3 a 32 lettere, cifre, punti, trattini o trattini "
+                          "bassi.",
+                    "es": "Un nombre de usuario tiene de 3 a 32 letras, cifras, puntos, guiones "
+                          "o guiones bajos.",
+                    "en": "A username is 3 to 32 letters, digits, dots, dashes or underscores."}
+    bad_password = {"fr": "Un mot de passe compte 6 à 72 octets.",
+                    "it": "Una password ha da 6 a 72 byte.",
+                    "es": "Una contraseña tiene de 6 a 72 bytes.",
+                    "en": "A password is 6 to 72 bytes long."}
+    for lang in ["fr", "it", "es", "en"]:
+        # ?lang=, Accept-Language, and the language the sign-up asks for
+        for query, headers, body_lang in [(f"?lang={lang}", {}, None),
+                                          ("", {"Accept-Language": f"{lang};q=0.9"}, None),
+                                          ("", {"Accept-Language": "de"}, lang)]:
+            extra = {"lang": body_lang} if body_lang else {}
+            answer = http.post(f"/api/signup{query}", headers=headers,
+                               json={"username": "x", "password": "secret1", **extra})
+            assert answer.json()["error"] == {"code": "bad-username",
+                                              "message": bad_username[lang]}
+            answer = http.post(f"/api/signup{query}", headers=headers,
+                               json={"username": "carl", "password": "123", **extra})
+            assert answer.json()["error"] == {"code": "bad-password",
+                                              "message": bad_password[lang]}
+    # bad-rules: a lead sentence in the operator's stored language, then the exact reason
+    boss = sqlite_server.operator()
+    detail = "A shoe holds 1 to 8 decks, not 9."
+    leads = {"fr": "Réglages de table refusés : ", "it": "Impostazioni del tavolo rifiutate: ",
+             "es": "Ajustes de mesa rechazados: ", "en": ""}
+    for lang, lead in leads.items():
+        assert http.patch("/api/me", json={"lang": lang}, headers=boss.headers).status_code == 200
+        for method, path, body in [("PATCH", "/api/tables/1", {"rules": {"decks": 9}}),
+                                   ("POST", "/api/tables", {"name": "Nine", "rules": {"decks": 9}})]:
+            answer = http.request(method, path, json=body, headers=boss.headers)
+            assert answer.status_code == 422
+            assert answer.json()["error"] == {"code": "bad-rules", "message": lead + detail}
+
+
+def test_table_names_are_unique_ignoring_case(sqlite_server: LiveServer) -> None:
+    http = sqlite_server.http
+    boss = sqlite_server.operator()
+    assert http.post("/api/tables", json={"name": "QA1"}, headers=boss.headers).status_code == 201
+    for name in ["qa1", "Qa1", " QA1 ", "sanremo", "ENGHIEN"]:
+        answer = http.post("/api/tables?lang=en", json={"name": name}, headers=boss.headers)
+        assert answer.status_code == 409, name
+        assert answer.json()["error"] == {"code": "table-name-taken",
+                                          "message": "A table with that name exists."}
+    assert [t["name"] for t in http.get("/api/tables").json()] == ["Sanremo", "Enghien", "QA1"]
+    assert http.post("/api/tables", json={"name": "QA2"}, headers=boss.headers).status_code == 201

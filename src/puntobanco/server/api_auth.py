@@ -33,6 +33,7 @@ def player_json(session: Session, player: PlayerInfo) -> dict[str, Any]:
 @router.post("/signup", status_code=201, response_model=AuthOut)
 async def signup(body: SignupIn, request: Request, casino: CasinoDep) -> dict[str, Any]:
     """Open an account; it starts with a play-money welcome credit (a ledger transaction)."""
+    request.state.lang = body.lang  # a refusal speaks the language the player asked for
     auth.check_username(body.username)
     auth.check_password(body.password)
     lang = body.lang or request_lang(request)

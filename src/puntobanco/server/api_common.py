@@ -78,6 +78,9 @@ def request_lang(request: Request, player: PlayerInfo | None = None) -> str:
     player = player or getattr(request.state, "player", None)
     if player is not None:
         return player.lang
+    chosen = getattr(request.state, "lang", None)  # a sign-up's own ``lang``
+    if chosen in LANGUAGES:
+        return str(chosen)
     for part in request.headers.get("accept-language", "").split(","):
         tag = part.split(";")[0].strip().lower()[:2]
         if tag in LANGUAGES:
@@ -85,19 +88,26 @@ def request_lang(request: Request, player: PlayerInfo | None = None) -> str:
     return DEFAULT_LANGUAGE
 
 
-def error_response(request: Request, code: str, default: str, **fields: str) -> JSONResponse:
-    text = message(code, request_lang(request), default, **fields)
-    return JSONResponse({"error": {"code": code, "message": text}}, status_code=status_of(code))
+def error_response(request: Request, code: str, default: str, *, key: str | None = None,
+                   status: int | None = None, **fields: str) -> JSONResponse:
+    """The error answer: ``code`` for the client, the sentence ``key`` (default: the code's) in
+    the caller's language for the player, ``default`` being the specific reason in English."""
+    text = message(key or code, request_lang(request), default, **fields)
+    return JSONResponse({"error": {"code": code, "message": text}},
+                        status_code=status or status_of(code))
 
 
 async def on_puntobanco_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, PuntoBancoError)
-    return error_response(request, error.code, error.message)
+    return error_response(request, error.code, error.message, key=getattr(error, "key", None))
 
 
 async def on_validation_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
     first = error.errors()[0] if error.errors() else {}
+    if first.get("type") == "json_invalid":  # its location is a position in the text, not a field
+        return error_response(request, "bad-request", "The request body is not valid JSON.",
+                              key="bad-json")
     field = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
     return error_response(request, "bad-request", f"The field {field} is not valid.", field=field)
 
@@ -106,6 +116,7 @@ async def on_http_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, HTTPException)
     code = {401: "unauthorized", 403: "forbidden", 404: "not-found"}.get(error.status_code,
                                                                           "bad-request")
-    answer = error_response(request, code, str(error.detail), field="-")
-    answer.status_code = error.status_code if error.status_code < 500 else 400
-    return answer
+    key = "bad-method" if error.status_code == 405 else None
+    reason = str(error.detail).strip().rstrip(".") + "."
+    return error_response(request, code, reason, key=key,
+                          status=error.status_code if error.status_code < 500 else 400)

@@ -22,7 +22,12 @@ from starlette.exceptions import HTTPException
 from puntobanco import __version__
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server import api_auth, api_operator, api_recall, api_tables, ws
-from puntobanco.server.api_common import on_http_error, on_puntobanco_error, on_validation_error
+from puntobanco.server.api_common import (
+    error_response,
+    on_http_error,
+    on_puntobanco_error,
+    on_validation_error,
+)
 from puntobanco.server.casino import Casino
 from puntobanco.server.db import migrate
 from puntobanco.server.settings import ServerSettings
@@ -75,7 +80,5 @@ def create_app(settings: ServerSettings | None = None, *,
     return app
 
 
-async def _on_unexpected(_request: Request, _error: Exception) -> JSONResponse:
-    return JSONResponse({"error": {"code": "internal-error",
-                                   "message": "Something went wrong on the server."}},
-                        status_code=500)
+async def _on_unexpected(request: Request, _error: Exception) -> JSONResponse:
+    return error_response(request, "internal-error", "Something went wrong on the server.")

@@ -16,11 +16,15 @@ from puntobanco.rules import RuleSet
 from puntobanco.server import auth, ledger, store
 from puntobanco.server.db import Database
 from puntobanco.server.dealer import TableDealer
+from puntobanco.server.messages import Refusal
 from puntobanco.server.models import GameTable, Player
 from puntobanco.server.rules_json import DEFAULT_BETTING_SECONDS, rules_from_json
 from puntobanco.server.settings import OPERATOR_USERNAME, ServerSettings
 
 log = logging.getLogger("puntobanco.server")
+
+#: the longest table name, in characters (after trimming spaces)
+MAX_TABLE_NAME = 64
 
 
 class NotFound(PuntoBancoError):
@@ -79,20 +83,21 @@ class Casino:
         return dealer
 
     async def add_table(self, name: str, rules: dict[str, Any]) -> TableDealer:
-        """A new table with its dealer (operator)."""
+        """A new table with its dealer (operator); names are unique ignoring case."""
         name = name.strip()
-        if not 1 <= len(name) <= 64:
-            raise PuntoBancoError("A table's name is 1 to 64 characters.", code="bad-request")
+        if not 1 <= len(name) <= MAX_TABLE_NAME:
+            raise Refusal(f"A table's name is 1 to {MAX_TABLE_NAME} characters.",
+                          code="bad-request", key="table-name-length")
         parsed, seconds = rules_from_json(rules)
 
         def create(session: Session) -> store.TableSettings:
-            if session.scalars(select(GameTable.id).where(GameTable.name == name)).first():
+            if store.find_table_named(session, name) is not None:
                 raise PuntoBancoError(f"A table named {name!r} exists.", code="table-name-taken")
             return store.create_table(session, name=name, rules=parsed, betting_seconds=seconds)
 
         try:
             settings = await self.db.run_write(create)
-        except IntegrityError:
+        except IntegrityError:  # the same name, created at the same moment
             raise PuntoBancoError(f"A table named {name!r} exists.",
                                   code="table-name-taken") from None
         return await self._add_dealer(settings)

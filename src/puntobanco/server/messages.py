@@ -1,7 +1,10 @@
-"""The server's own refusal messages, in the four table languages, and the HTTP status of codes.
+"""The server's refusal messages, in the four table languages, and the HTTP status of codes.
 
 Bet refusals keep the core's texts (:func:`puntobanco.i18n.refusal`); this adds the codes only
-the server gives (signing in, permissions, idempotency, malformed requests).
+the server gives (signing in, permissions, idempotency, malformed requests, table settings).
+
+A message never shows a raw ``{placeholder}``: when the sentence of a code needs a field that
+was not given, the specific reason (the error's own, English, sentence) is answered instead.
 
 >>> message("bad-credentials", "it")
 'Nome utente o password errati.'
@@ -9,12 +12,21 @@ the server gives (signing in, permissions, idempotency, malformed requests).
 'El Lion Bonus se juega al Punto o al Banco, nunca a ambos.'
 >>> message("bad-request", "en", field="stake")
 'The request is not valid: look at the field stake.'
+>>> message("bad-request", "fr", "A table's name is 1 to 64 characters.")
+"A table's name is 1 to 64 characters."
+>>> message("table-name-length", "fr", "A table's name is 1 to 64 characters.")
+"Le nom d'une table compte de 1 à 64 caractères."
+>>> message("bad-rules", "it", "A shoe holds 1 to 8 decks, not 9.")
+'Impostazioni del tavolo rifiutate: A shoe holds 1 to 8 decks, not 9.'
 >>> status_of("table-closed"), status_of("below-minimum"), status_of("no-such-bet")
 (409, 422, 404)
 """
 
 from __future__ import annotations
 
+import string
+
+from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import language, refusal
 
 _MESSAGES: dict[str, dict[str, str]] = {
@@ -34,9 +46,36 @@ _MESSAGES: dict[str, dict[str, str]] = {
     "username-taken": {
         "fr": "Ce nom d'utilisateur est déjà pris.", "it": "Questo nome utente è già in uso.",
         "es": "Ese nombre de usuario ya existe.", "en": "That username is already taken."},
+    "bad-username": {
+        "fr": "Un nom d'utilisateur compte 3 à 32 lettres, chiffres, points, tirets ou "
+              "tirets bas.",
+        "it": "Un nome utente ha da 3 a 32 lettere, cifre, punti, trattini o trattini bassi.",
+        "es": "Un nombre de usuario tiene de 3 a 32 letras, cifras, puntos, guiones o "
+              "guiones bajos.",
+        "en": "A username is 3 to 32 letters, digits, dots, dashes or underscores."},
+    "bad-password": {
+        "fr": "Un mot de passe compte 6 à 72 octets.",
+        "it": "Una password ha da 6 a 72 byte.",
+        "es": "Una contraseña tiene de 6 a 72 bytes.",
+        "en": "A password is 6 to 72 bytes long."},
+    "bad-lang": {
+        "fr": "La langue est fr, it, es ou en.", "it": "La lingua è fr, it, es o en.",
+        "es": "El idioma es fr, it, es o en.", "en": "The language is one of fr, it, es, en."},
     "table-name-taken": {
         "fr": "Une table porte déjà ce nom.", "it": "Esiste già un tavolo con questo nome.",
         "es": "Ya existe una mesa con ese nombre.", "en": "A table with that name exists."},
+    "table-name-length": {
+        "fr": "Le nom d'une table compte de 1 à 64 caractères.",
+        "it": "Il nome di un tavolo ha da 1 a 64 caratteri.",
+        "es": "El nombre de una mesa tiene de 1 a 64 caracteres.",
+        "en": "A table's name is 1 to 64 characters."},
+    # The detail is the core's (or the settings reader's) English sentence: the table settings
+    # have many ranges, and the lead sentence says in the player's language what was refused.
+    "bad-rules": {
+        "fr": "Réglages de table refusés : {detail}",
+        "it": "Impostazioni del tavolo rifiutate: {detail}",
+        "es": "Ajustes de mesa rechazados: {detail}",
+        "en": "{detail}"},
     "idempotency-conflict": {
         "fr": "Cette clé d'idempotence a déjà servi pour une autre mise.",
         "it": "Questa chiave di idempotenza è già stata usata per un'altra puntata.",
@@ -47,6 +86,21 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "it": "Richiesta non valida: controlla il campo {field}.",
         "es": "Solicitud no válida: revise el campo {field}.",
         "en": "The request is not valid: look at the field {field}."},
+    "bad-json": {
+        "fr": "Le corps de la requête n'est pas du JSON valide.",
+        "it": "Il corpo della richiesta non è JSON valido.",
+        "es": "El cuerpo de la solicitud no es JSON válido.",
+        "en": "The request body is not valid JSON."},
+    "bad-method": {
+        "fr": "Cette adresse n'accepte pas cette méthode.",
+        "it": "Questo indirizzo non accetta questo metodo.",
+        "es": "Esta dirección no acepta este método.",
+        "en": "This address does not take that method."},
+    "internal-error": {
+        "fr": "Une erreur est survenue sur le serveur.",
+        "it": "Si è verificato un errore sul server.",
+        "es": "Se produjo un error en el servidor.",
+        "en": "Something went wrong on the server."},
 }
 
 _STATUS: dict[str, int] = {
@@ -54,16 +108,52 @@ _STATUS: dict[str, int] = {
     "bad-credentials": 401, "unauthorized": 401, "forbidden": 403,
     "not-found": 404, "no-such-bet": 404,
     "username-taken": 409, "table-name-taken": 409, "table-closed": 409,
-    "idempotency-conflict": 409,
+    "idempotency-conflict": 409, "internal-error": 500,
 }
 
 
+class Refusal(PuntoBancoError):
+    """A refusal answered with ``code`` whose message is the sentence ``key`` of this module.
+
+    For the refusals one code covers for several reasons (``bad-request``): the client reads the
+    code, the player reads the reason in their language.
+    """
+
+    def __init__(self, message: str, *, code: str, key: str) -> None:
+        super().__init__(message, code=code)
+        self.key = key
+
+
 def message(code: str, lang: str | None, default: str | None = None, **fields: str) -> str:
-    """The one-sentence message for ``code`` in ``lang`` (the default text if it has none)."""
+    """The one-sentence message for ``code`` (or a message key) in ``lang``.
+
+    ``default`` is the specific reason, in English: it fills a ``{detail}`` field, and it is the
+    answer when the code has no sentence here or its sentence needs a field not given.
+    """
     texts = _MESSAGES.get(code)
-    if texts is not None:
-        return texts[language(lang)].format(**fields) if fields else texts[language(lang)]
-    return refusal(code, language(lang), default=default)
+    if texts is None:
+        return refusal(code, language(lang), default=default)
+    template = texts[language(lang)]
+    values = dict(fields)
+    if default is not None:
+        values.setdefault("detail", default)
+    needed = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    if needed - values.keys():
+        return default if default is not None else _without_fields(code, lang)
+    return template.format(**values)
+
+
+def _without_fields(code: str, lang: str | None) -> str:
+    """The last resort: the code's sentence with no field at all (never a raw placeholder)."""
+    return _PLAIN.get(code, _PLAIN["bad-request"])[language(lang)]
+
+
+_PLAIN: dict[str, dict[str, str]] = {
+    "bad-request": {"fr": "Requête invalide.", "it": "Richiesta non valida.",
+                    "es": "Solicitud no válida.", "en": "The request is not valid."},
+    "bad-rules": {"fr": "Réglages de table refusés.", "it": "Impostazioni del tavolo rifiutate.",
+                  "es": "Ajustes de mesa rechazados.", "en": "The table settings are refused."},
+}
 
 
 def status_of(code: str) -> int:
