@@ -35,6 +35,7 @@ pytestmark = pytest.mark.e2e
 
 WELCOME = 100_000  # 1,000.00 € of play money for a new player
 BETTING_SECONDS = 5
+CLOSED_SECONDS = 0.6  # "no more bets" shown before the first card (the server's pause)
 
 
 def _free_port() -> int:
@@ -60,7 +61,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
     process = subprocess.Popen(
         [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve",
          "--port", str(port), "--database-url", f"sqlite:///{folder / 'table.sqlite3'}",
-         "--betting-seconds", str(BETTING_SECONDS), "--card-seconds", "0.3",
+         "--betting-seconds", str(BETTING_SECONDS), "--closed-seconds", str(CLOSED_SECONDS),
+         "--card-seconds", "0.3",
          "--result-seconds", "1.5"],
         stdout=log, stderr=subprocess.STDOUT,
         env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": "e2e-operator-pass"})
@@ -135,6 +137,16 @@ def test_sign_up_bet_watch_the_coup_and_switch_language(
     assert _text(page, "[data-box=lion-banco] .box-limits") == "10 € – 50 €"
     assert _text(page, "[data-box=egalite] .box-limits") == "10 € – 1 000 €"
 
+    # Every change of the table's status, timed, to see what the player had time to read.
+    page.evaluate("""() => {
+        const status = document.querySelector('#status');
+        window.statusLog = [];
+        const note = () => window.statusLog.push(
+            [performance.now(), status.dataset.phase, status.textContent]);
+        new MutationObserver(note).observe(status, {subtree: true, childList: true,
+                                                    characterData: true, attributes: true});
+    }""")
+
     # Place Banco 25 € and Lion Bonus Banco 10 € while the betting is open (L4).
     _wait_open_with_time(page, 3)
     page.click(".chip-button[data-chip='2500']")
@@ -156,6 +168,13 @@ def test_sign_up_bet_watch_the_coup_and_switch_language(
     # Watch the coup: four cards face down, turned in dealing order, then the payouts.
     page.wait_for_selector("#payouts tr.line", timeout=40_000)
     page.wait_for_selector("#felt[data-phase=settled]", timeout=20_000)
+    # "Rien ne va plus" stayed on the table until the first card turned (the server's pause).
+    log = page.evaluate("window.statusLog")
+    start = next(i for i, (_, phase, _) in enumerate(log) if phase == "closed")
+    end = next(i for i in range(start, len(log)) if log[i][1] != "closed")
+    assert log[start][2] == "Rien ne va plus"
+    assert log[end][1] == "dealt"
+    assert log[end][0] - log[start][0] >= 1000 * CLOSED_SECONDS * 0.8, log[start:end + 1]
     recall = _get(f"{server}/api/me/coups?limit=5", token)
     coup = recall[0]
     assert coup["my_bets"] == {"banco": 2500, "lion-banco": 1000}

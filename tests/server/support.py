@@ -48,10 +48,11 @@ def free_port() -> int:
 
 
 def fast_settings(database_url: str, **changes: Any) -> ServerSettings:
-    """Settings for tests: a short betting window, no card pacing, cheap password hashing."""
+    """Settings for tests: a short betting window, no pause after closing, no card pacing,
+    cheap password hashing."""
     values: dict[str, Any] = {"database_url": database_url, "betting_seconds": 1.0,
-                              "card_seconds": 0.0, "result_seconds": 0.05, "bcrypt_rounds": 4,
-                              "operator_password": OPERATOR_PASSWORD}
+                              "closed_seconds": 0.0, "card_seconds": 0.0, "result_seconds": 0.05,
+                              "bcrypt_rounds": 4, "operator_password": OPERATOR_PASSWORD}
     values.update(changes)
     return ServerSettings(**values)
 

@@ -124,3 +124,6 @@ def test_verify_command_checks_a_file_a_server_and_bare_arguments(
         assert result.returncode == 2, result
         assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
     assert "not revealed" in unrevealed.stderr
+    # the command speaks English, in one sentence: no server text in another language
+    missing = verify("--url", live.url, "--shoe", "999")
+    assert missing.stderr == f"puntobanco: The server at {live.url} has no shoe 999.\n"

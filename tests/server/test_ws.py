@@ -109,16 +109,22 @@ def test_the_snapshot_rebuilds_the_table_for_a_page_that_reconnects(
         socket.close()
 
 
-def test_cards_are_pushed_one_by_one_with_a_pause(sqlite_url: str) -> None:
-    with running(fast_settings(sqlite_url, card_seconds=0.25)) as live:
+def test_no_more_bets_stays_a_moment_then_the_cards_come_one_by_one(sqlite_url: str) -> None:
+    """The page has time to show "no more bets" (a pause after closing), then each card."""
+    with running(fast_settings(sqlite_url, closed_seconds=0.4, card_seconds=0.25)) as live:
         watcher = live.watch(1)
         opened = watcher.next("round-opened")
         watcher.next("bets-closed", where=lambda m: m["coup_id"] == opened["coup_id"])
+        closed = time.monotonic()
+        # while the pause lasts the table is closed, with no card shown yet
+        snapshot = live.http.get("/api/tables/1").json()
+        assert (snapshot["phase"], snapshot["cards"]) == ("closed", [])
         stamps = []
         for _ in range(4):
             watcher.next("card-dealt")
             stamps.append(time.monotonic())
-        # a lower bound only: a pause never ends early
+        # lower bounds only: a pause never ends early
+        assert stamps[0] - closed >= 0.35
         assert min(b - a for a, b in itertools.pairwise(stamps)) >= 0.2
         watcher.close()
 

@@ -34,6 +34,9 @@ def serve(
              "(PostgreSQL: postgresql+psycopg://user:password@host/db).")] = None,
     betting_seconds: Annotated[float | None, typer.Option(
         help="Betting window of every table, overriding the tables' own settings.")] = None,
+    closed_seconds: Annotated[float, typer.Option(
+        help="Pause between \"no more bets\" and the first card, so players see betting "
+             "close.")] = 1.0,
     card_seconds: Annotated[float, typer.Option(help="Pause between two dealt cards.")] = 0.6,
     result_seconds: Annotated[float, typer.Option(
         help="Pause between a settled coup and the next betting window.")] = 4.0,
@@ -60,7 +63,7 @@ def serve(
     if betting_seconds is not None and not MIN_BETTING_SECONDS <= betting_seconds <= MAX_BETTING_SECONDS:
         raise PuntoBancoError(f"The betting window lasts {MIN_BETTING_SECONDS} to "
                               f"{MAX_BETTING_SECONDS} seconds, not {betting_seconds}.")
-    if card_seconds < 0 or result_seconds < 0:
+    if not all(value >= 0 for value in (closed_seconds, card_seconds, result_seconds)):
         raise PuntoBancoError("A pause cannot be negative.")
     _check_port_free(host, port)
     url = database_url or default_database_url()
@@ -72,7 +75,8 @@ def serve(
         except PuntoBancoError:
             raise PuntoBancoError(f"{OPERATOR_PASSWORD_VARIABLE} must be 6 to 72 bytes long.") from None
     settings = ServerSettings(database_url=url, betting_seconds=betting_seconds,
-                              card_seconds=card_seconds, result_seconds=result_seconds,
+                              closed_seconds=closed_seconds, card_seconds=card_seconds,
+                              result_seconds=result_seconds,
                               idle_when_unwatched=not always_deal, operator_password=password)
     shown_url = make_url(url).render_as_string(hide_password=True)
     address = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
@@ -161,12 +165,16 @@ def _fetch_shoe(url: str | None, shoe: int | None) -> Any:
     address = f"{url.rstrip('/')}/api/shoes/{shoe}"
     if not address.startswith(("http://", "https://")):
         raise PuntoBancoError(f"{url!r} is not an http:// or https:// address.")
+    # The command speaks English: so should the server's refusals it passes on.
+    request = urllib.request.Request(address, headers={"Accept": "application/json",
+                                                       "Accept-Language": "en"})
     try:
-        with urllib.request.urlopen(address, timeout=30) as answer:
+        with urllib.request.urlopen(request, timeout=30) as answer:
             return json.loads(answer.read().decode("utf-8"))
     except urllib.error.HTTPError as error:
-        detail = _error_message(error)
-        raise PuntoBancoError(f"{address} answered {error.code}{detail}.") from None
+        if error.code == 404:
+            raise PuntoBancoError(f"The server at {url.rstrip('/')} has no shoe {shoe}.") from None
+        raise PuntoBancoError(f"{address} answered {error.code}{_error_message(error)}.") from None
     except (urllib.error.URLError, OSError) as error:
         raise PuntoBancoError(f"Cannot reach {address} ({getattr(error, 'reason', error)}).") from None
     except ValueError:
@@ -174,7 +182,9 @@ def _fetch_shoe(url: str | None, shoe: int | None) -> Any:
 
 
 def _error_message(error: urllib.error.HTTPError) -> str:
+    """": <the server's sentence>" without its full stop (the caller ends the sentence)."""
     try:
-        return ": " + str(json.loads(error.read().decode("utf-8"))["error"]["message"])
+        text = str(json.loads(error.read().decode("utf-8"))["error"]["message"])
     except (ValueError, KeyError, TypeError):
         return ""
+    return ": " + text.strip().rstrip(".") if text.strip() else ""

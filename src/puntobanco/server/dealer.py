@@ -1,7 +1,7 @@
 """The dealer loop of one table, driving the core round (:class:`puntobanco.table.Table`).
 
 Each table has one asyncio task that repeats: (a new shoe, its commitment published) → betting
-window → "no more bets" → deal, the cards pushed one by one → settlement in one database
+window → "no more bets" → deal, the cards pushed one by one after a short pause → settlement in one database
 transaction, exactly once → (the shoe revealed after its last coup) → pause. The core decides
 everything about the game — bets (L4, M3), the cards (R3–R6, S1–S3), the settlement (B*, L5,
 L6) — and this module only sequences it, records it and tells the clients.
@@ -312,8 +312,9 @@ class TableDealer:
         coup_json = await self._write(record)
         shown: dict[Side, list[int]] = {Side.PUNTO: [], Side.BANCO: []}
         for index, card in enumerate(self._shown):
-            if index and not self._stop.is_set():
-                await self._pause(self.config.card_seconds)
+            # "No more bets" stays on the pages a moment before the first card turns; a
+            # stopping server skips the pauses and finishes the coup.
+            await self._pause(self.config.card_seconds if index else self.config.closed_seconds)
             shown[card.side].append(card.card.value)
             message = {"side": card.side.value, "position": card.position, "card": str(card.card)}
             self.view.cards.append(message)

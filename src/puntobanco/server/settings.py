@@ -26,13 +26,16 @@ class ServerSettings:
     """Everything the application factory needs.
 
     ``betting_seconds`` overrides every table's own betting window when set (tests, benches);
-    ``card_seconds`` is the pause between two cards pushed to the page, ``result_seconds`` the
-    pause between a settled coup and the next betting window. ``idle_when_unwatched`` lets a
-    dealer wait, instead of dealing to nobody, while no WebSocket client watches its table.
+    ``closed_seconds`` is the pause between "no more bets" and the first card pushed to the
+    page (so that a player sees the betting close), ``card_seconds`` the pause between two
+    cards pushed, ``result_seconds`` the pause between a settled coup and the next window.
+    ``idle_when_unwatched`` lets a dealer wait, instead of dealing to nobody, while no
+    WebSocket client watches its table.
     """
 
     database_url: str = field(default_factory=default_database_url)
     betting_seconds: float | None = None
+    closed_seconds: float = 1.0
     card_seconds: float = 0.6
     result_seconds: float = 4.0
     idle_when_unwatched: bool = True
