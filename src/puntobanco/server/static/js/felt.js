@@ -111,7 +111,9 @@ export class Felt {
       }
       const pays = div("box-pays");
       const limits = div("box-limits");
+      // The player's chips, with the clear button (×) beside them: never over the box's words.
       const stake = div("box-stake");
+      const chips = div("box-chips");
       const mine = div("box-mine");
       const others = div("box-total");
       const clear = document.createElement("button");
@@ -123,7 +125,8 @@ export class Felt {
         event.stopPropagation();
         this.onClear(bet);
       });
-      box.append(name, pays, limits, stake, mine, others, clear);
+      stake.append(chips, clear);
+      box.append(name, pays, limits, stake, mine, others);
       box.addEventListener("click", () => this.onBox(bet));
       box.addEventListener("keydown", (event) => {
         if (event.key === "Enter" || event.key === " ") {
@@ -131,7 +134,7 @@ export class Felt {
           this.onBox(bet);
         }
       });
-      this.boxes[bet] = { box, name, pays, limits, stake, mine, others, clear };
+      this.boxes[bet] = { box, name, pays, limits, stake, chips, mine, others, clear };
       this.boxRow.append(box);
     }
 
@@ -175,7 +178,7 @@ export class Felt {
     for (const side of SIDES) this.hands[side].title.textContent = sideName(side);
     for (const bet of BOXES) {
       const parts = this.boxes[bet];
-      parts.name.querySelector(".box-title").textContent = betName(bet);
+      this.setTitle(parts.name.querySelector(".box-title"), bet);
       parts.clear.title = t("ui.clear");
       parts.clear.setAttribute("aria-label", `${t("ui.clear")} ${betName(bet)}`);
       if (this.rules) {
@@ -190,6 +193,23 @@ export class Felt {
     this.renderStatus();
   }
 
+  /** A box's name; a Lion Bonus box's on two lines: "Lion Bonus" above its side's name. */
+  setTitle(node, bet) {
+    const whole = betName(bet);
+    const side = bet.startsWith("lion-") ? betName(bet.slice("lion-".length)) : "";
+    if (!side || !whole.endsWith(side) || whole.length === side.length) {
+      node.textContent = whole;
+      return;
+    }
+    const lead = document.createElement("span");
+    lead.className = "box-title-lead";
+    lead.textContent = whole.slice(0, whole.length - side.length).trim();
+    const name = document.createElement("span");
+    name.className = "box-title-side";
+    name.textContent = side;
+    node.replaceChildren(lead, " ", name);  // the text stays the bet's whole name
+  }
+
   /** My stakes and the table's totals per box; whether bets can be changed now. */
   setBets(myBets, totals, open) {
     for (const bet of BOXES) {
@@ -198,8 +218,8 @@ export class Felt {
       const total = (totals && totals[bet]) || 0;
       parts.box.classList.toggle("has-bet", mine > 0);
       parts.box.classList.toggle("open", Boolean(open));
-      parts.stake.replaceChildren();
-      if (mine > 0) parts.stake.append(this.stackFor(mine));
+      parts.chips.replaceChildren();
+      if (mine > 0) parts.chips.append(this.stackFor(mine));
       parts.mine.textContent = mine > 0 ? formatCents(mine, this.lang) : "";
       parts.mine.dataset.cents = String(mine);
       parts.others.textContent = total > 0 ? `${t("ui.table_total")} ${formatCents(total, this.lang)}` : "";
