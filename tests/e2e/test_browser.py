@@ -35,6 +35,7 @@ pytestmark = pytest.mark.e2e
 
 WELCOME = 100_000  # 1,000.00 € of play money for a new player
 BETTING_SECONDS = 5
+SHOE_TABLE_BETTING_SECONDS = 2  # the table whose shoe is played out: nobody bets there
 CLOSED_SECONDS = 0.6  # "no more bets" shown before the first card (the server's pause)
 
 
@@ -54,15 +55,15 @@ def _get(url: str, token: str | None = None) -> Any:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[str]:
-    """``puntobanco serve`` on a free port, a fresh SQLite file and a 5-second betting window."""
+    """``puntobanco serve`` on a free port and a fresh SQLite file; the operator gives the two
+    tables a 5-second betting window before anyone watches them (so before their first shoe)."""
     folder = tmp_path_factory.mktemp("live")
     port = _free_port()
     log = (folder / "serve.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve",
          "--port", str(port), "--database-url", f"sqlite:///{folder / 'table.sqlite3'}",
-         "--betting-seconds", str(BETTING_SECONDS), "--closed-seconds", str(CLOSED_SECONDS),
-         "--card-seconds", "0.3",
+         "--closed-seconds", str(CLOSED_SECONDS), "--card-seconds", "0.3",
          "--result-seconds", "1.5"],
         stdout=log, stderr=subprocess.STDOUT,
         env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": "e2e-operator-pass"})
@@ -79,6 +80,11 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
                     pytest.fail("the server did not start:\n"
                                 + (folder / "serve.log").read_text(errors="replace"))
                 time.sleep(0.2)
+        operator = _post(f"{url}/api/login", {"username": "operator",
+                                               "password": "e2e-operator-pass"})["token"]
+        for table in _get(f"{url}/api/tables"):
+            _post(f"{url}/api/tables/{table['id']}",
+                  {"rules": {"betting_seconds": BETTING_SECONDS}}, operator, method="PATCH")
         yield url
     finally:
         process.send_signal(signal.SIGINT)
@@ -257,8 +263,9 @@ def test_sign_up_bet_watch_the_coup_and_switch_language(
     context.close()
 
 
-def _post(url: str, body: dict[str, Any], token: str | None = None) -> Any:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+def _post(url: str, body: dict[str, Any], token: str | None = None, *,
+          method: str = "POST") -> Any:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method=method,
                                      headers={"Content-Type": "application/json"})
     if token:
         request.add_header("Authorization", f"Bearer {token}")
@@ -272,9 +279,8 @@ def test_table_list_and_the_shoe_checked_on_the_page(
     # after two or three coups and is revealed, and the page checks the commitment itself.
     operator = _post(f"{server}/api/login", {"username": "operator",
                                               "password": "e2e-operator-pass"})["token"]
-    table = _post(f"{server}/api/tables", {"name": "Deauville", "rules": {"decks": 1,
-                                                                            "cut_card": 40}},
-                  operator)
+    table = _post(f"{server}/api/tables", {"name": "Deauville", "rules": {
+        "decks": 1, "cut_card": 40, "betting_seconds": SHOE_TABLE_BETTING_SECONDS}}, operator)
     player = _post(f"{server}/api/signup", {"username": f"shoe_{int(time.time()) % 10**6}",
                                             "password": "lion-bonus-2000", "lang": "en"})
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB")
