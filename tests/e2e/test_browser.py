@@ -297,8 +297,14 @@ def test_table_list_and_the_shoe_checked_on_the_page(
     page.select_option("#table-select", str(table["id"]))
     page.wait_for_function("(n) => document.querySelector('#table-name').textContent === n",
                            arg="Deauville")
-    page.wait_for_selector("#fair-current[data-commitment]:not([data-commitment=''])")
-    first = page.get_attribute("#fair-current", "data-commitment")
+    # The page shows the new table's first commitment (not the one of the table it left).
+    deadline = time.monotonic() + 30
+    while (shoe_now := _get(f"{server}/api/tables/{table['id']}")["shoe"]) is None:
+        assert time.monotonic() < deadline, "the table's first shoe did not start"
+        time.sleep(0.1)
+    first = shoe_now["commitment"]
+    assert shoe_now["shoe_no"] == 1
+    page.wait_for_selector(f"#fair-current[data-commitment='{first}']")
 
     page.wait_for_selector("#fair-verdict.ok", timeout=90_000)
     assert _text(page, "#fair-verdict") == "✓ verified"
