@@ -116,14 +116,13 @@ def test_verify_command_checks_a_file_a_server_and_bare_arguments(
     assert wrong_salt.returncode == 1 and "MISMATCH" in wrong_salt.stdout
     # bad input: exit 2, one sentence, no traceback
     unrevealed = verify("--url", live.url, "--shoe", str(pushed["next"]["shoe_id"]))
+    missing = verify("--url", live.url, "--shoe", "999")
     for result in [unrevealed, verify("--shoe-file", str(tmp_path / "none.json")),
                    verify("--commitment", "xyz", "--salt", "00", "--cards", "AS"),
-                   verify("--salt", "00"), verify(),
-                   verify("--url", live.url, "--shoe", "999"),
+                   verify("--salt", "00"), verify(), missing,
                    verify("--commitment", "ab" * 32, "--salt", "00", "--cards", "AS 1Z")]:
         assert result.returncode == 2, result
         assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
     assert "not revealed" in unrevealed.stderr
     # the command speaks English, in one sentence: no server text in another language
-    missing = verify("--url", live.url, "--shoe", "999")
     assert missing.stderr == f"puntobanco: The server at {live.url} has no shoe 999.\n"
