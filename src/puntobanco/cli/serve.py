@@ -49,14 +49,14 @@ def serve(
     An empty database gets two tables and an operator account; the operator's password comes
     from PUNTOBANCO_OPERATOR_PASSWORD, or is generated and printed once.
     """
-    import uvicorn
-    from sqlalchemy.engine import make_url
-
-    from puntobanco.server.app import create_app
-    from puntobanco.server.auth import check_password
-    from puntobanco.server.db import check_database
+    # Mistakes that need no database are answered before the web stack is even imported.
     from puntobanco.server.rules_json import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
-    from puntobanco.server.settings import ServerSettings, default_database_url
+    from puntobanco.server.settings import (
+        MAX_PASSWORD,
+        MIN_PASSWORD,
+        ServerSettings,
+        default_database_url,
+    )
 
     if not 0 < port < 65536:
         raise PuntoBancoError(f"A port is a number from 1 to 65535, not {port}.")
@@ -65,15 +65,20 @@ def serve(
                               f"{MAX_BETTING_SECONDS} seconds, not {betting_seconds}.")
     if not all(value >= 0 for value in (closed_seconds, card_seconds, result_seconds)):
         raise PuntoBancoError("A pause cannot be negative.")
+    password = os.environ.get(OPERATOR_PASSWORD_VARIABLE) or None
+    if password is not None and not MIN_PASSWORD <= len(password.encode()) <= MAX_PASSWORD:
+        raise PuntoBancoError(f"{OPERATOR_PASSWORD_VARIABLE} must be {MIN_PASSWORD} to "
+                              f"{MAX_PASSWORD} bytes long.")
     _check_port_free(host, port)
+
+    import uvicorn
+    from sqlalchemy.engine import make_url
+
+    from puntobanco.server.app import create_app
+    from puntobanco.server.db import check_database
+
     url = database_url or default_database_url()
     check_database(url)
-    password = os.environ.get(OPERATOR_PASSWORD_VARIABLE) or None
-    if password is not None:
-        try:
-            check_password(password)
-        except PuntoBancoError:
-            raise PuntoBancoError(f"{OPERATOR_PASSWORD_VARIABLE} must be 6 to 72 bytes long.") from None
     settings = ServerSettings(database_url=url, betting_seconds=betting_seconds,
                               closed_seconds=closed_seconds, card_seconds=card_seconds,
                               result_seconds=result_seconds,

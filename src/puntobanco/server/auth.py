@@ -20,9 +20,9 @@ from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import LANGUAGES
 from puntobanco.server import ledger
 from puntobanco.server.models import LoginSession, Player
+from puntobanco.server.settings import MAX_PASSWORD, MIN_PASSWORD
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.\-]{3,32}$")
-MIN_PASSWORD, MAX_PASSWORD = 6, 72  # bcrypt reads at most 72 bytes
 #: checked against when the username is unknown (a hash of a random password, cost 12)
 DUMMY_HASH = "$2b$12$YEZ.85XPrpJ6YX1rJWFDqOk8b2FBh.mXsX4vGSJOM6HAyUp3Aborm"
 

@@ -14,6 +14,8 @@ WELCOME_CREDIT = 100_000
 #: The tables an empty database starts with.
 DEFAULT_TABLES: tuple[str, ...] = ("Sanremo", "Enghien")
 OPERATOR_USERNAME = "operator"
+#: A password's length in bytes (bcrypt reads at most 72).
+MIN_PASSWORD, MAX_PASSWORD = 6, 72
 
 
 def default_database_url(path: Path = DEFAULT_DATABASE_PATH) -> str:
