@@ -170,7 +170,7 @@ def main() -> None:
     server = subprocess.Popen(
         [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve", "--port",
          str(port), "--database-url", database, "--betting-seconds", str(args.betting_seconds),
-         "--card-seconds", "0", "--result-seconds", "0.2"],
+         "--card-seconds", "0", "--closed-seconds", "0", "--result-seconds", "0.2"],
         env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD},
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
