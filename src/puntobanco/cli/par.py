@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -70,6 +71,15 @@ def _emit(text: str | None, renderable: Any, out: Path | None) -> None:
         raise PuntoBancoError(f"Cannot write {out}: {error.strerror}.", code="bad-out") from None
 
 
+def _emit_format(fmt: str, out: Path | None, rich: Callable[[], Any],
+                 text: Callable[[], str]) -> None:
+    """The Rich table for ``table``, else the text of the chosen format."""
+    if fmt == "table":
+        _emit(None, rich(), out)
+    else:
+        _emit(text(), None, out)
+
+
 @app.command()
 def par(
     decks: DecksOption = None,
@@ -90,12 +100,9 @@ def par(
     from puntobanco.analysis import analyse, report
 
     sheet = analyse(shoe, ruleset)
-    if fmt == "table":
-        _emit(None, report.par_rich(sheet), out)
-        return
     writers = {"json": report.par_json, "md": report.par_markdown, "html": report.par_html,
                "csv": report.par_csv}
-    _emit(writers[fmt](sheet), None, out)
+    _emit_format(fmt, out, lambda: report.par_rich(sheet), lambda: writers[fmt](sheet))
 
 
 @app.command()
@@ -118,9 +125,7 @@ def eor(
     from puntobanco.analysis import effects_of_removal, report
 
     effects = effects_of_removal(shoe, ruleset)
-    if fmt == "table":
-        _emit(None, report.eor_rich(shoe, ruleset, effects), out)
-        return
     writers = {"json": report.eor_json, "md": report.eor_markdown, "html": report.eor_html,
                "csv": report.eor_csv}
-    _emit(writers[fmt](shoe, ruleset, effects), None, out)
+    _emit_format(fmt, out, lambda: report.eor_rich(shoe, ruleset, effects),
+                 lambda: writers[fmt](shoe, ruleset, effects))
