@@ -1,9 +1,10 @@
 """The table page's layout in Chromium, on a fake server (every request answered by the test):
 each box's clear button (×) beside the player's chips, never over the box's words; the Lion
-Bonus titles on at most two lines at desktop width; every road named in the page's language.
+Bonus titles on at most two lines, also in the narrow windows where the side panel squeezes the
+felt (1,100-1,280 px); every road named in the page's language.
 
-Screenshots of the desktop (1366×900) and phone (390×844) layouts in the four languages go to
-``test-output/``.
+Screenshots of the desktop (1366×900), narrow desktop (1100, 1180 and 1250 px wide) and phone
+(390×844) layouts in the four languages go to ``test-output/``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ pytestmark = pytest.mark.e2e
 ORIGIN = "http://table.test"
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
+#: the same page resized: the tablet layout (<= 1100 px), then the side panel squeezing the felt
+VIEWPORTS = [(DESKTOP, "desktop"), *(({"width": width, "height": 900}, f"desktop-{width}")
+                                     for width in (1100, 1180, 1250)), (PHONE, "phone")]
 BOXES = ["lion-punto", "punto", "egalite", "banco", "lion-banco"]
 #: a stake on every box (both Lion sides only to see both boxes with their clear button)
 MY_BETS = {"punto": 2500, "banco": 5000, "egalite": 1000, "lion-punto": 1000, "lion-banco": 1500}
@@ -130,7 +134,7 @@ def _title_lines(page: Any, bet: str) -> int:
 def test_clear_buttons_lion_titles_and_road_names_in_every_language(
         table_page: Any, output_dir: Path) -> None:
     page = table_page
-    for viewport, name in [(DESKTOP, "desktop"), (PHONE, "phone")]:
+    for viewport, name in VIEWPORTS:
         page.set_viewport_size(viewport)
         page.wait_for_timeout(200)  # the roads are drawn again after a resize
         for lang in ["fr", "it", "es", "en"]:
@@ -139,9 +143,8 @@ def test_clear_buttons_lion_titles_and_road_names_in_every_language(
             for bet in BOXES:
                 assert page.text_content(f"[data-box={bet}] .box-title") == i18n.bet_name(bet, lang)
                 assert _overlaps(page, bet) == [], (lang, name, bet)
-            if name == "desktop":
-                for bet in ("lion-punto", "lion-banco"):
-                    assert _title_lines(page, bet) <= 2, (lang, bet)
+            for bet in ("lion-punto", "lion-banco"):
+                assert _title_lines(page, bet) <= 2, (lang, name, bet)
             assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
             assert page.text_content("[data-road=bigEyeBoy] figcaption") == BIG_EYE_BOY[lang]
             page.screenshot(path=str(output_dir / f"layout-{name}-{lang}.png"))
