@@ -64,6 +64,20 @@ def _first_coup(cards: npt.NDArray[np.uint8], burns: npt.NDArray[np.int64], burn
 
 
 @njit(inline="always", cache=True)
+def _coups_left(left: int, pos: int, cut_index: int, extra: int) -> int:
+    """S3 after a coup: ``-1`` while the cut card is in the shoe, then the coups still to play.
+
+    The coup during which a card past ``cut_index`` came out is complete; ``extra`` more follow
+    (one, or none by setting), and the shoe ends at 0.
+    """
+    if left > 0:
+        return left - 1
+    if left < 0 and pos > cut_index:
+        return extra
+    return left
+
+
+@njit(inline="always", cache=True)
 def deal_limit(n: int, cut_index: int) -> int:
     """How many leading positions of an ``n``-card shoe a kernel must shuffle.
 
@@ -106,10 +120,7 @@ def simulate_chunk(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDArr
             r2 += pays[code, 2]
             r3 += pays[code, 3]
             r4 += pays[code, 4]
-            if left > 0:
-                left -= 1
-            elif left < 0 and pos > cut_index:
-                left = extra
+            left = _coups_left(left, pos, cut_index, extra)
         coups_per_shoe[coups] += 1
         returns = (r0, r1, r2, r3, r4)
         for k in range(5):
@@ -161,10 +172,7 @@ def record_chunk(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDArray
                 left_cards[cards[i]] -= 1
             pos += size
             row += 1
-            if left > 0:
-                left -= 1
-            elif left < 0 and pos > cut_index:
-                left = extra
+            left = _coups_left(left, pos, cut_index, extra)
         offsets[s + 1] = row
     return out_codes[:row].copy(), comps[:row].copy(), offsets, hidden
 
@@ -195,10 +203,7 @@ def play_orders(orders: npt.NDArray[np.uint8], codes: npt.NDArray[np.int16],
             starts[row] = pos
             pos += size
             row += 1
-            if left > 0:
-                left -= 1
-            elif left < 0 and pos > cut_index:
-                left = extra
+            left = _coups_left(left, pos, cut_index, extra)
         offsets[s + 1] = row
     return out_codes[:row].copy(), starts[:row].copy(), offsets
 
