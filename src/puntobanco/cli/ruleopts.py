@@ -22,8 +22,9 @@ A command declares the options with the ``Annotated`` aliases below and turns th
 
 from __future__ import annotations
 
+from enum import Enum
 from fractions import Fraction
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -33,6 +34,7 @@ from puntobanco.rules import LION_PAYTABLE, BancoPayout, Drawing, RuleSet, parse
 
 #: The fewest cards a coup can need: three for each side.
 MIN_CARDS = 6
+_Choice = TypeVar("_Choice", bound=Enum)
 DEFAULT_DECKS = 6
 
 DecksOption = Annotated[
@@ -126,26 +128,24 @@ def parse_commission(text: str) -> Fraction:
     return value
 
 
+def _choice(kind: type[_Choice], text: str, *, what: str, code: str) -> _Choice:
+    """The member of ``kind`` whose value is ``text`` (any case), else one sentence naming it."""
+    key = text.strip().lower()
+    for member in kind:
+        if member.value == key:
+            return member
+    options = " or ".join(str(member.value) for member in kind)
+    raise PuntoBancoError(f"{text!r} is not {what}: choose {options}.", code=code)
+
+
 def parse_banco(text: str) -> BancoPayout:
     """Read ``no-commission`` or ``commission``."""
-    key = text.strip().lower()
-    for payout in BancoPayout:
-        if payout.value == key:
-            return payout
-    raise PuntoBancoError(
-        f"{text!r} is not a Banco payout: choose no-commission or commission.", code="bad-banco"
-    )
+    return _choice(BancoPayout, text, what="a Banco payout", code="bad-banco")
 
 
 def parse_drawing(text: str) -> Drawing:
     """Read ``standard`` or ``seed-literal`` (R6)."""
-    key = text.strip().lower()
-    for drawing in Drawing:
-        if drawing.value == key:
-            return drawing
-    raise PuntoBancoError(
-        f"{text!r} is not a drawing rule: choose standard or seed-literal.", code="bad-rules"
-    )
+    return _choice(Drawing, text, what="a drawing rule", code="bad-rules")
 
 
 def shoe_and_rules(
