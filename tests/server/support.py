@@ -22,10 +22,9 @@ from websockets.sync.client import ClientConnection, connect
 from puntobanco.bets import BetKind, settle_spot
 from puntobanco.cards import parse_cards
 from puntobanco.coup import Coup
-from puntobanco.server import ledger
 from puntobanco.server.app import create_app
-from puntobanco.server.casino import Casino
-from puntobanco.server.models import (
+from puntobanco.server.db import ledger
+from puntobanco.server.db.models import (
     Account,
     BetRecord,
     CoupRecord,
@@ -34,6 +33,7 @@ from puntobanco.server.models import (
     SettlementLineRecord,
     ShoeRecord,
 )
+from puntobanco.server.live.casino import Casino
 from puntobanco.server.rules_json import rules_from_json
 from puntobanco.server.settings import ServerSettings
 

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from puntobanco.server.models import Account, CoupRecord, SettlementLineRecord
+from puntobanco.server.db.models import Account, CoupRecord, SettlementLineRecord
 
 from .support import LiveServer, Player, check_books, fast_settings, running
 

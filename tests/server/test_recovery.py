@@ -22,10 +22,10 @@ from sqlalchemy import func, select
 from puntobanco.bets import BetKind, settle_spot
 from puntobanco.errors import TableStateError
 from puntobanco.rules import RuleSet
-from puntobanco.server import auth, ledger, store
-from puntobanco.server.db import Database, migrate
+from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db.engine import Database, migrate
+from puntobanco.server.db.models import LedgerEntry, SettlementLineRecord
 from puntobanco.server.fair import check_shoe_json
-from puntobanco.server.models import LedgerEntry, SettlementLineRecord
 from puntobanco.shoe import Shoe
 
 from .support import (

@@ -14,8 +14,8 @@ from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import IntegrityError
 
-from puntobanco.server.db import MIGRATIONS_DIR, alembic_config, migrate
-from puntobanco.server.models import Base
+from puntobanco.server.db.engine import MIGRATIONS_DIR, alembic_config, migrate
+from puntobanco.server.db.models import Base
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,8 +46,8 @@ def test_migrations_are_package_data() -> None:
     package = ROOT / "src" / "puntobanco"
     files = [path.relative_to(package).as_posix() for path in MIGRATIONS_DIR.rglob("*")
              if path.is_file() and "__pycache__" not in path.parts]
-    assert "server/migrations/env.py" in files and "server/migrations/script.py.mako" in files
-    assert any(name.startswith("server/migrations/versions/v0001") for name in files)
+    assert "server/db/migrations/env.py" in files and "server/db/migrations/script.py.mako" in files
+    assert any(name.startswith("server/db/migrations/versions/v0001") for name in files)
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in globs), name
 

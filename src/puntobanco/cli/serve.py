@@ -20,7 +20,7 @@ from puntobanco.cli._app import app
 from puntobanco.errors import PuntoBancoError
 
 if TYPE_CHECKING:
-    from puntobanco.server.casino import Casino
+    from puntobanco.server.live.casino import Casino
 
 OPERATOR_PASSWORD_VARIABLE = "PUNTOBANCO_OPERATOR_PASSWORD"
 
@@ -75,7 +75,7 @@ def serve(
     from sqlalchemy.engine import make_url
 
     from puntobanco.server.app import create_app
-    from puntobanco.server.db import check_database
+    from puntobanco.server.db.engine import check_database
 
     url = database_url or default_database_url()
     check_database(url)

@@ -1,18 +1,23 @@
 """The live table: a FastAPI server with a real database, one dealer loop per table.
 
-Layers inside the package (imports run one way, down this list):
+Sub-packages show the layers (imports run one way, down this list):
 
 ``settings``, ``rules_json``, ``fair``, ``messages``
     plain values: server settings, the RuleSet ↔ JSON mapping, the provably fair commitment
     (standard library only, so ``puntobanco verify`` needs no web extra), refusal texts;
-``models``, ``db``
-    SQLAlchemy 2 models (the schema Alembic migrations create) and engines/sessions;
-``ledger``, ``store``, ``recall``
-    double-entry postings, the dealer's and bettors' writes, the read-only views of coups and shoes;
-``hub``, ``dealer``
-    WebSocket fan-out and the asyncio dealer loop per table that drives :class:`puntobanco.table.Table`;
-``auth``, ``api_*``, ``ws``, ``app``
-    HTTP and WebSocket endpoints and the application factory :func:`puntobanco.server.app.create_app`.
+``db/``
+    SQLAlchemy 2 models (the schema the Alembic ``migrations`` create), engines and sessions
+    (``engine``), double-entry postings (``ledger``), accounts and sessions (``auth``), the
+    dealer's and bettors' writes (``store``) and the read-only views of coups and shoes
+    (``recall``);
+``live/``
+    the WebSocket fan-out (``hub``), the asyncio dealer loop per table that drives
+    :class:`puntobanco.table.Table` (``dealer``) and the set of tables (``casino``);
+``api/``
+    HTTP and WebSocket endpoints: dependencies (``deps``), Pydantic ``schemas``, one router per
+    resource and the WebSocket endpoint (``ws``);
+``app``
+    the application factory :func:`puntobanco.server.app.create_app`.
 
-Only ``app`` and below import FastAPI; nothing here is imported by ``puntobanco`` itself.
+Only ``api/`` and ``app`` import FastAPI; nothing here is imported by ``puntobanco`` itself.
 """

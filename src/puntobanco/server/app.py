@@ -21,15 +21,19 @@ from starlette.exceptions import HTTPException
 
 from puntobanco import __version__
 from puntobanco.errors import PuntoBancoError
-from puntobanco.server import api_auth, api_operator, api_recall, api_tables, ws
-from puntobanco.server.api_common import (
+from puntobanco.server.api import auth as api_auth
+from puntobanco.server.api import operator as api_operator
+from puntobanco.server.api import recall as api_recall
+from puntobanco.server.api import tables as api_tables
+from puntobanco.server.api import ws
+from puntobanco.server.api.deps import (
     error_response,
     on_http_error,
     on_puntobanco_error,
     on_validation_error,
 )
-from puntobanco.server.casino import Casino
-from puntobanco.server.db import migrate
+from puntobanco.server.db.engine import migrate
+from puntobanco.server.live.casino import Casino
 from puntobanco.server.settings import ServerSettings
 
 DESCRIPTION = """Punto Banco "2000" with the Lion Bonus: a live multi-player table.

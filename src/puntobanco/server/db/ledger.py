@@ -2,7 +2,7 @@
 
 :func:`transfer` (one move) and :func:`post` (many, for a settlement) are the only functions
 that move money. Each move is a
-:class:`~puntobanco.server.models.LedgerTransaction` with its reason, coup, bet and player, one
+:class:`~puntobanco.server.db.models.LedgerTransaction` with its reason, coup, bet and player, one
 entry out of the source account (−amount) and one into the target (+amount), and updates both
 cached balances with atomic ``UPDATE … SET balance = balance + :amount`` statements, so
 concurrent writers never lose an update. With ``require_funds`` the debit is conditional
@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from puntobanco.errors import BetRefused
 from puntobanco.money import format_cents
-from puntobanco.server.models import Account, LedgerEntry, LedgerTransaction, utcnow
+from puntobanco.server.db.models import Account, LedgerEntry, LedgerTransaction, utcnow
 
 ISSUER_CODE = "play-money"
 

@@ -12,9 +12,9 @@ from contextlib import suppress
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from puntobanco.server.api_common import lookup_player
-from puntobanco.server.casino import Casino
-from puntobanco.server.hub import Client, dumps
+from puntobanco.server.api.deps import lookup_player
+from puntobanco.server.live.casino import Casino
+from puntobanco.server.live.hub import Client, dumps
 
 router = APIRouter()
 

@@ -16,9 +16,9 @@ from starlette.exceptions import HTTPException
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from puntobanco.server import auth
-from puntobanco.server.auth import PlayerInfo
-from puntobanco.server.casino import Casino
+from puntobanco.server.db import auth
+from puntobanco.server.db.auth import PlayerInfo
+from puntobanco.server.live.casino import Casino
 from puntobanco.server.messages import message, status_of
 
 

@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import LANGUAGES
-from puntobanco.server import ledger
-from puntobanco.server.models import LoginSession, Player
+from puntobanco.server.db import ledger
+from puntobanco.server.db.models import LoginSession, Player
 from puntobanco.server.settings import MAX_PASSWORD, MIN_PASSWORD
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.\-]{3,32}$")

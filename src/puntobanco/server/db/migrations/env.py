@@ -1,11 +1,11 @@
-"""Alembic environment: migrates the URL of the configuration (see ``puntobanco.server.db``)."""
+"""Alembic environment: migrates the URL of the configuration (see ``puntobanco.server.db.engine``)."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import create_engine, pool
 
-from puntobanco.server.models import Base
+from puntobanco.server.db.models import Base
 
 target_metadata = Base.metadata
 

@@ -28,18 +28,18 @@ from sqlalchemy.orm import Session
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import Side, hand_total
-from puntobanco.server import ledger, recall, store
-from puntobanco.server.db import Database
+from puntobanco.server.db import ledger, recall, store
+from puntobanco.server.db.engine import Database
+from puntobanco.server.db.models import CoupRecord
+from puntobanco.server.db.store import TableSettings
 from puntobanco.server.fair import commitment, new_salt, order_text
-from puntobanco.server.hub import Hub, dumps
-from puntobanco.server.models import CoupRecord
+from puntobanco.server.live.hub import Hub, dumps
 from puntobanco.server.rules_json import rules_from_json
 from puntobanco.server.settings import ServerSettings
-from puntobanco.server.store import TableSettings
 from puntobanco.shoe import Shoe
 from puntobanco.table import CardDealt, Event, Table
 
-log = logging.getLogger("puntobanco.server.dealer")
+log = logging.getLogger("puntobanco.server.live.dealer")
 T = TypeVar("T")
 
 #: How often, and after how long, a dealer retries a database write that failed for a moment.

@@ -1,7 +1,7 @@
 """The writes of the game: tables, shoes, coups, bets and their settlement, each in the caller's
-transaction (:meth:`puntobanco.server.db.Database.run_write` gives one per call).
+transaction (:meth:`puntobanco.server.db.engine.Database.run_write` gives one per call).
 
-Money moves only through :func:`puntobanco.server.ledger.transfer`:
+Money moves only through :func:`puntobanco.server.db.ledger.transfer`:
 
 =============  =======================  ===========================================
 reason         from → to                when
@@ -31,9 +31,8 @@ from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
 from puntobanco.errors import BetRefused, TableStateError
 from puntobanco.rules import RuleSet
-from puntobanco.server import ledger, recall
-from puntobanco.server.fair import order_text
-from puntobanco.server.models import (
+from puntobanco.server.db import ledger, recall
+from puntobanco.server.db.models import (
     Account,
     BetRecord,
     BetRequest,
@@ -44,6 +43,7 @@ from puntobanco.server.models import (
     table_name_key,
     utcnow,
 )
+from puntobanco.server.fair import order_text
 from puntobanco.server.rules_json import rules_from_json, rules_to_json
 from puntobanco.shoe import Shoe
 

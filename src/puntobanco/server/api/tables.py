@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter
 
 from puntobanco.bets import BetKind
-from puntobanco.server.api_common import CasinoDep, MaybePlayer, Operator, SignedIn
-from puntobanco.server.schemas import (
+from puntobanco.server.api.deps import CasinoDep, MaybePlayer, Operator, SignedIn
+from puntobanco.server.api.schemas import (
     BetIn,
     BetOut,
     RulesIn,

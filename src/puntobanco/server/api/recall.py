@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from puntobanco.server import recall
-from puntobanco.server.api_common import CasinoDep, MaybePlayer, SignedIn
-from puntobanco.server.casino import NotFound
-from puntobanco.server.schemas import CoupOut, ShoeOut
+from puntobanco.server.api.deps import CasinoDep, MaybePlayer, SignedIn
+from puntobanco.server.api.schemas import CoupOut, ShoeOut
+from puntobanco.server.db import recall
+from puntobanco.server.live.casino import NotFound
 
 router = APIRouter(prefix="/api", tags=["recall"])
 

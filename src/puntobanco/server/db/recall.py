@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
-from puntobanco.server.models import BetRecord, CoupRecord, SettlementLineRecord, ShoeRecord
+from puntobanco.server.db.models import BetRecord, CoupRecord, SettlementLineRecord, ShoeRecord
 
 _SIDE_POSITIONS = ((("punto", 0), ("banco", 0), ("punto", 1), ("banco", 1)))
 

@@ -13,11 +13,11 @@ from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server import auth, ledger, store
-from puntobanco.server.db import Database
-from puntobanco.server.dealer import TableDealer
+from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db.engine import Database
+from puntobanco.server.db.models import GameTable, Player
+from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.messages import Refusal
-from puntobanco.server.models import GameTable, Player
 from puntobanco.server.rules_json import DEFAULT_BETTING_SECONDS, rules_from_json
 from puntobanco.server.settings import OPERATOR_USERNAME, ServerSettings
 

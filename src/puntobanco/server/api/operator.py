@@ -8,12 +8,12 @@ from fastapi import APIRouter
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from puntobanco.server import auth, ledger
-from puntobanco.server.api_auth import player_fields, player_json
-from puntobanco.server.api_common import CasinoDep, Operator
-from puntobanco.server.casino import NotFound
-from puntobanco.server.models import Account, Player
-from puntobanco.server.schemas import CreditIn, PlayerOut
+from puntobanco.server.api.auth import player_fields, player_json
+from puntobanco.server.api.deps import CasinoDep, Operator
+from puntobanco.server.api.schemas import CreditIn, PlayerOut
+from puntobanco.server.db import auth, ledger
+from puntobanco.server.db.models import Account, Player
+from puntobanco.server.live.casino import NotFound
 
 router = APIRouter(prefix="/api/players", tags=["operator"])
 

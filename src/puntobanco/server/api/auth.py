@@ -11,11 +11,11 @@ from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import all_words
-from puntobanco.server import auth, ledger
-from puntobanco.server.api_common import CasinoDep, SignedIn, bearer_token, request_lang
-from puntobanco.server.auth import PlayerInfo
-from puntobanco.server.models import Player
-from puntobanco.server.schemas import AuthOut, LangIn, LoginIn, OkOut, PlayerOut, SignupIn
+from puntobanco.server.api.deps import CasinoDep, SignedIn, bearer_token, request_lang
+from puntobanco.server.api.schemas import AuthOut, LangIn, LoginIn, OkOut, PlayerOut, SignupIn
+from puntobanco.server.db import auth, ledger
+from puntobanco.server.db.auth import PlayerInfo
+from puntobanco.server.db.models import Player
 
 router = APIRouter(prefix="/api", tags=["players"])
 

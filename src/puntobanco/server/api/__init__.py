@@ -1,0 +1,1 @@
+"""HTTP and WebSocket endpoints: dependencies, Pydantic schemas, one router per resource."""

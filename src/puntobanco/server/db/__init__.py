@@ -1,0 +1,1 @@
+"""The database: models, engines and migrations, the ledger, accounts, the store and recall."""
