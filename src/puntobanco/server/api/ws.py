@@ -1,7 +1,12 @@
 """The WebSocket of a table: a snapshot first, then every table event as it happens.
 
 ``/ws/tables/{id}?token=…`` (the token is optional: spectators see everything public). The
-client may send ``{"type": "ping"}`` and gets ``{"type": "pong"}``.
+client may send ``{"type": "ping"}`` and gets ``{"type": "pong"}``. Anything else — a binary
+frame, a text over ``MAX_CLIENT_TEXT`` characters, JSON too deeply nested, another message —
+gets ``{"type": "error", "error": {"code": "bad-request", ...}}`` and the connection stays open.
+
+Sockets are capped in all, per address and per signed-in player (``GuardSettings``); one over a
+cap is accepted then closed at once with code 4429 and the reason (issue 9).
 """
 
 from __future__ import annotations
@@ -10,9 +15,10 @@ import asyncio
 import json
 from contextlib import suppress
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, WebSocket
 
 from puntobanco.server.api.deps import lookup_player
+from puntobanco.server.api.guard import Guards, client_address
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.hub import Client, dumps
 
@@ -20,6 +26,10 @@ router = APIRouter()
 
 #: close codes: the table or the session does not exist; the client could not keep up
 CLOSE_NOT_FOUND, CLOSE_UNAUTHORIZED, CLOSE_TOO_SLOW = 4404, 4401, 1013
+#: close code: over a socket cap (in all, per address, per player)
+CLOSE_TOO_MANY = 4429
+#: the longest text a client sends (a ping is 16 characters)
+MAX_CLIENT_TEXT = 1024
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -34,7 +44,17 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
     if token and player is None:
         await websocket.close(CLOSE_UNAUTHORIZED, "The session token is unknown or was closed.")
         return
-    client = Client(player.id if player else None)
+    guards: Guards = websocket.app.state.guards
+    address, player_id = client_address(websocket.client), player.id if player else None
+    limits = guards.limits
+    refused = guards.sockets.refusal(address, player_id, total=limits.sockets_total,
+                                     per_address=limits.sockets_per_address,
+                                     per_player=limits.sockets_per_player)
+    if refused is not None:
+        await websocket.close(CLOSE_TOO_MANY, refused)
+        return
+    guards.sockets.add(address, player_id)
+    client = Client(player_id)
     # No await between the snapshot and joining the hub: the client misses no event.
     client.push(dumps({"type": "snapshot", "table": dealer.snapshot(client.player_id)}))
     dealer.hub.add(client)
@@ -43,6 +63,7 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
     try:
         await asyncio.wait((sender, receiver), return_when=asyncio.FIRST_COMPLETED)
     finally:
+        guards.sockets.remove(address, player_id)
         dealer.hub.remove(client)
         for task in (sender, receiver):
             task.cancel()
@@ -60,16 +81,20 @@ async def _send(websocket: WebSocket, client: Client) -> None:
 
 
 async def _receive(websocket: WebSocket, client: Client) -> None:
-    with suppress(WebSocketDisconnect):
-        while True:
-            text = await websocket.receive_text()
+    while True:
+        frame = await websocket.receive()
+        if frame["type"] == "websocket.disconnect":
+            return
+        text = frame.get("text")
+        message: object = None
+        if isinstance(text, str) and len(text) <= MAX_CLIENT_TEXT:
             try:
                 message = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 message = None
-            if isinstance(message, dict) and message.get("type") == "ping":
-                client.push(dumps({"type": "pong"}))
-            else:
-                client.push(dumps({"type": "error", "error": {
-                    "code": "bad-request", "message": "The only message a client sends is "
-                                                      "{\"type\": \"ping\"}."}}))
+        if isinstance(message, dict) and message.get("type") == "ping":
+            client.push(dumps({"type": "pong"}))
+        else:
+            client.push(dumps({"type": "error", "error": {
+                "code": "bad-request", "message": "The only message a client sends is "
+                                                  "{\"type\": \"ping\"}, as text."}}))

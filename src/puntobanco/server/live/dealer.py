@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
-from puntobanco.errors import PuntoBancoError
+from puntobanco.errors import PuntoBancoError, RuleSetError
 from puntobanco.rules import Side, hand_total
 from puntobanco.server.db import ledger, recall, store
 from puntobanco.server.db.engine import Database
@@ -202,7 +202,13 @@ class TableDealer:
             self.view = View(round_no=found.last_round_no, last_result=found.last_result)
             if found.shoe_id is None:
                 return
-            rules, seconds = rules_from_json(found.shoe_rules)
+            try:
+                rules, seconds = rules_from_json(found.shoe_rules)
+            except RuleSetError:  # rules an older server accepted: end that shoe (issue 9)
+                log.warning("table %s: shoe %s's rules are refused; it ends here", self.id,
+                            found.shoe_id)
+                await self._finish_shoe(found.shoe_id)
+                return
             shoe = Shoe.from_order(found.shoe_order, rules)
             for row in found.shoe_coups:
                 dealt = shoe.deal_coup()
