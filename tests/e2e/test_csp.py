@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.server.support import LiveServer, fast_settings
 
 pytestmark = pytest.mark.e2e
