@@ -23,7 +23,7 @@ from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import utcnow
 from puntobanco.server.settings import GuardSettings
 
-from .support import TEST_GUARD, LiveServer, fast_settings, running, wait_until
+from .support import TEST_GUARD, LiveServer, fast_settings, running, wait_until, wallet_entries
 
 
 def _url_file(url: str) -> str:
@@ -318,3 +318,29 @@ def test_every_answer_has_the_security_headers(sqlite_server: LiveServer) -> Non
         assert answer.headers["referrer-policy"] == "no-referrer"
         assert answer.headers["content-security-policy"] == PAGE_CSP
         assert "frame-ancestors 'none'" in PAGE_CSP and "'unsafe-inline'" not in PAGE_CSP
+
+
+# --- withdrawals get an idempotency key --------------------------------------------------------
+
+
+def test_a_retried_withdrawal_with_its_key_answers_again_and_moves_no_money(
+        server: LiveServer) -> None:
+    ann = server.signup("ann")
+    watcher = server.watch(1, ann)
+    opened = watcher.next("round-opened")
+    assert server.bet(ann, 1, "banco", 2500).status_code == 200
+    key = {"Idempotency-Key": "withdraw-banco-1", **ann.headers}
+    first = server.http.delete("/api/tables/1/bets/banco", headers=key)
+    again = server.http.delete("/api/tables/1/bets/banco", headers=key)
+    assert first.status_code == again.status_code == 200, (first.text, again.text)
+    assert again.json() == first.json() and first.json()["coup_id"] == opened["coup_id"]
+    assert server.balance(ann) == 100_000
+    withdrawals = [e for e in wallet_entries(server.settings.database_url, ann.id)
+                   if e[0] == "withdrawal"]
+    assert withdrawals == [("withdrawal", 2500)]
+    unkeyed = server.http.delete("/api/tables/1/bets/banco", headers=ann.headers)
+    assert unkeyed.json()["error"]["code"] == "no-such-bet"  # without a key: nothing to take
+    nul = server.http.delete("/api/tables/1/bets/banco",
+                             headers={**ann.headers, "Idempotency-Key": "a\tb"})
+    assert nul.status_code == 400
+    watcher.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import Path
+from fastapi import Header, Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from puntobanco.rules import MAX_STAKE
@@ -17,6 +17,9 @@ MAX_ID = 2**31 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
 #: Printable ASCII only: no NUL byte (PostgreSQL refuses it in text) nor control character.
 PRINTABLE = r"^[\x20-\x7e]+$"
+#: A withdrawal's idempotency key travels in a header (DELETE has no body).
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", min_length=1,
+                                              max_length=100, pattern=PRINTABLE)]
 
 
 class Body(BaseModel):

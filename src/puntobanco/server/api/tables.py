@@ -13,6 +13,7 @@ from puntobanco.server.api.schemas import (
     BetIn,
     BetOut,
     Id,
+    IdempotencyKey,
     OutOfServiceOut,
     RulesIn,
     SnapshotOut,
@@ -57,11 +58,13 @@ async def place_bet(table_id: Id, body: BetIn, casino: CasinoDep, player: Signed
 
 @router.delete("/{table_id}/bets/{bet}", response_model=WithdrawOut)
 async def withdraw_bet(table_id: Id, bet: str, casino: CasinoDep, player: SignedIn,
-                       guards: GuardsDep) -> dict[str, Any]:
-    """Take a whole bet back while betting is open (L4)."""
+                       guards: GuardsDep, idempotency_key: IdempotencyKey = None
+                       ) -> dict[str, Any]:
+    """Take a whole bet back while betting is open (L4). With an ``Idempotency-Key`` header, a
+    retried withdrawal answers as the first did and moves no money."""
     guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
-    return await dealer.withdraw_bet(player.id, BetKind.parse(bet))
+    return await dealer.withdraw_bet(player.id, BetKind.parse(bet), idempotency_key)
 
 
 @router.post("", status_code=201, response_model=TableItem)

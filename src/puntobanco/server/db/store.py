@@ -238,6 +238,13 @@ def withdraw_bet(session: Session, *, table_id: int, coup_id: int, player_id: in
     return stake, moved.target_balance
 
 
+def bet_id(session: Session, coup_id: int, player_id: int, kind: BetKind) -> int:
+    """The id of a player's bet of one kind on a coup."""
+    return session.execute(select(BetRecord.id).where(
+        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
+        BetRecord.kind == kind.value)).scalar_one()
+
+
 def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
     return session.scalars(select(BetRequest).where(
         BetRequest.player_id == player_id, BetRequest.idempotency_key == key)).one_or_none()
