@@ -9,7 +9,7 @@ under pytest 9 yet, so each operation's cases are drawn by Hypothesis directly.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -24,9 +24,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from .support import LiveServer, fast_settings
+from .support import LiveServer, Player, fast_settings
 
-EXAMPLES = 25
+EXAMPLES = 15
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 
@@ -45,6 +45,21 @@ def fuzzed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         live.stop()
 
 
+def _runner(live: LiveServer, operation: Any, mode: GenerationMode, boss: Player
+            ) -> Callable[[], None]:
+    """A Hypothesis test of one operation in one generation mode."""
+    signs_out = operation.path.startswith("/api/logout")
+
+    @given(case=operation.as_strategy(mode))
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    def run(case: Any) -> None:
+        caller = live.operator() if signs_out else boss
+        case.call_and_validate(base_url=live.url, headers=caller.headers, checks=CHECKS)
+
+    return run  # type: ignore[no-any-return]
+
+
 def _fuzz(live: LiveServer) -> list[str]:
     """Every operation of the document, ``EXAMPLES`` generated cases each; the failures."""
     schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
@@ -52,16 +67,8 @@ def _fuzz(live: LiveServer) -> list[str]:
     failures: list[str] = []
     for result in schema.get_all_operations():
         operation = result.ok()
-        signs_out = operation.path.startswith("/api/logout")
         for mode in GenerationMode:  # schema-valid cases, then invalid ones (ids ≥ 2³¹, …)
-
-            @given(case=operation.as_strategy(mode))
-            @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-                      suppress_health_check=list(HealthCheck))
-            def run(case: Any, signs_out: bool = signs_out) -> None:
-                caller = live.operator() if signs_out else boss
-                case.call_and_validate(base_url=live.url, headers=caller.headers, checks=CHECKS)
-
+            run = _runner(live, operation, mode, boss)
             try:
                 run()
             except Unsatisfiable:  # no parameter to make invalid (GET /api/tables, ...)
