@@ -12,16 +12,21 @@ import time
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, text, update
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from puntobanco.bets import BetKind
+from puntobanco.cards import new_shoe_cards, parse_cards
+from puntobanco.rules import RuleSet
 from puntobanco.server.api.guard import MAX_BODY_BYTES, PAGE_CSP, HashSlots, TooManyRequests
 from puntobanco.server.api.ws import CLOSE_TOO_MANY
-from puntobanco.server.db import auth
+from puntobanco.server.db import auth, ledger, store
 from puntobanco.server.db.engine import Database, migrate
-from puntobanco.server.db.models import utcnow
+from puntobanco.server.db.models import GameTable, utcnow
+from puntobanco.server.rules_json import rules_to_json
 from puntobanco.server.settings import GuardSettings
+from puntobanco.shoe import Shoe
 
 from .support import TEST_GUARD, LiveServer, fast_settings, running, wait_until, wallet_entries
 
@@ -344,3 +349,51 @@ def test_a_retried_withdrawal_with_its_key_answers_again_and_moves_no_money(
                              headers={**ann.headers, "Idempotency-Key": "a\tb"})
     assert nul.status_code == 400
     watcher.close()
+
+
+def test_a_lion_win_under_a_negative_natural_pay_no_longer_stops_the_room(
+        sqlite_url: str) -> None:
+    """The issue's case: an older server accepted ``lion_natural_pays: -5``; a natural Lion win
+    was dealt and its settlement failed ("A transfer moves a positive amount"), leaving the coup
+    dealt with the stake held, and every start failed. Now the table is out of service, the
+    other one runs, and once the operator repairs the settings the coup is settled by them, the
+    stake paid once, and that shoe ends there."""
+    migrate(sqlite_url)
+    db = Database(sqlite_url)
+    good = RuleSet(burn=False)
+    first = parse_cards("9S 2H TD 3C")  # Punto 9 (a natural), Banco 5: Lion Punto wins
+    rest = new_shoe_cards(6)
+    for card in first:
+        rest.remove(card)
+    shoe = Shoe.from_order([*first, *rest], good)
+    bad = {**rules_to_json(good, betting_seconds=15), "lion_natural_pays": -5}
+    with db.write() as session:
+        ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
+        table = store.create_table(session, name="Sanremo", rules=good, betting_seconds=15)
+        other = store.create_table(session, name="Enghien", rules=good, betting_seconds=15)
+        session.execute(update(GameTable).where(GameTable.id == table.id).values(rules=bad))
+        ann = auth.create_player(session, username="ann", password_hash="-", lang="en",
+                                 welcome=100_000)
+        shoe_id = store.create_shoe(session, table_id=table.id, shoe_no=1, shoe=shoe,
+                                    salt="00", commitment="0" * 64, rules_json=bad)
+        coup_id = store.open_coup(session, table_id=table.id, shoe_id=shoe_id, round_no=1,
+                                  coup_in_shoe=1, last_coup=False)
+        store.place_bet(session, table_id=table.id, coup_id=coup_id, player_id=ann.id,
+                        kind=BetKind.LION_PUNTO, stake=1000)
+        store.close_coup(session, coup_id)
+        store.record_deal(session, coup_id, shoe.deal_coup(), first_card=0)
+    db.close()
+    with running(fast_settings(sqlite_url)) as live:
+        assert [t["id"] for t in live.http.get("/api/tables").json()] == [other.id]
+        assert live.http.get(f"/api/coups/{coup_id}").json()["status"] == "dealt"
+        boss = live.operator()
+        fixed = live.http.patch(f"/api/tables/{table.id}", headers=boss.headers,
+                                json={"rules": {"lion_natural_pays": 1}})
+        assert fixed.status_code == 200, fixed.text
+        assert live.http.get(f"/api/coups/{coup_id}").json()["status"] == "settled"
+        assert live.http.get(f"/api/shoes/{shoe_id}").json()["status"] == "finished"
+    db = Database(sqlite_url)
+    with db.read() as session:
+        assert ledger.audit(session).ok
+        assert ledger.wallet_balance(session, ann.id) == 100_000 + 1000  # natural pays 1:1, once
+    db.close()
