@@ -397,3 +397,21 @@ def test_a_lion_win_under_a_negative_natural_pay_no_longer_stops_the_room(
         assert ledger.audit(session).ok
         assert ledger.wallet_balance(session, ann.id) == 100_000 + 1000  # natural pays 1:1, once
     db.close()
+
+
+def test_every_route_declares_its_answer_and_its_errors_in_openapi() -> None:
+    """Routes return Pydantic models (``response_model``): each JSON shape is written once and
+    the OpenAPI document — which schemathesis fuzzes — is complete."""
+    from puntobanco.server.app import create_app
+    from puntobanco.server.settings import ServerSettings
+
+    document = create_app(ServerSettings(database_url="sqlite:///unused.sqlite3")).openapi()
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            answers = operation["responses"]
+            success = next(code for code in answers if code.startswith("2"))
+            schema = answers[success]["content"]["application/json"]["schema"]
+            assert schema, (method, path)
+            for status in ("400", "401", "404", "413", "422", "429"):
+                assert answers[status]["content"]["application/json"]["schema"] == {
+                    "$ref": "#/components/schemas/ErrorOut"}, (method, path, status)
