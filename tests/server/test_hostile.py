@@ -5,11 +5,13 @@ of service while the others run)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import threading
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text, update
@@ -20,7 +22,7 @@ from puntobanco.bets import BetKind
 from puntobanco.cards import new_shoe_cards, parse_cards
 from puntobanco.rules import RuleSet
 from puntobanco.server.api.guard import MAX_BODY_BYTES, PAGE_CSP, HashSlots, TooManyRequests
-from puntobanco.server.api.ws import CLOSE_TOO_MANY
+from puntobanco.server.api.ws import CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from puntobanco.server.db import auth, ledger, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import GameTable, utcnow
@@ -28,7 +30,7 @@ from puntobanco.server.rules_json import rules_to_json
 from puntobanco.server.settings import GuardSettings
 from puntobanco.shoe import Shoe
 
-from .support import TEST_GUARD, LiveServer, fast_settings, running, wait_until, wallet_entries
+from .support import TEST_GUARD, LiveServer, Player, fast_settings, running, wait_until, wallet_entries
 
 
 def _url_file(url: str) -> str:
@@ -415,3 +417,38 @@ def test_every_route_declares_its_answer_and_its_errors_in_openapi() -> None:
             for status in ("400", "401", "404", "413", "422", "429"):
                 assert answers[status]["content"]["application/json"]["schema"] == {
                     "$ref": "#/components/schemas/ErrorOut"}, (method, path, status)
+
+
+def test_ending_a_session_closes_its_websockets_with_4401(sqlite_server: LiveServer) -> None:
+    """A socket opened with a token stops carrying the player's lines once that session ends:
+    log-out closes the sockets of that token, log-out-everywhere all of the player's."""
+    live = sqlite_server
+    ann = live.signup("ann")
+    second = live.http.post("/api/login", json={"username": "ann", "password": "secret1"})
+    other = Player.from_answer(second.json())
+
+    stack = contextlib.ExitStack()
+
+    def opened(token: str | None) -> Any:
+        query = f"?token={token}" if token else ""
+        socket_ = stack.enter_context(connect(f"{live.ws_url}/ws/tables/1{query}",
+                                              open_timeout=30))
+        assert json.loads(socket_.recv(timeout=10))["type"] == "snapshot"
+        return socket_
+
+    def closed_with(socket_: Any) -> int | None:
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                socket_.recv(timeout=10)
+        return None if closed.value.rcvd is None else closed.value.rcvd.code
+
+    with stack:
+        first, later, spectator = opened(ann.token), opened(other.token), opened(None)
+        assert live.http.post("/api/logout", headers=ann.headers).status_code == 200
+        assert closed_with(first) == CLOSE_UNAUTHORIZED
+        later.send(json.dumps({"type": "ping"}))  # the other session's socket is still there
+        assert any(json.loads(later.recv(timeout=10))["type"] == "pong" for _ in range(50))
+        assert live.http.post("/api/logout-everywhere", headers=other.headers).status_code == 200
+        assert closed_with(later) == CLOSE_UNAUTHORIZED
+        spectator.send(json.dumps({"type": "ping"}))
+        assert any(json.loads(spectator.recv(timeout=10))["type"] == "pong" for _ in range(50))

@@ -185,6 +185,29 @@ class SocketCounts:
         self.total = 0
         self.by_address: dict[str, int] = {}
         self.by_player: dict[int, int] = {}
+        #: each signed-in socket's "session ended" event and the token it was opened with
+        self._sessions: dict[int, dict[asyncio.Event, str]] = {}
+
+    def session_watch(self, player: int, token: str) -> asyncio.Event:
+        """An event set when this socket's session is ended (:meth:`end_sessions`)."""
+        ended = asyncio.Event()
+        self._sessions.setdefault(player, {})[ended] = token
+        return ended
+
+    def session_unwatch(self, player: int, ended: asyncio.Event) -> None:
+        watched = self._sessions.get(player, {})
+        watched.pop(ended, None)
+        if not watched:
+            self._sessions.pop(player, None)
+
+    def end_sessions(self, player: int, token: str | None = None) -> int:
+        """Close the player's sockets opened with ``token`` (all of them when ``None``): called
+        on log-out, log-out-everywhere, and by the operator's suspension. Returns how many."""
+        ended = [event for event, opened in self._sessions.get(player, {}).items()
+                 if token is None or opened == token]
+        for event in ended:
+            event.set()
+        return len(ended)
 
     def refusal(self, address: str, player: int | None, *, total: int, per_address: int,
                 per_player: int) -> str | None:

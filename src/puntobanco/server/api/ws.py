@@ -6,7 +6,8 @@ frame, a text over ``MAX_CLIENT_TEXT`` characters, JSON too deeply nested, anoth
 gets ``{"type": "error", "error": {"code": "bad-request", ...}}`` and the connection stays open.
 
 Sockets are capped in all, per address and per signed-in player (``GuardSettings``); one over a
-cap is accepted then closed at once with code 4429 and the reason (issue 9).
+cap is accepted then closed at once with code 4429 and the reason (issue 9). A signed-in socket
+is closed with 4401 when its session is ended (log-out, log-out-everywhere, suspension).
 """
 
 from __future__ import annotations
@@ -54,20 +55,28 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
         await websocket.close(CLOSE_TOO_MANY, refused)
         return
     guards.sockets.add(address, player_id)
+    ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
+             else asyncio.Event())
     client = Client(player_id)
     # No await between the snapshot and joining the hub: the client misses no event.
     client.push(dumps({"type": "snapshot", "table": dealer.snapshot(client.player_id)}))
     dealer.hub.add(client)
     sender = asyncio.create_task(_send(websocket, client))
     receiver = asyncio.create_task(_receive(websocket, client))
+    logged_out = asyncio.create_task(ended.wait())
     try:
-        await asyncio.wait((sender, receiver), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait((sender, receiver, logged_out), return_when=asyncio.FIRST_COMPLETED)
+        if logged_out.done():  # the session was ended: its private messages stop here
+            with suppress(Exception):
+                await websocket.close(CLOSE_UNAUTHORIZED, "The session was ended.")
     finally:
         guards.sockets.remove(address, player_id)
+        if player_id is not None:
+            guards.sockets.session_unwatch(player_id, ended)
         dealer.hub.remove(client)
-        for task in (sender, receiver):
+        for task in (sender, receiver, logged_out):
             task.cancel()
-        await asyncio.gather(sender, receiver, return_exceptions=True)
+        await asyncio.gather(sender, receiver, logged_out, return_exceptions=True)
 
 
 async def _send(websocket: WebSocket, client: Client) -> None:
