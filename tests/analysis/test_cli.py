@@ -61,7 +61,7 @@ def test_par_options_reach_the_rules(monkeypatch: pytest.MonkeyPatch,
     code, out, err = run_main(
         monkeypatch, capsys, "par", "--composition", "32,8,8,8,8,8,8,8,8,8", "--banco",
         "commission", "--commission", "0.04", "--tie-pays", "9", "--lion-paytable",
-        "30,10,6,4,2,1", "--rules", "seed-literal", "-f", "json")
+        "30,10,6,4,2,1", "--drawing", "seed-literal", "-f", "json")
     assert code == 0, err
     data = json.loads(out)
     assert data["rules"] == {"drawing": "seed-literal", "banco": "commission", "commission": "1/25",
@@ -119,7 +119,7 @@ def test_eor_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     (["par", "--decks", "0"], "1 to 8 decks"),
     (["par", "--decks", "6", "--composition", "96,24,24,24,24,24,24,24,24,24"], "not both"),
     (["par", "--format", "xml"], "not an output format"),
-    (["par", "--rules", "house"], "not a drawing rule"),
+    (["par", "--drawing", "house"], "not a drawing table"),
     (["par", "--banco", "free"], "not a banco payout"),
     (["par", "--tie-pays", "0"], "8:1 or 9:1"),
     (["par", "--tie-pays", "100"], "8:1 or 9:1"),

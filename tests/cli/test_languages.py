@@ -63,7 +63,7 @@ def transcripts(cli: Cli, lang: str) -> dict[str, str]:
         "play, cut card": cli("play", "--seed", "34", "--decks", "1", "--coups", "10",
                               "--lang", lang, stdin="\n" * 10),  # S3: last coup, new shoe
         "play, commission": cli("play", "--seed", "34", "--coups", "1", "--banco", "commission",
-                                "--rules", "seed-literal", "--lang", lang, stdin="?\nb 20\n"),
+                                "--drawing", "seed-literal", "--lang", lang, stdin="?\nb 20\n"),
         "replay": cli("replay", *REPLAY_CARDS, *REPLAY_BETS, "--lang", lang),
         "replay, commission": cli("replay", "TH", "3S", "5D", "3C", "KS", "--bet", "banco=20",
                                   "--banco", "commission", "--lang", lang),

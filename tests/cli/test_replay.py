@@ -132,7 +132,7 @@ def test_R6_seed_literal_rules_change_the_draw(cli: Cli) -> None:
     cards = ["AS", "2D", "3H", "2C", "5S", "9D"]
     [standard] = json_coups(cli, *cards)
     assert standard["banco"] == {"cards": ["2D", "2C", "9D"], "total": 3}
-    run = cli("replay", "--json", *cards, "--rules", "seed-literal")
+    run = cli("replay", "--json", *cards, "--drawing", "seed-literal")
     [literal] = [json.loads(line) for line in run.out.splitlines()]
     assert literal["banco"] == {"cards": ["2D", "2C"], "total": 4}
     assert run.code == 0 and "1 card is left over (9D)" in run.err
@@ -226,7 +226,7 @@ def test_rich_output_speaks_the_table_s_language(cli: Cli, lang: str,
     (["4H", "--banco", "free"], "not a Banco payout"),
     (["4H", "--banco", "commission", "--commission", "lots"], "not a commission"),
     (["4H", "--lion-paytable", "20,8,4"], "not a Lion Bonus pay table"),
-    (["4H", "--rules", "house"], "not a drawing rule"),
+    (["4H", "--drawing", "house"], "not a drawing table"),
     (["4H", "--lang", "de"], "not a table language"),
 ])
 def test_M3_and_bad_input_end_in_one_sentence_and_nonzero_exit(cli: Cli, args: list[str],

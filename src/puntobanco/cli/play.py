@@ -45,13 +45,11 @@ from puntobanco.cli._felt import (
     signed,
 )
 from puntobanco.cli.ruleopts import (
-    BancoOption,
-    CommissionOption,
-    DecksOption,
-    LionPaytableOption,
-    RulesOption,
-    TiePaysOption,
-    shoe_and_rules,
+    ChipOption,
+    LimitOption,
+    RuleOptions,
+    apply_limits,
+    rule_options,
 )
 from puntobanco.errors import PuntoBancoError
 from puntobanco.money import parse_euros
@@ -446,7 +444,9 @@ def _reader(console: Console, *, echo: bool) -> Callable[[str], str]:
 
 
 @app.command()
+@rule_options(composition=False)
 def play(
+    *,
     seats: Annotated[int | None, typer.Option(
         "--seats", help="Number of seats (default 1), numbered in the table's language.",
         show_default=False)] = None,
@@ -464,20 +464,16 @@ def play(
         "--coups", help="Stop after this many coups.", show_default=False)] = None,
     fast: Annotated[bool, typer.Option(
         "--fast", help="Deal at once, without the pause between cards.")] = False,
-    decks: DecksOption = None,
     cut_card: Annotated[int | None, typer.Option(
         "--cut-card", help="Cards behind the cut card (S3, default 14).",
         show_default=False)] = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    limit: LimitOption = None,
+    chip: ChipOption = None,
+    rules: RuleOptions,
 ) -> None:
     """Play Punto Banco 2000 with the Lion Bonus at the terminal, one or more seats."""
     check_language(lang)
-    _, ruleset = shoe_and_rules(decks=decks, banco=banco, commission=commission,
-                                tie_pays=tie_pays, lion_paytable=lion_paytable, rules=rules)
+    ruleset = apply_limits(rules.ruleset(), limits=limit or (), chip=chip)
     if cut_card is not None:
         ruleset = ruleset.replace(cut_card=cut_card)
     start = parse_euros(bankroll)

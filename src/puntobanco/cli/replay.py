@@ -41,12 +41,11 @@ from puntobanco.cli._felt import (
     signed,
 )
 from puntobanco.cli.ruleopts import (
-    BancoOption,
-    CommissionOption,
-    LionPaytableOption,
-    RulesOption,
-    TiePaysOption,
-    shoe_and_rules,
+    ChipOption,
+    LimitOption,
+    RuleOptions,
+    apply_limits,
+    rule_options,
 )
 from puntobanco.coup import Coup, deal_coup
 from puntobanco.errors import PuntoBancoError, ShoeExhausted
@@ -214,7 +213,9 @@ def _print_rich(console: Console, coups: Sequence[ReplayedCoup], leftover: Seque
 
 
 @app.command()
+@rule_options(shoe=False)
 def replay(
+    *,
     cards: Annotated[list[str] | None, typer.Argument(
         help="Cards in the order they leave the shoe, e.g. 4H 2S 9S 3D 7C 5C (commas allowed).",
         show_default=False)] = None,
@@ -227,18 +228,15 @@ def replay(
         show_default=False)] = None,
     json_lines: Annotated[bool, typer.Option(
         "--json", help="Print one JSON object per coup, one per line, amounts in cents.")] = False,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    limit: LimitOption = None,
+    chip: ChipOption = None,
+    rules: RuleOptions,
     lang: Annotated[str, typer.Option(
         "--lang", help="The table's words in the tables: fr, it, es or en.")] = i18n.DEFAULT_LANGUAGE,
 ) -> None:
     """Deal consecutive coups from a given card order and settle a spot's bets on each."""
     check_language(lang)
-    _, ruleset = shoe_and_rules(banco=banco, commission=commission, tie_pays=tie_pays,
-                                lion_paytable=lion_paytable, rules=rules)
+    ruleset = apply_limits(rules.ruleset(), limits=limit or (), chip=chip)
     spot = parse_spot(bet or [], ruleset)
     dealt = read_cards(cards or [], cards_file)
     coups, leftover = replay_coups(dealt, spot, ruleset)

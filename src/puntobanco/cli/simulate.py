@@ -14,16 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from puntobanco.cli._app import app
-from puntobanco.cli.ruleopts import (
-    BancoOption,
-    CommissionOption,
-    CompositionOption,
-    DecksOption,
-    LionPaytableOption,
-    RulesOption,
-    TiePaysOption,
-    shoe_and_rules,
-)
+from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import LastCoup, RuleSet
 
@@ -46,13 +37,9 @@ SchedulerOption = Annotated[str | None, typer.Option(
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
-def table_and_shoe(*, decks: int | None, composition: str | None, banco: str, commission: str,
-                   tie_pays: int, lion_paytable: str | None, rules: str,
-                   cut_card: int) -> tuple[Composition, RuleSet]:
+def table_and_shoe(rules: RuleOptions, *, cut_card: int) -> tuple[Composition, RuleSet]:
     """The shared rule options plus ``--cut-card``, checked, as (composition, RuleSet)."""
-    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules)
+    shoe, ruleset = rules.shoe_and_rules()
     return shoe, ruleset.replace(cut_card=cut_card)
 
 
@@ -109,26 +96,20 @@ def shoe_sentence(rules: RuleSet, composition: Composition) -> str:
 
 
 @app.command()
+@rule_options()
 def simulate(
+    *,
     shoes: Annotated[int, typer.Option("--shoes", help="How many shoes to play.")] = 100_000,
     seed: SeedOption = None,
     cut_card: CutCardOption = 14,
     workers: WorkersOption = None,
     scheduler: SchedulerOption = None,
     json_output: JsonOption = False,
-    decks: DecksOption = None,
-    composition: CompositionOption = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    rules: RuleOptions,
 ) -> None:
     """Play whole shoes (shuffle, burn, cut card, one more coup) and settle all five bets."""
     check_shoes(shoes)
-    shoe, ruleset = table_and_shoe(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules, cut_card=cut_card)
+    shoe, ruleset = table_and_shoe(rules, cut_card=cut_card)
     run_seed = fresh_seed(seed)
     from puntobanco.sim import engine
     from puntobanco.sim.executors import Placement
@@ -187,7 +168,9 @@ def simulate(
 
 
 @app.command()
+@rule_options()
 def count(
+    *,
     shoes: Annotated[int, typer.Option("--shoes", help="How many shoes to study.")] = 10_000,
     seed: SeedOption = None,
     cut_card: CutCardOption = 14,
@@ -197,19 +180,11 @@ def count(
         "--out", help="Folder for the plots (PNG); none are drawn without it.",
         show_default=False)] = None,
     json_output: JsonOption = False,
-    decks: DecksOption = None,
-    composition: CompositionOption = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    rules: RuleOptions,
 ) -> None:
     """Can counting cards beat the bets? Exact EV at every coup, the ceiling, the best count."""
     check_shoes(shoes, least=2)
-    shoe, ruleset = table_and_shoe(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules, cut_card=cut_card)
+    shoe, ruleset = table_and_shoe(rules, cut_card=cut_card)
     run_seed = fresh_seed(seed)
     if out is not None and out.exists() and not out.is_dir():
         raise PuntoBancoError(f"--out {out} is a file, not a folder.", code="bad-out")
