@@ -26,7 +26,8 @@ from .test_replay import (
 #: English that a translated table must not show (words the table languages share with English,
 #: such as Total, Net, Natural, standard or commission, are not in it).
 ENGLISH = (" seat", "Seat", "cards", "Cards", "Summary", "Total staked", "Total net", "margin",
-           "each", "drawing", "decks", "chip", "Type ?", "help", "quits", "Bet ", "Pays", "pays",
+           "each", "drawing", "decks", "chip", "Type ?", "help", "leaves the table", "same bets",
+           "Bet ", "Pays", "pays",
            "Stake", "Start", "Game over", "Coups played", "Coups bet", "Spot", "left over",
            "too few", "wins", "Won", "Lost", "Returned", "Burned", "Shoe", "Balance", "Limits",
            "available", " on 6", " less ", " the ", "Player", "Banker", "Tie", "e.g.",

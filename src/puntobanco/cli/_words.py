@@ -147,6 +147,20 @@ PHRASES: dict[str, dict[str, str]] = {
         "it": "Tavolo: puntato {staked}, pagato {paid}, risultato del banco {house}",
         "es": "Mesa: apostado {staked}, pagado {paid}, resultado de la casa {house}",
         "en": "Table: staked {staked}, paid out {paid}, house result {house}"},
+    # ``play``: a seat leaves, the same bets again, bets returned, the bankroll.
+    "play.left": {
+        "fr": "{seat} quitte la table.", "it": "{seat} lascia il tavolo.",
+        "es": "{seat} deja la mesa.", "en": "{seat} leaves the table."},
+    "play.no_last_bets": {
+        "fr": "Pas encore de mises à rejouer : tapez-les, par ex. banco 25.",
+        "it": "Ancora nessuna puntata da ripetere: digitatele, ad es. banco 25.",
+        "es": "Aún no hay apuestas que repetir: escríbalas, p. ej. banco 25.",
+        "en": "No bets to repeat yet: type them, e.g. banco 25."},
+    "play.returned": {
+        "fr": "Mises rendues à {seat}, le coup n'ayant pas été joué : {bets}.",
+        "it": "Puntate restituite a {seat}, il colpo non è stato giocato: {bets}.",
+        "es": "Apuestas devueltas a {seat}, la mano no se jugó: {bets}.",
+        "en": "Bets returned to {seat}, the coup was not played: {bets}."},
 }
 
 
