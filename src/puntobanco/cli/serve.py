@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -123,36 +124,59 @@ def verify(
     shoe_file: Annotated[Path | None, typer.Option(
         help="A shoe as GET /api/shoes/{id} returns it (JSON).")] = None,
     url: Annotated[str | None, typer.Option(
-        help="A running server, e.g. http://127.0.0.1:8000 (with --shoe).")] = None,
-    shoe: Annotated[int | None, typer.Option(help="The shoe's id on that server.")] = None,
+        help="A running server, e.g. http://127.0.0.1:8000 (with --table and --shoe).")] = None,
+    table: Annotated[str | None, typer.Option(
+        help="The table's name, as the page shows it (with --url and --shoe).")] = None,
+    shoe: Annotated[int | None, typer.Option(
+        help="With --table: the table's shoe number, as the page shows it. Alone: the shoe's "
+             "id on the server.")] = None,
 ) -> None:
     """Check a provably fair shoe: its commitment, its cards and every coup dealt from it.
 
-    Prints "verified" (exit 0) or "MISMATCH: reason" (exit 1); bad input exits 2.
+    Prints "verified: table T, shoe N: …" (exit 0) or "MISMATCH: table T, shoe N: reason"
+    (exit 1), naming the table and shoe checked; bad input exits 2.
     """
     from puntobanco.cards import parse_cards
     from puntobanco.server.fair import Verdict, check_commitment, check_shoe_json
 
     modes = [commitment is not None or salt is not None or cards is not None,
-             shoe_file is not None, url is not None or shoe is not None]
+             shoe_file is not None, url is not None or shoe is not None or table is not None]
     if sum(modes) != 1:
         raise PuntoBancoError("Give either --commitment, --salt and --cards, or --shoe-file, or "
-                              "--url and --shoe.")
+                              "--url, --table and --shoe.")
     verdict: Verdict
     if modes[0]:
         if commitment is None or salt is None or cards is None:
             raise PuntoBancoError("--commitment, --salt and --cards go together.")
         verdict = check_commitment(commitment, salt, parse_cards(cards))
+        which = ""
         what = "the commitment matches the salt and order"
     else:
-        data = _read_shoe_file(shoe_file) if shoe_file is not None else _fetch_shoe(url, shoe)
+        data = (_read_shoe_file(shoe_file) if shoe_file is not None
+                else _fetch_shoe(url, shoe, table=table))
         verdict = check_shoe_json(data)
+        which = f"{_which_shoe(data)}: "
         what = (f"the commitment matches; {len(data['revealed']['order'])} cards, whole decks; "
                 f"{verdict.coups_checked} coup(s) dealt exactly as the order deals them")
     if not verdict.ok:
-        typer.echo(f"MISMATCH: {verdict.reason}")
+        typer.echo(f"MISMATCH: {which}{verdict.reason}")
         raise typer.Exit(1)
-    typer.echo(f"verified: {what}")
+    typer.echo(f"verified: {which}{what}")
+
+
+def _which_shoe(data: Any) -> str:
+    """``table Roma, shoe 3 (shoe id 17)``: what was checked, from the shoe's JSON.
+
+    >>> _which_shoe({"id": 17, "table_id": 2, "table_name": "Roma", "shoe_no": 3})
+    'table Roma, shoe 3 (shoe id 17)'
+    >>> _which_shoe({"id": 4, "table_id": 1, "shoe_no": 1})
+    'table 1, shoe 1 (shoe id 4)'
+    """
+    try:
+        table = data.get("table_name") or data["table_id"]
+        return f"table {table}, shoe {data['shoe_no']} (shoe id {data['id']})"
+    except (AttributeError, KeyError, TypeError):
+        return "a shoe without its table and number"
 
 
 def _read_shoe_file(path: Path) -> Any:
@@ -164,10 +188,19 @@ def _read_shoe_file(path: Path) -> Any:
         raise PuntoBancoError(f"{str(path)!r} is not JSON.") from None
 
 
-def _fetch_shoe(url: str | None, shoe: int | None) -> Any:
+def _fetch_shoe(url: str | None, shoe: int | None, *, table: str | None = None) -> Any:
     if url is None or shoe is None:
-        raise PuntoBancoError("--url and --shoe go together.")
-    address = f"{url.rstrip('/')}/api/shoes/{shoe}"
+        raise PuntoBancoError("--url and --shoe go together (with --table for the table's own "
+                              "shoe number).")
+    base = url.rstrip("/")
+    if table is not None:
+        if not table.strip():
+            raise PuntoBancoError("--table needs the table's name.")
+        address = f"{base}/api/tables/{urllib.parse.quote(table.strip(), safe='')}/shoes/{shoe}"
+        missing = f"The server at {base} has no shoe {shoe} at table {table.strip()}."
+    else:
+        address = f"{base}/api/shoes/{shoe}"
+        missing = f"The server at {base} has no shoe {shoe}."
     if not address.startswith(("http://", "https://")):
         raise PuntoBancoError(f"{url!r} is not an http:// or https:// address.")
     # The command speaks English: so should the server's refusals it passes on.
@@ -178,7 +211,7 @@ def _fetch_shoe(url: str | None, shoe: int | None) -> Any:
             return json.loads(answer.read().decode("utf-8"))
     except urllib.error.HTTPError as error:
         if error.code == 404:
-            raise PuntoBancoError(f"The server at {url.rstrip('/')} has no shoe {shoe}.") from None
+            raise PuntoBancoError(missing) from None
         raise PuntoBancoError(f"{address} answered {error.code}{_error_message(error)}.") from None
     except (urllib.error.URLError, OSError) as error:
         raise PuntoBancoError(f"Cannot reach {address} ({getattr(error, 'reason', error)}).") from None
