@@ -39,6 +39,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # Markdown: a docstring's paragraphs are re-wrapped to the terminal, not cut where the source
+    # line ends.
+    rich_markup_mode="markdown",
 )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -26,38 +27,40 @@ if TYPE_CHECKING:
 OPERATOR_PASSWORD_VARIABLE = "PUNTOBANCO_OPERATOR_PASSWORD"
 
 
-@app.command()
+#: ``serve --help``: paragraphs without hard line breaks (the terminal wraps them), URLs whole.
+_SERVE_HELP = (
+    "Run the live table: the web page, its API and a dealer per table, on a real database.\n\n"
+    "An empty database gets two tables and an operator account, whose password comes from "
+    "PUNTOBANCO_OPERATOR_PASSWORD or is generated and printed once. On a database that has its "
+    "operator already, the variable is not applied (serve says so): reset the password with "
+    "`puntobanco operator-password`.")
+
+
+@app.command(help=_SERVE_HELP)
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     database_url: Annotated[str | None, typer.Option(
-        help="SQLAlchemy URL; default: an SQLite file under ./var/ "
-             "(PostgreSQL: postgresql+psycopg://user:password@host/db).")] = None,
+        help="SQLAlchemy URL of the database (default: an SQLite file under ./var/); for "
+             "PostgreSQL see docs/server.md.", metavar="URL", show_default=False)] = None,
     betting_seconds: Annotated[float | None, typer.Option(
-        help="Betting window of every table, overriding the tables' own settings.")] = None,
+        help=f"Betting window of every table in seconds, {_betting_range()}, overriding the "
+             "tables' own settings.", metavar="SECONDS", show_default=False)] = None,
     closed_seconds: Annotated[float, typer.Option(
         help="Pause between \"no more bets\" and the first card, so players see betting "
-             "close.")] = 1.0,
-    card_seconds: Annotated[float, typer.Option(help="Pause between two dealt cards.")] = 0.6,
+             "close.", metavar="SECONDS")] = 1.0,
+    card_seconds: Annotated[float, typer.Option(help="Pause between two dealt cards.",
+                                                metavar="SECONDS")] = 0.6,
     result_seconds: Annotated[float, typer.Option(
-        help="Pause between a settled coup and the next betting window.")] = 4.0,
+        help="Pause between a settled coup and the next betting window.",
+        metavar="SECONDS")] = 4.0,
     always_deal: Annotated[bool, typer.Option(
-        help="Deal even while nobody watches a table (by default an unwatched table waits).")
-    ] = False,
+        "--always-deal", help="Deal even while nobody watches a table (by default an unwatched "
+        "table waits).")] = False,
 ) -> None:
-    """Run the live table: the web page, its API and a dealer per table, on a real database.
-
-    An empty database gets two tables and an operator account; the operator's password comes
-    from PUNTOBANCO_OPERATOR_PASSWORD, or is generated and printed once.
-    """
     # Mistakes that need no database are answered before the web stack is even imported.
     from puntobanco.server.rules_json import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
-    from puntobanco.server.settings import (
-        MAX_PASSWORD,
-        MIN_PASSWORD,
-        ServerSettings,
-        default_database_url,
-    )
+    from puntobanco.server.settings import ServerSettings, default_database_url
 
     if not 0 < port < 65536:
         raise PuntoBancoError(f"A port is a number from 1 to 65535, not {port}.")
@@ -66,10 +69,7 @@ def serve(
                               f"{MAX_BETTING_SECONDS} seconds, not {betting_seconds}.")
     if not all(value >= 0 for value in (closed_seconds, card_seconds, result_seconds)):
         raise PuntoBancoError("A pause cannot be negative.")
-    password = os.environ.get(OPERATOR_PASSWORD_VARIABLE) or None
-    if password is not None and not MIN_PASSWORD <= len(password.encode()) <= MAX_PASSWORD:
-        raise PuntoBancoError(f"{OPERATOR_PASSWORD_VARIABLE} must be {MIN_PASSWORD} to "
-                              f"{MAX_PASSWORD} bytes long.")
+    password = _password_from_environment()
     _check_port_free(host, port)
 
     import uvicorn
@@ -95,9 +95,87 @@ def serve(
             typer.echo(f"puntobanco: operator account created: user 'operator', password "
                        f"'{casino.generated_operator_password}' (shown only now; set "
                        f"{OPERATOR_PASSWORD_VARIABLE} to choose it).")
+        if getattr(casino, "operator_password_ignored", False):
+            typer.echo(f"puntobanco: {OPERATOR_PASSWORD_VARIABLE} is not applied: this database "
+                       "has its operator already, with another password. Reset it with "
+                       f"`puntobanco operator-password --database-url {shown_url}`.")
 
     uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level="warning",
                 timeout_graceful_shutdown=5)
+
+
+def _betting_range() -> str:
+    from puntobanco.server.rules_json import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
+
+    return f"{MIN_BETTING_SECONDS:g} to {MAX_BETTING_SECONDS:g}"
+
+
+def _password_from_environment() -> str | None:
+    from puntobanco.server.settings import MAX_PASSWORD, MIN_PASSWORD
+
+    password = os.environ.get(OPERATOR_PASSWORD_VARIABLE) or None
+    if password is not None and not MIN_PASSWORD <= len(password.encode()) <= MAX_PASSWORD:
+        raise PuntoBancoError(f"{OPERATOR_PASSWORD_VARIABLE} must be {MIN_PASSWORD} to "
+                              f"{MAX_PASSWORD} bytes long.")
+    return password
+
+
+@app.command("operator-password")
+def operator_password(
+    database_url: Annotated[str | None, typer.Option(
+        help="The server's database (default: the SQLite file under ./var/ that serve uses).",
+        metavar="URL", show_default=False)] = None,
+    generate: Annotated[bool, typer.Option(
+        "--generate", help="Make up a new password and print it once.")] = False,
+) -> None:
+    """Reset the operator's password, and sign the operator out everywhere.
+
+    The new password comes from PUNTOBANCO_OPERATOR_PASSWORD, or is typed twice at the prompt, or
+    is made up with --generate. Works whether the server runs or not.
+    """
+    import secrets
+
+    from puntobanco.server.db.engine import Database, check_database
+    from puntobanco.server.settings import default_database_url
+
+    password = _password_from_environment()
+    shown = password is None and generate
+    if password is None:
+        if generate:
+            password = secrets.token_urlsafe(12)
+        elif sys.stdin.isatty():
+            password = typer.prompt("New operator password", hide_input=True,
+                                    confirmation_prompt=True)
+        else:
+            raise PuntoBancoError(f"Give the new password in {OPERATOR_PASSWORD_VARIABLE}, type "
+                                  "it at a terminal, or use --generate.")
+    url = database_url or default_database_url()
+    check_database(url)
+    database = Database(url, threads=1)
+    try:
+        with database.write() as session:
+            _reset_operator_password(session, password)
+    finally:
+        database.close()
+    typer.echo("puntobanco: the operator's password is reset; the operator is signed out "
+               "everywhere." + (f" New password: '{password}' (shown only now)." if shown else ""))
+
+
+def _reset_operator_password(session: Any, password: str) -> None:
+    from sqlalchemy import delete, select
+
+    from puntobanco.server.db import auth
+    from puntobanco.server.db.models import LoginSession, Player
+
+    auth.check_password(password)
+    operator = session.scalars(select(Player).where(Player.role == "operator")
+                               .order_by(Player.id)).first()
+    if operator is None:
+        raise PuntoBancoError("This database has no operator yet: `puntobanco serve` creates one "
+                              f"on its first start (with {OPERATOR_PASSWORD_VARIABLE}, your "
+                              "password).")
+    operator.password_hash = auth.hash_password(password)
+    session.execute(delete(LoginSession).where(LoginSession.player_id == operator.id))
 
 
 def _check_port_free(host: str, port: int) -> None:
