@@ -77,6 +77,18 @@ def progress_bar(label: str, total: int, *, enabled: bool) -> Iterator[Callable[
         yield lambda done: progress.advance(task, done)
 
 
+@contextmanager
+def compiling(*, enabled: bool) -> Iterator[None]:
+    """``compiling (first run only)…`` on the terminal's stderr while the kernels get ready."""
+    if not enabled or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status("compiling (first run only)…"):
+        yield
+
+
 def _rate(per_second: float) -> str:
     if per_second >= 1e6:
         return f"{per_second / 1e6:.1f} million coups per second"
@@ -119,12 +131,15 @@ def simulate(
         exact_evs,
         exact_std_devs,
         small_run_warning,
+        warm_up,
     )
     from puntobanco.sim.simulate import simulate as run_simulation
 
     Placement(workers=workers, scheduler=scheduler)  # refuse bad options before any work
-    engine.ShoeSpec.build(ruleset, shoe)
+    spec = engine.ShoeSpec.build(ruleset, shoe)
     plan = engine.chunk_plan(shoes)
+    with compiling(enabled=not json_output):
+        warm_up(spec)  # the run is timed after it
     with progress_bar("Simulating", len(plan), enabled=not json_output) as advance:
         run = run_simulation(ruleset, shoes=shoes, seed=run_seed, composition=shoe,
                              workers=workers, scheduler=scheduler, progress=advance)
@@ -188,12 +203,15 @@ def count(
     run_seed = fresh_seed(seed)
     if out is not None and out.exists() and not out.is_dir():
         raise PuntoBancoError(f"--out {out} is a file, not a folder.", code="bad-out")
-    from puntobanco.sim import countreport
-    from puntobanco.sim.counting import count_chunk_plan, study
+    from puntobanco.sim import countreport, engine
+    from puntobanco.sim.counting import build_setup, count_chunk_plan, study
+    from puntobanco.sim.counting import warm_up as warm_up_count
     from puntobanco.sim.executors import Placement
 
     Placement(workers=workers, scheduler=scheduler)
     plan = count_chunk_plan(shoes)
+    with compiling(enabled=not json_output):
+        warm_up_count(build_setup(engine.ShoeSpec.build(ruleset, shoe), shoes)[0])
     with progress_bar("Counting", len(plan), enabled=not json_output) as advance:
         result = study(ruleset, shoes=shoes, seed=run_seed, composition=shoe, workers=workers,
                        scheduler=scheduler, progress=advance)
