@@ -81,7 +81,7 @@ BET_WORDS = ", ".join(kind.value for kind in BetKind)
 def help_text(rules: RuleSet, lang: str) -> str:
     """How to bet, with this table's pays and Lion Bonus limits, in its language (Rich markup).
 
-    >>> help_text(RuleSet(), "it").splitlines()[4]
+    >>> help_text(RuleSet(), "it").splitlines()[5]
     'Egalité paga 8:1 (B3); Punto e Banco vengono restituiti.'
     """
     punto, banco, egalite = (i18n.bet_name(kind.value, lang)
