@@ -106,6 +106,9 @@ def test_R6_the_literal_drawing_table_accepts_what_it_deals(cli: Cli) -> None:
     ("fr", ("4H", "--bet", "dragon=10"), "Mise inconnue"),
     ("it", ("4H", "--spot", "Ann:banco=25", "--spot", "ann:punto=10"), "Due posti si chiamano"),
     ("es", ("4H", "--bet", "banco=10", "--spot", "Ann:banco=25"), "no ambos"),
+    ("it", ("4H", "--banco", "free"), "«free» non è un pagamento del Banco"),
+    ("fr", ("4H", "--tie-pays", "7"), "L'Égalité paie 8:1 ou 9:1 (B3), pas 7:1."),
+    ("es", ("4H", "--limit", "lion=50-10"), "--limit se escribe CASILLA=MIN-MAX"),
 ])
 def test_replay_errors_speak_the_table_s_language(cli: Cli, lang: str, args: tuple[str, ...],
                                                   expected: str) -> None:

@@ -136,6 +136,52 @@ PHRASES: dict[str, dict[str, str]] = {
         "en": "The {bet} bet is given twice; give each bet once."},
     "error.of-spot": {"fr": "{name} : {sentence}", "it": "{name}: {sentence}",
                       "es": "{name}: {sentence}", "en": "{name}: {sentence}"},
+    # The table-rule options, refused (``replay --lang``).
+    "option.bad-banco": {
+        "fr": "« {value} » n'est pas un paiement de Banco : choisissez no-commission ou "
+              "commission.",
+        "it": "«{value}» non è un pagamento del Banco: scegliete no-commission o commission.",
+        "es": "«{value}» no es un pago de Banco: elija no-commission o commission.",
+        "en": "{value!r} is not a Banco payout: choose no-commission or commission."},
+    "option.bad-commission": {
+        "fr": "« {value} » n'est pas une commission : un nombre entre 0 et 1, par ex. 0.05 ou 5%.",
+        "it": "«{value}» non è una commissione: un numero tra 0 e 1, ad es. 0.05 o 5%.",
+        "es": "«{value}» no es una comisión: un número entre 0 y 1, p. ej. 0.05 o 5%.",
+        "en": "{value!r} is not a commission: a number between 0 and 1, e.g. 0.05 or 5%."},
+    "option.bad-drawing": {
+        "fr": "« {value} » n'est pas un tableau de tirage : choisissez standard ou seed-literal.",
+        "it": "«{value}» non è una tabella della terza carta: scegliete standard o seed-literal.",
+        "es": "«{value}» no es una tabla de tercera carta: elija standard o seed-literal.",
+        "en": "{value!r} is not a drawing table: choose standard or seed-literal."},
+    "option.bad-tie-pays": {
+        "fr": "L'Égalité paie 8:1 ou 9:1 (B3), pas {value}:1.",
+        "it": "L'Egalité paga 8:1 o 9:1 (B3), non {value}:1.",
+        "es": "El Empate paga 8:1 o 9:1 (B3), no {value}:1.",
+        "en": "Égalité pays 8:1 or 9:1 (B3), not {value}:1."},
+    "option.bad-paytable": {
+        "fr": "« {value} » n'est pas un tableau de paiement du Lion Bonus : six nombres entiers "
+              "pour les écarts 9 à 4, par ex. 20,8,4,4,2,1.",
+        "it": "«{value}» non è una tabella dei pagamenti del Lion Bonus: sei numeri interi per "
+              "gli scarti da 9 a 4, ad es. 20,8,4,4,2,1.",
+        "es": "«{value}» no es una tabla de pagos del Lion Bonus: seis números enteros para las "
+              "diferencias de 9 a 4, p. ej. 20,8,4,4,2,1.",
+        "en": "{value!r} is not a Lion Bonus pay table: six whole numbers for the margins 9 to "
+              "4, e.g. 20,8,4,4,2,1."},
+    "option.bad-limit": {
+        "fr": "--limit s'écrit CASE=MIN-MAX en euros, CASE parmi punto, banco, egalite, lion "
+              "(par ex. egalite=5-500), le minimum positif et au plus le maximum ; pas « {value} ».",
+        "it": "--limit si scrive CASELLA=MIN-MAX in euro, CASELLA tra punto, banco, egalite, lion "
+              "(ad es. egalite=5-500), il minimo positivo e non oltre il massimo; non «{value}».",
+        "es": "--limit se escribe CASILLA=MIN-MAX en euros, CASILLA entre punto, banco, egalite, "
+              "lion (p. ej. egalite=5-500), el mínimo positivo y no mayor que el máximo; no "
+              "«{value}».",
+        "en": "--limit takes BOX=MIN-MAX in euros, BOX one of punto, banco, egalite, lion (e.g. "
+              "egalite=5-500), the minimum positive and at most the maximum; not {value!r}."},
+    "option.bad-chip": {
+        "fr": "--chip prend la plus petite plaque en euros, un montant positif ; pas « {value} ».",
+        "it": "--chip prende la fiche minima in euro, un importo positivo; non «{value}».",
+        "es": "--chip toma la ficha mínima en euros, un importe positivo; no «{value}».",
+        "en": "--chip takes the smallest chip in euros, a positive amount; not {value!r}."},
     # ``replay --spot``: the table's totals.
     "col.spot": {"fr": "Place", "it": "Posto", "es": "Puesto", "en": "Spot"},
     "col.payout": {"fr": "À payer", "it": "Da pagare", "es": "A pagar", "en": "Pay out"},

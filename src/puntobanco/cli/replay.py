@@ -59,6 +59,7 @@ from puntobanco.cli.ruleopts import (
     LimitOption,
     RuleOptions,
     apply_limits,
+    parse_limit,
     rule_options,
 )
 from puntobanco.coup import Coup, deal_coup
@@ -318,6 +319,53 @@ def _leftover_sentence(leftover: Sequence[Card], lang: str = "en") -> str:
     return i18n.counted("leftover", len(leftover), lang, cards=cards)
 
 
+def table_rules(rules: RuleOptions, *, limit: Sequence[str], chip: str | None,
+                lang: str) -> RuleSet:
+    """The table's rules from its options; a refused option in the table's language.
+
+    >>> table_rules(RuleOptions(tie_pays=7), limit=[], chip=None, lang="es")
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.PuntoBancoError: El Empate paga 8:1 o 9:1 (B3), no 7:1.
+    """
+    try:
+        ruleset = rules.ruleset()
+    except PuntoBancoError as error:
+        raise _option_error(error, rules, lang) from None
+    for text in limit:
+        try:
+            parse_limit(text)
+        except PuntoBancoError as error:
+            raise _localised_option(error, lang, "option.bad-limit", text) from None
+    try:
+        return apply_limits(ruleset, limits=limit, chip=chip)
+    except PuntoBancoError as error:
+        if error.code == "bad-limit":  # a box given twice
+            raise _localised_option(error, lang, "option.bad-limit", " ".join(limit)) from None
+        raise _localised_option(error, lang, "option.bad-chip", chip or "") from None
+
+
+def _localised_option(error: PuntoBancoError, lang: str, key: str, value: str) -> PuntoBancoError:
+    return error if lang == "en" else PuntoBancoError(say(key, lang, value=value), code=error.code)
+
+
+def _option_error(error: PuntoBancoError, rules: RuleOptions, lang: str) -> PuntoBancoError:
+    if lang == "en":
+        return error
+    by_code = {"bad-banco": ("option.bad-banco", rules.banco),
+               "bad-commission": ("option.bad-commission", rules.commission),
+               "bad-drawing": ("option.bad-drawing", rules.drawing)}
+    if error.code in by_code:
+        key, value = by_code[error.code]
+    elif rules.tie_pays not in (8, 9):
+        key, value = "option.bad-tie-pays", str(rules.tie_pays)
+    elif rules.lion_paytable is not None:
+        key, value = "option.bad-paytable", rules.lion_paytable
+    else:
+        return error
+    return PuntoBancoError(say(key, lang, value=value), code=error.code)
+
+
 def _coup_panel(replayed: ReplayedCoup, lang: str) -> Panel:
     coup = replayed.coup
     hands = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2))
@@ -485,7 +533,7 @@ def replay(
     Amounts are typed in euros (25, 12.50); ``--json`` gives them in cents.
     """
     check_language(lang)
-    ruleset = apply_limits(rules.ruleset(), limits=limit or (), chip=chip)
+    ruleset = table_rules(rules, limit=limit or [], chip=chip, lang=lang)
     if bet and spot:
         raise PuntoBancoError(say("error.bet-and-spot", lang), code="bad-spot")
     spots: dict[str, Mapping[BetKind, int]] = (
