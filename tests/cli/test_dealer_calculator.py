@@ -125,5 +125,5 @@ def test_M2_limits_and_M1_chip_of_a_dealer_s_own_table(cli: Cli) -> None:
                                    "pays": "1:1", "detail": "win"}]
     assert_one_sentence_error(cli("replay", "--lang", "en", *BANCO_BY_7, "--bet", "banco=12",
                                   "--chip", "5"), mentions="chip")
-    assert_one_sentence_error(cli("replay", *BANCO_BY_7, "--limit", "dragon=1-2"),
-                              mentions="--limit takes KIND=MIN-MAX")
+    assert_one_sentence_error(cli("replay", "--lang", "en", *BANCO_BY_7, "--limit",
+                                  "dragon=1-2"), mentions="--limit takes KIND=MIN-MAX")
