@@ -477,6 +477,8 @@ class TerminalGame:
             seat.balance += net
             if seat.name in lines:
                 seat.coups_bet += 1
+            elif seat.left:
+                continue  # gone from the table: its balance is in the summary at the end
             row_net = signed(net, self.lang) if seat.name in lines else Text("")
             balances.add_row(Text(seat.name, style="bold"), i18n.word("balance", self.lang),
                              i18n.money(seat.balance, self.lang), row_net)
