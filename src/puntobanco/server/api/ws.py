@@ -36,31 +36,36 @@ MAX_CLIENT_TEXT = 1024
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: int, token: str | None = None) -> None:
     casino: Casino = websocket.app.state.casino
+    guards: Guards = websocket.app.state.guards
+    limits, address = guards.limits, client_address(websocket.client)
+
+    def over_cap(player_id: int | None) -> str | None:
+        return guards.sockets.refusal(address, player_id, total=limits.sockets_total,
+                                      per_address=limits.sockets_per_address,
+                                      per_player=limits.sockets_per_player)
+
     dealer = casino.dealers.get(table_id)
-    player = await lookup_player(casino, token) if token else None
+    # the caps in all and per address are checked before the token costs a database read
+    player = await lookup_player(casino, token) if token and over_cap(None) is None else None
     await websocket.accept()
     if dealer is None:
         await websocket.close(CLOSE_NOT_FOUND, f"There is no table {table_id}.")
         return
-    if token and player is None:
-        await websocket.close(CLOSE_UNAUTHORIZED, "The session token is unknown or was closed.")
-        return
-    guards: Guards = websocket.app.state.guards
-    address, player_id = client_address(websocket.client), player.id if player else None
-    limits = guards.limits
-    refused = guards.sockets.refusal(address, player_id, total=limits.sockets_total,
-                                     per_address=limits.sockets_per_address,
-                                     per_player=limits.sockets_per_player)
+    refused = over_cap(player.id if player else None)
     if refused is not None:
         await websocket.close(CLOSE_TOO_MANY, refused)
         return
-    guards.sockets.add(address, player_id)
-    ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
-             else asyncio.Event())
+    if token and player is None:
+        await websocket.close(CLOSE_UNAUTHORIZED, "The session token is unknown or was closed.")
+        return
+    player_id = player.id if player else None
     client = Client(player_id)
     # No await between the snapshot and joining the hub: the client misses no event.
     client.push(dumps({"type": "snapshot", "table": dealer.snapshot(client.player_id)}))
     dealer.hub.add(client)
+    guards.sockets.add(address, player_id)  # counted from here; uncounted in ``finally``
+    ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
+             else asyncio.Event())
     sender = asyncio.create_task(_send(websocket, client))
     receiver = asyncio.create_task(_receive(websocket, client))
     logged_out = asyncio.create_task(ended.wait())
