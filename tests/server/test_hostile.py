@@ -452,3 +452,17 @@ def test_ending_a_session_closes_its_websockets_with_4401(sqlite_server: LiveSer
         assert closed_with(later) == CLOSE_UNAUTHORIZED
         spectator.send(json.dumps({"type": "ping"}))
         assert any(json.loads(spectator.recv(timeout=10))["type"] == "pong" for _ in range(50))
+
+
+def test_a_socket_whose_session_expires_is_closed_with_4401(sqlite_url: str) -> None:
+    guard = GuardSettings(login_per_address=TEST_GUARD.login_per_address,
+                          session_idle_seconds=3.0, session_recheck_seconds=0.3)
+    with running(fast_settings(sqlite_url, guard=guard)) as live:
+        ann = live.signup("ann")
+        with connect(f"{live.ws_url}/ws/tables/1?token={ann.token}", open_timeout=30) as socket_:
+            assert json.loads(socket_.recv(timeout=10))["type"] == "snapshot"  # a live session
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:  # watching alone does not renew it: it ends within a few seconds
+                    socket_.recv(timeout=15)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == CLOSE_UNAUTHORIZED
+            assert closed.value.rcvd.reason == "The session was ended."

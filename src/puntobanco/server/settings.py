@@ -41,6 +41,8 @@ class GuardSettings:
     session_idle_seconds: float = 7 * 24 * 3600
     session_max_seconds: float = 30 * 24 * 3600
     session_renew_seconds: float = 300
+    #: how often an open signed-in WebSocket checks that its session still lives (no renewal)
+    session_recheck_seconds: float = 300
 
 
 def default_database_url(path: Path = DEFAULT_DATABASE_PATH) -> str:

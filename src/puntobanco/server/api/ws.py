@@ -7,7 +7,8 @@ gets ``{"type": "error", "error": {"code": "bad-request", ...}}`` and the connec
 
 Sockets are capped in all, per address and per signed-in player (``GuardSettings``); one over a
 cap is accepted then closed at once with code 4429 and the reason (issue 9). A signed-in socket
-is closed with 4401 when its session is ended (log-out, log-out-everywhere, suspension).
+is closed with 4401 when its session is ended (log-out, log-out-everywhere, suspension) or found
+expired (checked every ``session_recheck_seconds``, without renewing it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from fastapi import APIRouter, WebSocket
 
 from puntobanco.server.api.deps import lookup_player
 from puntobanco.server.api.guard import Guards, client_address
+from puntobanco.server.db import auth
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.hub import Client, dumps
 
@@ -68,7 +70,9 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
              else asyncio.Event())
     sender = asyncio.create_task(_send(websocket, client))
     receiver = asyncio.create_task(_receive(websocket, client))
-    logged_out = asyncio.create_task(ended.wait())
+    logged_out = asyncio.create_task(
+        _session_lives(casino, token, ended, limits.session_recheck_seconds)
+        if player_id is not None and token else ended.wait())
     try:
         await asyncio.wait((sender, receiver, logged_out), return_when=asyncio.FIRST_COMPLETED)
         if logged_out.done():  # the session was ended: its private messages stop here
@@ -82,6 +86,21 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
         for task in (sender, receiver, logged_out):
             task.cancel()
         await asyncio.gather(sender, receiver, logged_out, return_exceptions=True)
+
+
+async def _session_lives(casino: Casino, token: str, ended: asyncio.Event,
+                         every: float) -> None:
+    """Return when the socket's session ends: at once when it is ended, or at the first check
+    (every ``every`` seconds, without renewing it) that finds it expired."""
+    limits = casino.config.guard
+    while True:
+        with suppress(TimeoutError):
+            await asyncio.wait_for(ended.wait(), every)
+        if ended.is_set():
+            return
+        alive = await casino.db.run_read(lambda s: auth.lookup_token(s, token, limits=limits))
+        if alive is None:
+            return
 
 
 async def _send(websocket: WebSocket, client: Client) -> None:
