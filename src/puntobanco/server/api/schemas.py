@@ -33,6 +33,8 @@ class BetIn(Body):
     bet: str = Field(description="punto, banco, egalite, lion-punto or lion-banco")
     stake: Cents = Field(description="cents to add to the bet")
     idempotency_key: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    coup_id: int | None = Field(default=None, description="the coup the player saw open: a bet "
+                                "for any other coup is refused table-closed")
 
 
 class TableIn(Body):

@@ -40,7 +40,7 @@ async def place_bet(table_id: int, body: BetIn, casino: CasinoDep,
     """Add a stake to one of the player's bets while betting is open (L4, M3)."""
     dealer = casino.dealer(table_id)
     return await dealer.place_bet(player.id, BetKind.parse(body.bet), body.stake,
-                                  body.idempotency_key)
+                                  body.idempotency_key, coup_id=body.coup_id)
 
 
 @router.delete("/{table_id}/bets/{bet}", response_model=WithdrawOut)

@@ -14,9 +14,14 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from puntobanco.server.api.deps import lookup_player
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.live.hub import Client, dumps
+from puntobanco.server.live import messages as msg
+from puntobanco.server.live.hub import Client
 
 router = APIRouter()
+
+PONG = msg.encode(msg.Pong())
+BAD_MESSAGE = msg.encode(msg.Error(error=msg.ErrorBody(
+    code="bad-request", message="The only message a client sends is {\"type\": \"ping\"}.")))
 
 #: close codes: the table or the session does not exist; the client could not keep up
 CLOSE_NOT_FOUND, CLOSE_UNAUTHORIZED, CLOSE_TOO_SLOW = 4404, 4401, 1013
@@ -36,7 +41,7 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
         return
     client = Client(player.id if player else None)
     # No await between the snapshot and joining the hub: the client misses no event.
-    client.push(dumps({"type": "snapshot", "table": dealer.snapshot(client.player_id)}))
+    client.push(msg.encode(msg.Snapshot(table=dealer.snapshot(client.player_id))))
     dealer.hub.add(client)
     sender = asyncio.create_task(_send(websocket, client))
     receiver = asyncio.create_task(_receive(websocket, client))
@@ -68,8 +73,6 @@ async def _receive(websocket: WebSocket, client: Client) -> None:
             except ValueError:
                 message = None
             if isinstance(message, dict) and message.get("type") == "ping":
-                client.push(dumps({"type": "pong"}))
+                client.push(PONG)
             else:
-                client.push(dumps({"type": "error", "error": {
-                    "code": "bad-request", "message": "The only message a client sends is "
-                                                      "{\"type\": \"ping\"}."}}))
+                client.push(BAD_MESSAGE)
