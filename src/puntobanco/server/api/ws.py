@@ -13,8 +13,8 @@ from contextlib import suppress
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from puntobanco.server.api.deps import lookup_player
-from puntobanco.server.live.casino import Casino
 from puntobanco.server.live import messages as msg
+from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.hub import Client
 
 router = APIRouter()

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import cast
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import BetRefused
@@ -132,11 +133,9 @@ def take(session: Session, account: int, amount: int, *, require_funds: bool = T
     returns the balance after it. With ``require_funds`` the debit is conditional
     (``… WHERE balance >= :amount``) and a short account refuses with ``insufficient-balance``,
     changing nothing."""
-    debit = update(Account).where(Account.id == account)
-    if require_funds:
-        debit = debit.where(Account.balance >= amount)
-    balance_after = session.execute(debit.values(balance=Account.balance - amount)
-                                    .returning(Account.balance)).scalar_one_or_none()
+    params = {"account": account, "amount": amount}
+    statement = _TAKE_IF_FUNDED if require_funds else _TAKE
+    balance_after = session.connection().execute(statement, params).scalar_one_or_none()
     if balance_after is None:
         available = session.execute(select(Account.balance).where(Account.id == account)).scalar_one()
         raise BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
@@ -146,9 +145,20 @@ def take(session: Session, account: int, amount: int, *, require_funds: bool = T
 
 def give(session: Session, account: int, amount: int) -> int:
     """Credit an account's cached balance (see :func:`take`); returns the balance after it."""
-    return int(session.execute(update(Account).where(Account.id == account)
-                               .values(balance=Account.balance + amount)
-                               .returning(Account.balance)).scalar_one())
+    return int(session.connection().execute(_GIVE, {"account": account, "amount": amount})
+               .scalar_one())
+
+
+# Built once: the hot path of every bet runs them through SQLAlchemy's statement cache, as Core
+# statements (an ORM update would also look for the rows in the session each time).
+_ACCOUNTS = cast(Table, Account.__table__)
+_TAKE = (update(_ACCOUNTS).where(_ACCOUNTS.c.id == bindparam("account"))
+         .values(balance=_ACCOUNTS.c.balance - bindparam("amount"))
+         .returning(_ACCOUNTS.c.balance))
+_TAKE_IF_FUNDED = _TAKE.where(_ACCOUNTS.c.balance >= bindparam("amount"))
+_GIVE = (update(_ACCOUNTS).where(_ACCOUNTS.c.id == bindparam("account"))
+         .values(balance=_ACCOUNTS.c.balance + bindparam("amount"))
+         .returning(_ACCOUNTS.c.balance))
 
 
 def post(session: Session, moves: Sequence[Move], *, applied: Collection[int] = ()) -> None:

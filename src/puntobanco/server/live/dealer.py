@@ -307,14 +307,14 @@ class TableDealer:
                 await self._write(lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
                 self.table.close_bets()  # the core refuses any later bet
                 return
+            self.view.phase, self.view.deadline = "closed", None
+            self.hub.publish(msg.BetsClosed(round_no=opened.round_no, coup_id=coup_id))
             held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
             for player, spot in held.items():
                 for kind in BetKind:  # the core checks the spot again (M3, L1, L3)
                     if spot.get(kind):
                         self.table.place_bet(str(player), kind, spot[kind])
             closed = self.table.close_bets()
-            self.view.phase, self.view.deadline = "closed", None
-            self.hub.publish(msg.BetsClosed(round_no=closed.round_no, coup_id=coup_id))
         await self._deal_and_settle(coup_id, closed.bets)
 
     async def _deal_and_settle(self, coup_id: int,
