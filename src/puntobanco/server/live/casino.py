@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, ledger, store
-from puntobanco.server.db.engine import Database
+from puntobanco.server.db.engine import Database, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.messages import Refusal
@@ -38,11 +38,14 @@ class Casino:
         self.config = config
         self.db = Database(config.database_url)
         self.dealers: dict[int, TableDealer] = {}
+        self._held = False
         #: the operator's password when it was generated at this start (print it once)
         self.generated_operator_password: str | None = None
 
     async def open(self) -> None:
         """Seed an empty database, then start one dealer per table."""
+        hold_sqlite(self.config.database_url)  # one process per SQLite file
+        self._held = True
         self.generated_operator_password = await self.db.run_write(self._seed)
         for settings in await self.db.run_read(store.all_tables):
             await self._add_dealer(settings)
@@ -75,6 +78,9 @@ class Casino:
         """Stop every dealer (each finishes its coup or voids its open round), then the database."""
         await asyncio.gather(*(dealer.stop() for dealer in self.dealers.values()))
         self.db.close()
+        if self._held:
+            release_sqlite(self.config.database_url)
+            self._held = False
 
     def dealer(self, table_id: int) -> TableDealer:
         dealer = self.dealers.get(table_id)
