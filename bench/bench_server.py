@@ -235,7 +235,8 @@ async def bet(http: httpx.AsyncClient, player: Player, coup: int, kind: str,
             answer = await http.post(f"{player.base}/api/tables/1/bets", json=body,
                                      headers={"Authorization": f"Bearer {player.token}"})
             break
-        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError,
+                httpx.TimeoutException):
             if attempt == 2:
                 figures.refused["connection"] = figures.refused.get("connection", 0) + 1
                 return

@@ -301,14 +301,15 @@ class TableDealer:
             # taken before it are answered (one batch at most is being written), then the
             # database closes the coup and says which bets it holds.
             self.desk.close()
+            if not stopping:
+                self.view.phase, self.view.deadline = "closed", None
+                self.hub.publish(msg.BetsClosed(round_no=opened.round_no, coup_id=coup_id))
             await self.desk.drain()
-            self.desk.flush_totals()
+            self.desk.flush_totals()  # the final totals, if the last batch changed them
             if stopping:
                 await self._write(lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
                 self.table.close_bets()  # the core refuses any later bet
                 return
-            self.view.phase, self.view.deadline = "closed", None
-            self.hub.publish(msg.BetsClosed(round_no=opened.round_no, coup_id=coup_id))
             held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
             for player, spot in held.items():
                 for kind in BetKind:  # the core checks the spot again (M3, L1, L3)
