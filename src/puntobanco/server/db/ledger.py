@@ -149,6 +149,22 @@ def give(session: Session, account: int, amount: int) -> int:
                .scalar_one())
 
 
+def lock_balances(session: Session, accounts: Collection[int]) -> dict[int, int]:
+    """The balances of some accounts, which stay as read until the transaction ends: locked
+    ``FOR UPDATE`` in id order on PostgreSQL (an SQLite write transaction holds the whole
+    database). A caller that moves money on them decides in Python, then names them nowhere:
+    :func:`post` applies every move's amount."""
+    return {int(account): int(balance) for account, balance in session.execute(
+        select(Account.id, Account.balance).where(Account.id.in_(sorted(accounts)))
+        .order_by(Account.id).with_for_update())}
+
+
+def short_of(amount: int, available: int) -> BetRefused:
+    """The refusal of a debit the account cannot cover."""
+    return BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
+                      "available.", code="insufficient-balance")
+
+
 # Built once: the hot path of every bet runs them through SQLAlchemy's statement cache, as Core
 # statements (an ORM update would also look for the rows in the session each time).
 _ACCOUNTS = cast(Table, Account.__table__)

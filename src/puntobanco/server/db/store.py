@@ -256,7 +256,9 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     Each operation is checked as the single-bet path did: its idempotency key first (a stored
     answer is replayed, a different bet with the same key is refused), then the spot as a whole
     by the core (:func:`puntobanco.bets.verify_spot`: M3, B4, L1, L3) against the database's
-    bets of this coup and the batch's earlier operations, then the wallet's conditional debit.
+    bets of this coup and the batch's earlier operations, then the wallet's balance (the
+    batch's wallets are read locked, :func:`ledger.lock_balances`, and every balance changes
+    once, at the end, by :func:`ledger.post`).
     A refused operation writes nothing. Operations run in player order (each player's in the
     order given), so wallets are locked in one order.
     """
@@ -281,6 +283,7 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
                                                BetRecord.player_id.in_(players))):
             spots.setdefault(player, {})[BetKind(kind)] = [bet_id, stake, bet_status]
     wallets = _wallets(session, players) if status == "open" else {}
+    balances = ledger.lock_balances(session, wallets.values()) if wallets else {}
     in_play = ledger.account_id(session, ledger.in_play_code(table_id))
     moves: list[tuple[BetOp, list[Any]]] = []  # (op, its bet's row state), for the journal
     requests: list[tuple[BetOp, list[Any], dict[str, Any], str]] = []
@@ -305,7 +308,8 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
                                      "withdraw.", code="no-such-bet")
                 row = spot[op.kind]
                 amount = row[1]
-                balance = ledger.give(session, wallets[op.player_id], amount)
+                wallet = wallets[op.player_id]
+                balance = balances[wallet] = balances[wallet] + amount
                 row[1], row[2] = 0, "withdrawn"
                 moves.append((BetOp(op.player_id, op.kind, amount, withdraw=True), row))
                 del live[op.kind]
@@ -316,7 +320,10 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
                                      code="non-positive-stake")
                 wanted = {**live, op.kind: live.get(op.kind, 0) + op.stake}
                 verify_spot(wanted, rules)
-                balance = ledger.take(session, wallets[op.player_id], op.stake)
+                wallet = wallets[op.player_id]
+                if balances[wallet] < op.stake:
+                    raise ledger.short_of(op.stake, balances[wallet])
+                balance = balances[wallet] = balances[wallet] - op.stake
                 row = spot.get(op.kind) or [None, 0, "active"]
                 if row[2] != "active":  # withdrawn earlier this round, placed again
                     row[1], row[2] = 0, "active"
@@ -370,7 +377,7 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
                     op.player_id) if op.withdraw else
         ledger.Move(wallets[op.player_id], in_play, op.stake, "stake", coup_id, row[0],
                     op.player_id)
-        for op, row in moves], applied=set(wallets.values()))
+        for op, row in moves])
     if requests:
         session.execute(insert(BetRequest), [
             {"player_id": op.player_id, "idempotency_key": op.key, "fingerprint": fingerprint,
