@@ -56,6 +56,7 @@ class Figures:
     settled_last: list[float] = field(default_factory=list)
     accepted: int = 0
     rounds: int = 0
+    examples: dict[str, str] = field(default_factory=dict)
 
 
 def free_port() -> int:
@@ -245,7 +246,10 @@ async def bet(http: httpx.AsyncClient, player: Player, coup: int, kind: str,
         figures.latencies.append(elapsed)
         figures.accepted += 1
     else:
-        code = answer.json()["error"]["code"]
+        error = answer.json()["error"]
+        code = error["code"]
+        if code not in figures.refused:
+            figures.examples[code] = f"{error['message']} (sent {began - time.perf_counter():.3f} s ago)"
         figures.refused[code] = figures.refused.get(code, 0) + 1
 
 
@@ -349,6 +353,8 @@ def run_one(*, players: int, processes: int, database: str, rounds: int, bets: i
           f"{bets} bets each in the last {spread:g} s of a {betting_seconds:g} s window")
     print(f"  accepted {figures.accepted}, refused {figures.refused or 'none'}; "
           f"accepted/s in the spread: median {statistics.median(figures.rates or [0]):.0f}")
+    for code, example in figures.examples.items():
+        print(f"  first {code}: {example}")
     print(f"  bet ack p50 {percentile(lat, 0.5):.0f} ms, p99 {percentile(lat, 0.99):.0f} ms, "
           f"max {max(lat or [0]):.0f} ms")
     lags = [1000 * v for v in figures.close_lags]
