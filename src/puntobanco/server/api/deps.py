@@ -22,7 +22,7 @@ from puntobanco.server.live.casino import Casino
 from puntobanco.server.messages import message, status_of
 
 
-def get_casino(request: Request) -> Casino:
+async def get_casino(request: Request) -> Casino:  # async: no worker thread per request
     casino: Casino = request.app.state.casino
     return casino
 
