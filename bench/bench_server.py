@@ -5,7 +5,8 @@ PostgreSQL cluster with ``--postgres``, or ``--database-url``). The players are 
 database **before** the clock starts (one bulk transaction, one shared bcrypt hash at 4 rounds,
 a session token each), so sign-up cost is not measured. Then one client process drives them
 all with asyncio: every player watches table 1 on a WebSocket of its own and, in every betting
-window, places ``--bets`` bets over HTTP keep-alive (httpx, a shared pool) at random moments of
+window, places ``--bets`` bets over HTTP/1.1 keep-alive (128 shared connections, requests
+written by hand: httpx cost the client more CPU than the server) at random moments of
 the last ``--spread`` seconds before the deadline, each naming the coup it saw open and an
 idempotency key, as the page does. With two processes, half the players use each.
 
@@ -45,6 +46,9 @@ from websockets.asyncio.client import ClientConnection, connect
 
 PASSWORD = "bench-operator"
 KINDS = ("punto", "banco", "egalite")
+#: keep-alive connections the bets share (player n uses connection n mod CONNECTIONS, which is on
+#: the same server as the player, since both go round the processes in the same order)
+CONNECTIONS = 128
 
 
 @dataclass
@@ -194,10 +198,11 @@ class Round:
 
 
 class Player:
-    def __init__(self, player_id: int, token: str, base: str) -> None:
+    def __init__(self, player_id: int, token: str, base: str, line: int) -> None:
         self.id = player_id
         self.token = token
         self.base = base
+        self.line = line  # the connection its bets go on
 
 
 async def watch(player: Player, ws: ClientConnection, rounds: dict[int, Round],
@@ -227,29 +232,63 @@ async def watch(player: Player, ws: ClientConnection, rounds: dict[int, Round],
                     this.settled += 1
 
 
-async def bet(http: httpx.AsyncClient, player: Player, coup: int, kind: str,
+class Line:
+    """One keep-alive HTTP/1.1 connection written by hand: httpx costs the client more CPU per
+    request than the server spends on it, and the client must not be what saturates."""
+
+    def __init__(self, base: str) -> None:
+        host, port = base.removeprefix("http://").split(":")
+        self.host, self.port = host, int(port)
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.lock = asyncio.Lock()
+
+    async def post(self, path: str, token: str, body: bytes) -> tuple[int, bytes]:
+        async with self.lock:
+            for attempt in range(3):
+                try:
+                    if self.writer is None:
+                        self.reader, self.writer = await asyncio.open_connection(self.host,
+                                                                                 self.port)
+                    assert self.reader is not None
+                    self.writer.write(
+                        f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                        f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+                        f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+                    head = await self.reader.readuntil(b"\r\n\r\n")
+                    status = int(head[9:12])
+                    length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+                    return status, await self.reader.readexactly(length)
+                except (OSError, asyncio.IncompleteReadError, IndexError):
+                    # the server closed an idle connection: again, with the same key (safe)
+                    self.writer = None
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
+
+
+async def bet(lines: list[Line], player: Player, coup: int, kind: str,
               figures: Figures) -> None:
-    body = {"bet": kind, "stake": 1000, "coup_id": coup, "idempotency_key": uuid.uuid4().hex}
+    import json
+
+    body = json.dumps({"bet": kind, "stake": 1000, "coup_id": coup,
+                       "idempotency_key": uuid.uuid4().hex}).encode()
+    line = lines[player.line]
     began = time.perf_counter()
-    for attempt in range(3):
-        try:  # a keep-alive connection the server just closed: the same key again is safe
-            answer = await http.post(f"{player.base}/api/tables/1/bets", json=body,
-                                     headers={"Authorization": f"Bearer {player.token}"})
-            break
-        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError,
-                httpx.TimeoutException):
-            if attempt == 2:
-                figures.refused["connection"] = figures.refused.get("connection", 0) + 1
-                return
+    try:
+        status, text = await line.post("/api/tables/1/bets", player.token, body)
+    except (OSError, asyncio.IncompleteReadError, IndexError):
+        figures.refused["connection"] = figures.refused.get("connection", 0) + 1
+        return
     elapsed = time.perf_counter() - began
-    if answer.status_code == 200:
+    if status == 200:
         figures.latencies.append(elapsed)
         figures.accepted += 1
     else:
-        error = answer.json()["error"]
+        error = json.loads(text)["error"]
         code = error["code"]
         if code not in figures.refused:
-            figures.examples[code] = f"{error['message']} (sent {began - time.perf_counter():.3f} s ago)"
+            figures.examples[code] = f"{error['message']} (after {elapsed:.3f} s)"
         figures.refused[code] = figures.refused.get(code, 0) + 1
 
 
@@ -263,30 +302,29 @@ async def drive(players: list[Player], rounds_wanted: int, bets: int, spread: fl
     figures = Figures()
     rounds: dict[int, Round] = {}
     opened: asyncio.Queue[Round] = asyncio.Queue()
-    limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
-    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-        sockets: list[ClientConnection] = []
-        for index in range(0, len(players), 200):  # connect in waves
-            sockets += await asyncio.gather(*(
-                connect(f"{p.base.replace('http', 'ws')}/ws/tables/1?token={p.token}",
-                        open_timeout=60, max_queue=None) for p in players[index:index + 200]))
-        print(f"  ({len(sockets)} sockets connected)", flush=True)
-        readers = [asyncio.create_task(watch(p, ws, rounds, opened))
-                   for p, ws in zip(players, sockets, strict=True)]
-        try:
-            await asyncio.wait_for(_rounds(http, players, rounds, opened, rounds_wanted, bets,
-                                           spread, margin, figures), seconds)
-        except TimeoutError:
-            print(f"  (stopped after {seconds:.0f} s)")
-        finally:
-            for task in readers:
-                task.cancel()
-            for ws in sockets:  # no closing handshakes: the servers are stopped next
-                ws.transport.abort()
+    lines = [Line(players[n % len(players)].base) for n in range(CONNECTIONS)]
+    sockets: list[ClientConnection] = []
+    for index in range(0, len(players), 200):  # connect in waves
+        sockets += await asyncio.gather(*(
+            connect(f"{p.base.replace('http', 'ws')}/ws/tables/1?token={p.token}",
+                    open_timeout=60, max_queue=None) for p in players[index:index + 200]))
+    print(f"  ({len(sockets)} sockets connected)", flush=True)
+    readers = [asyncio.create_task(watch(p, ws, rounds, opened))
+               for p, ws in zip(players, sockets, strict=True)]
+    try:
+        await asyncio.wait_for(_rounds(lines, players, rounds, opened, rounds_wanted, bets,
+                                       spread, margin, figures), seconds)
+    except TimeoutError:
+        print(f"  (stopped after {seconds:.0f} s)")
+    finally:
+        for task in readers:
+            task.cancel()
+        for ws in sockets:  # no closing handshakes: the servers are stopped next
+            ws.transport.abort()
     return figures
 
 
-async def _rounds(http: httpx.AsyncClient, players: list[Player], rounds: dict[int, Round],
+async def _rounds(lines: list[Line], players: list[Player], rounds: dict[int, Round],
                   opened: asyncio.Queue[Round], wanted: int, bets: int, spread: float,
                   margin: float, figures: Figures) -> None:
     first = True
@@ -300,7 +338,7 @@ async def _rounds(http: httpx.AsyncClient, players: list[Player], rounds: dict[i
             start = 0
         first = False
         accepted_before = figures.accepted
-        tasks = [asyncio.create_task(bet_later(start + random.random() * spread, http, player,
+        tasks = [asyncio.create_task(bet_later(start + random.random() * spread, lines, player,
                                                this.coup_id, KINDS[n % 3], figures))
                  for player in players for n in range(bets)]
         await asyncio.gather(*tasks)
@@ -331,7 +369,8 @@ def run_one(*, players: int, processes: int, database: str, rounds: int, bets: i
             print(f"  (server log: {log.name})", flush=True)
             servers.append(start_server(database, port, betting_seconds, log))
             wait_ready(f"http://127.0.0.1:{port}", servers[-1])
-        everyone = [Player(pid, token, f"http://127.0.0.1:{ports[n % processes]}")
+        everyone = [Player(pid, token, f"http://127.0.0.1:{ports[n % processes]}",
+                           n % CONNECTIONS)
                     for n, (pid, token) in enumerate(made)]
         before = [process_figures(s.pid)[1] for s in servers]
         usage = resource.getrusage(resource.RUSAGE_SELF)

@@ -166,6 +166,9 @@ class Database:
         self._write_sessions = sessionmaker(self.writer, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.reader, expire_on_commit=False)
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
+        #: writes have threads of their own: a batch of bets, a close or a settlement never
+        #: queues behind a flood of reads (every request's session lookup is one)
+        self.write_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="db-write")
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -180,7 +183,8 @@ class Database:
 
     async def run_write(self, work: Callable[[Session], T]) -> T:
         """Run ``work(session)`` in one write transaction on the database threads."""
-        return await self._run(functools.partial(self._write_call, work))
+        call = functools.partial(self._write_call, work)
+        return await asyncio.get_running_loop().run_in_executor(self.write_executor, call)
 
     async def run_read(self, work: Callable[[Session], T]) -> T:
         return await self._run(functools.partial(self._read_call, work))
@@ -198,5 +202,6 @@ class Database:
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)
+        self.write_executor.shutdown(wait=True)
         self.writer.dispose()
         self.reader.dispose()
