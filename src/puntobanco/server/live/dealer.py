@@ -47,7 +47,7 @@ from puntobanco.server.live.hub import Hub
 from puntobanco.server.rules_json import rules_from_json
 from puntobanco.server.settings import ServerSettings
 from puntobanco.shoe import Shoe
-from puntobanco.table import CardDealt, Event, Table
+from puntobanco.table import CardDealt, Event, Phase, Table
 
 log = logging.getLogger("puntobanco.server.live.dealer")
 T = TypeVar("T")
@@ -412,7 +412,7 @@ class TableDealer:
 
     def totals(self) -> dict[str, int]:
         """The whole table's stakes on each bet this round."""
-        if self.view.phase == "open":
+        if self._betting():
             return self.desk.totals()
         totals = {kind.value: 0 for kind in BetKind}
         for spot_bets in self.table.bets.values():
@@ -422,14 +422,18 @@ class TableDealer:
 
     def my_bets(self, player_id: int) -> dict[str, int]:
         """A player's bets this round, in payment order."""
-        if self.view.phase == "open":
+        if self._betting():
             return dict(self.desk.spots.get(player_id, {}))
         bets = self.table.bets.get(str(player_id), {})
         return {kind.value: bets[kind] for kind in BetKind if bets.get(kind)}
 
     def spots(self) -> int:
         """How many players have a bet this round."""
-        return len(self.desk.spots) if self.view.phase == "open" else len(self.table.bets)
+        return len(self.desk.spots) if self._betting() else len(self.table.bets)
+
+    def _betting(self) -> bool:
+        """The bets are the desk's (the core gets them from the database at the close)."""
+        return self.table.phase is Phase.OPEN
 
     def snapshot(self, player_id: int | None) -> dict[str, Any]:
         """Everything a page needs to draw the table now (``GET /api/tables/{id}``)."""
