@@ -47,6 +47,9 @@ class BetIn(Body):
         description="cents to add to the bet")
     idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
                                           pattern=PRINTABLE)] | None = None
+    coup_id: Annotated[int, Field(strict=True, ge=1, le=MAX_ID)] | None = Field(
+        default=None, description="the coup the player saw open: a bet "
+                                "for any other coup is refused table-closed")
 
 
 class TableIn(Body):

@@ -53,7 +53,7 @@ async def place_bet(table_id: Id, body: BetIn, casino: CasinoDep, player: Signed
     guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
     return await dealer.place_bet(player.id, BetKind.parse(body.bet), body.stake,
-                                  body.idempotency_key)
+                                  body.idempotency_key, coup_id=body.coup_id)
 
 
 @router.delete("/{table_id}/bets/{bet}", response_model=WithdrawOut)

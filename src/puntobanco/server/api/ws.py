@@ -22,10 +22,15 @@ from fastapi import APIRouter, WebSocket
 from puntobanco.server.api.deps import lookup_player
 from puntobanco.server.api.guard import Guards, client_address
 from puntobanco.server.db import auth
+from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.live.hub import Client, dumps
+from puntobanco.server.live.hub import Client
 
 router = APIRouter()
+
+PONG = msg.encode(msg.Pong())
+BAD_MESSAGE = msg.encode(msg.Error(error=msg.ErrorBody(
+    code="bad-request", message="The only message a client sends is {\"type\": \"ping\"}, as text.")))
 
 #: close codes: the table or the session does not exist; the client could not keep up
 CLOSE_NOT_FOUND, CLOSE_UNAUTHORIZED, CLOSE_TOO_SLOW = 4404, 4401, 1013
@@ -63,7 +68,7 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
     player_id = player.id if player else None
     client = Client(player_id)
     # No await between the snapshot and joining the hub: the client misses no event.
-    client.push(dumps({"type": "snapshot", "table": dealer.snapshot(client.player_id)}))
+    client.push(msg.encode(msg.Snapshot(table=dealer.snapshot(client.player_id))))
     dealer.hub.add(client)
     guards.sockets.add(address, player_id)  # counted from here; uncounted in ``finally``
     ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
@@ -126,8 +131,6 @@ async def _receive(websocket: WebSocket, client: Client) -> None:
             except (ValueError, RecursionError):
                 message = None
         if isinstance(message, dict) and message.get("type") == "ping":
-            client.push(dumps({"type": "pong"}))
+            client.push(PONG)
         else:
-            client.push(dumps({"type": "error", "error": {
-                "code": "bad-request", "message": "The only message a client sends is "
-                                                  "{\"type\": \"ping\"}, as text."}}))
+            client.push(BAD_MESSAGE)
