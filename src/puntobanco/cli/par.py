@@ -91,9 +91,17 @@ def par(
     rules: RulesOption = "standard",
     output_format: FormatOption = "table",
     out: OutOption = None,
+    compare: Annotated[bool, typer.Option(
+        "--compare", help="Set this game beside commission baccarat, EZ Baccarat (Dragon 7, "
+        "Panda 8) and the Dragon Bonus, for 6 and 8 decks (or --decks).")] = False,
 ) -> None:
     """Print the exact PAR sheet: every bet's outcomes, combinations, pays, RTP and edge."""
     fmt = _check_format(output_format)
+    if compare:
+        from puntobanco.cli._compare import compare_command
+
+        compare_command(decks=decks, fmt=fmt, out=out, rules=rules, emit=_emit_format)
+        return
     shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
                                    commission=commission, tie_pays=tie_pays,
                                    lion_paytable=lion_paytable, rules=rules)
