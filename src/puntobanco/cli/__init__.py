@@ -7,6 +7,7 @@ import sys
 import typer
 
 # Each command module registers itself on `app` when imported (one line each, sorted):
+from puntobanco.cli import design as design
 from puntobanco.cli import par as par
 from puntobanco.cli import play as play
 from puntobanco.cli import replay as replay
