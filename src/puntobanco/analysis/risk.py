@@ -18,8 +18,8 @@ a real shoe the coups are dependent; :mod:`puntobanco.sim.sessions` plays whole 
 
 >>> from puntobanco.cards import full_composition
 >>> dist = coup_distribution(full_composition(8), RuleSet(), {"egalite": Fraction(1)})
->>> dist.scale, dist.values, [str(p) for p in dist.probabilities()]
-(1, (-8, 1), ['475627426473216/4998398275503360', '4522770849030144/4998398275503360'])
+>>> dist.scale, dist.values, dist.weights
+(1, (-8, 1), (475627426473216, 4522770849030144))
 >>> f"{float(dist.mean):.6f}"
 '0.143596'
 >>> session = session_distribution(dist, 100)
@@ -235,6 +235,8 @@ class SessionDistribution:
 
 def _fft_power(p: FloatArray, coups: int) -> tuple[FloatArray, float]:
     size = coups * (p.shape[0] - 1) + 1
+    # a power of two: pocketfft's radix-2 path keeps the round-off lowest (mixed radix
+    # lengths measured 10x more error on the mass, for at most 2x the speed)
     length = 1 << max(1, (size - 1).bit_length())
     spectrum = np.fft.rfft(p, length)
     mass = np.fft.irfft(spectrum**coups, length)[:size]

@@ -81,7 +81,11 @@ def _method(states: ShoeStates, rules: RuleSet) -> str:
 
 def lion_rows_by_depth(rules: RuleSet, *, side: str, shoes: int, seed: int) -> OutcomeRows:
     """The Lion Bonus rows of ``side`` averaged over the coups dealt to ``rules.cut_card``."""
-    states = shoe_states(rules, shoes=shoes, seed=seed)
+    return lion_rows_of_states(shoe_states(rules, shoes=shoes, seed=seed), rules, side=side)
+
+
+def lion_rows_of_states(states: ShoeStates, rules: RuleSet, *, side: str) -> OutcomeRows:
+    """The Lion Bonus rows of ``side`` averaged over the given shoe states."""
     column = _LION_PUNTO if side == "punto" else _LION_BANCO
     zero = rules.replace(lion_paytable=(0,) * 6, lion_natural_pays=0)
     base = _ev(states, zero)[:, column]  # −P(lose)
@@ -104,7 +108,11 @@ def banco_rows_by_depth(rules: RuleSet, *, shoes: int, seed: int) -> OutcomeRows
 
     Only the 6 has a row of its own: the engine's rule sets single out no other total.
     """
-    states = shoe_states(rules, shoes=shoes, seed=seed)
+    return banco_rows_of_states(shoe_states(rules, shoes=shoes, seed=seed), rules)
+
+
+def banco_rows_of_states(states: ShoeStates, rules: RuleSet) -> OutcomeRows:
+    """Banco rows averaged over the given shoe states."""
     plain = _ev(states, rules.replace(banco_payout=BancoPayout.COMMISSION, commission=0))
     halved = _ev(states, rules.replace(banco_payout=BancoPayout.COMMISSION,
                                        commission=Fraction(1, 2)))
