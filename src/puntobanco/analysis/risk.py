@@ -24,7 +24,7 @@ a real shoe the coups are dependent; :mod:`puntobanco.sim.sessions` plays whole 
 '0.143596'
 >>> session = session_distribution(dist, 100)
 >>> round(session.prob_house_behind, 4), session.quantile(0.5)
-(0.2203, Fraction(19, 1))
+(0.2415, Fraction(19, 1))
 """
 
 from __future__ import annotations
