@@ -293,14 +293,34 @@ def behind_curve(dist: CoupDistribution, coups: Sequence[int]) -> list[float]:
     return [prob_behind(dist, n) for n in coups]
 
 
+def _rebound(dist: CoupDistribution, start: int, level: float, stop: int) -> int | None:
+    """The first ``n`` in ``start+1 … stop`` with P(behind) ≥ ``level``, else ``None``.
+
+    One FFT for ``start``, then one coup at a time by direct convolution with the coup's few
+    results (a handful of shifted adds, far cheaper than an FFT per ``n``).
+    """
+    session = session_distribution(dist, start)
+    mass, low = session.mass, session.low
+    probabilities = [w / dist.total for w in dist.weights]
+    for n in range(start + 1, stop + 1):
+        grown = np.zeros(mass.shape[0] + dist.width - 1)
+        for value, probability in zip(dist.values, probabilities, strict=True):
+            offset = value - dist.low
+            grown[offset:offset + mass.shape[0]] += probability * mass
+        mass, low = grown, low + dist.low
+        if low < 0 and float(mass[:-low].sum()) >= level:
+            return n
+    return None
+
+
 def coups_until_safe(dist: CoupDistribution, level: float, *, limit: int | None = None
                      ) -> int | None:
     """The number of coups from which on the house is behind with probability below ``level``.
 
-    Found by bisection on the exact probabilities (bracketed by doubling from the normal
-    approximation), then checked over the next :data:`REBOUND_WINDOW` coups: the lattice makes
-    P(behind) wobble from one N to the next, and a rebound above ``level`` moves the answer past
-    it. ``None`` when the house has no edge, or past ``limit`` coups (the grid's reach).
+    Found by bisection on the exact probabilities (bracketed around the normal approximation),
+    then checked over the next :data:`REBOUND_WINDOW` coups: the lattice makes P(behind) wobble
+    from one N to the next, and a rebound above ``level`` moves the answer past it. ``None``
+    when the house has no edge, or past ``limit`` coups (the grid's reach).
     """
     mean = float(dist.mean)
     if mean <= 0:
@@ -309,7 +329,9 @@ def coups_until_safe(dist: CoupDistribution, level: float, *, limit: int | None 
         limit = max(1, (MAX_GRID - 1) // max(dist.width - 1, 1))
     z = {0.05: 1.6448536269514722, 0.01: 2.3263478740408408}.get(level, 2.0)
     guess = max(1, int((z * dist.std_dev / mean) ** 2))
-    low, high = 0, min(guess, limit)
+    low, high = max(0, int(guess * 0.8)), min(max(1, int(guess * 1.25)), limit)
+    if low and prob_behind(dist, low) < level:
+        low = 0
     while prob_behind(dist, high) >= level:
         if high >= limit:
             return None
@@ -322,8 +344,7 @@ def coups_until_safe(dist: CoupDistribution, level: float, *, limit: int | None 
                 low = middle
             else:
                 high = middle
-        rebound = next((n for n in range(high + 1, min(high + REBOUND_WINDOW, limit) + 1)
-                        if prob_behind(dist, n) >= level), None)
+        rebound = _rebound(dist, high, level, min(high + REBOUND_WINDOW, limit))
         if rebound is None:
             return high
         low, high = rebound, rebound + 1
