@@ -145,3 +145,7 @@ def test_issue13_cut_card_rows_are_near_the_off_the_top_rows() -> None:
     assert sum(rows.counts) == pytest.approx(1.0, abs=1e-12)
     for value, error, reference in zip(rows.counts, rows.errors, exact, strict=True):
         assert abs(value - reference) < 5 * error + 1e-9
+    result = search_lion(rows, target=(0.1, 0.1), max_pay=20, top=1)
+    assert result.spec is not None and result.spec.house_edge_std_error is not None
+    spec_edge = -analyse(full_composition(2)).bets["lion_banco"].ev
+    assert abs(result.spec.house_edge - float(spec_edge)) < 5 * result.spec.house_edge_std_error

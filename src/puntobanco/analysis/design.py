@@ -73,6 +73,15 @@ class OutcomeRows:
     total: int
     method: str
     errors: tuple[float, ...] | None = None
+    #: Shoe averages only: the covariance matrix of the row estimates (for a pay table's SE).
+    covariance: tuple[tuple[float, ...], ...] | None = None
+
+    def edge_std_error(self, pays: Sequence[Fraction]) -> float | None:
+        """Standard error of a pay table's house edge (shoe averages; ``None`` when exact)."""
+        if self.covariance is None:
+            return None
+        vector = np.array([float(p) for p in pays])
+        return math.sqrt(max(float(vector @ np.array(self.covariance) @ vector), 0.0))
 
     @property
     def probabilities(self) -> FloatArray:
@@ -145,6 +154,8 @@ class Candidate:
     rank: int
     #: A short description (Banco and Égalité searches: "commission 5.0000%", "8:1").
     name: str = ""
+    #: Monte Carlo standard error of the edge (shoe-average rows only).
+    house_edge_std_error: float | None = None
 
     def label(self) -> str:
         return ",".join(_pay_text(p) for p in self.pays.values())
@@ -154,6 +165,7 @@ class Candidate:
                 "house_edge": self.house_edge,
                 "house_edge_exact": None if self.house_edge_exact is None
                 else str(self.house_edge_exact),
+                "house_edge_std_error": self.house_edge_std_error,
                 "std_dev": self.std_dev, "hit_frequency": self.hit_frequency,
                 "distance": self.distance}
 
@@ -224,7 +236,8 @@ def _candidate(rows: OutcomeRows, names: Sequence[str], pays: Sequence[Fraction]
     distance = float(_distance(np.array([edge]), target)[0])
     return Candidate(pays=vector, house_edge=edge, house_edge_exact=edge_exact,
                      std_dev=math.sqrt(max(variance, 0.0)), hit_frequency=hit,
-                     distance=distance, rank=rank)
+                     distance=distance, rank=rank,
+                     house_edge_std_error=rows.edge_std_error(full))
 
 
 def _grid(low: Fraction, high: Fraction, step: Fraction) -> list[Fraction]:

@@ -66,8 +66,10 @@ def summary(result: SearchResult) -> str:
     spec = result.spec
     where = ("SPEC's table does not meet the constraints" if result.spec_place is None
              else f"SPEC's table ranks {result.spec_place:,} of {result.passed:,}")
-    spec_text = "" if spec is None else (f"; {where} (house edge {spec.house_edge:.4%}, SD "
-                                         f"{spec.std_dev:.4f})")
+    noise = ("" if spec is None or spec.house_edge_std_error is None
+             else f" ± {spec.house_edge_std_error:.4%}")
+    spec_text = "" if spec is None else (f"; {where} (house edge {spec.house_edge:.4%}{noise}, "
+                                         f"SD {spec.std_dev:.4f})")
     exact = ("exact outcome counts, full shoe (off the top)" if result.rows.method == "exact"
              else result.rows.method)
     return (f"{result.candidates:,} candidates scored, {result.passed:,} meet the constraints, "

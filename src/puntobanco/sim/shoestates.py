@@ -50,14 +50,15 @@ class ShoeStates:
         return int(self.offsets.shape[0] - 1)
 
     def average(self, per_coup: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Mean over all coups of each column, and its standard error with shoes as units."""
+        """Mean over all coups of each column, and the covariance matrix of those means with
+        shoes as the independent units (a ratio estimator: per-shoe sums over coups)."""
         sums = np.add.reduceat(per_coup, self.offsets[:-1], axis=0)
         coups = np.diff(self.offsets).astype(np.float64)
         mean = sums.sum(axis=0) / coups.sum()
         n = self.shoes
-        spread = ((sums - mean[None, :] * coups[:, None]) ** 2).sum(axis=0)
-        error = np.sqrt(spread / max(n * (n - 1), 1)) / coups.mean()
-        return mean, error
+        residual = sums - mean[None, :] * coups[:, None]
+        covariance = residual.T @ residual / max(n * (n - 1), 1) / coups.mean() ** 2
+        return mean, covariance
 
 
 def shoe_states(rules: RuleSet, *, shoes: int, seed: int) -> ShoeStates:
@@ -98,9 +99,16 @@ def lion_rows_of_states(states: ShoeStates, rules: RuleSet, *, side: str) -> Out
     lose = -base
     tie = 1.0 - lose - rows[0] - np.sum(margins, axis=0)
     per_coup = np.column_stack([rows[0], tie, *margins, lose])
-    mean, error = states.average(per_coup)
-    return OutcomeRows(names=LION_ROWS, counts=tuple(float(x) for x in mean), total=1,
-                       method=_method(states, rules), errors=tuple(float(x) for x in error))
+    return _rows(LION_ROWS, states, per_coup, rules)
+
+
+def _rows(names: tuple[str, ...], states: ShoeStates, per_coup: FloatArray,
+          rules: RuleSet) -> OutcomeRows:
+    mean, covariance = states.average(per_coup)
+    return OutcomeRows(names=names, counts=tuple(float(x) for x in mean), total=1,
+                       method=_method(states, rules),
+                       errors=tuple(float(x) for x in np.sqrt(np.diag(covariance))),
+                       covariance=tuple(tuple(float(x) for x in row) for row in covariance))
 
 
 def banco_rows_by_depth(rules: RuleSet, *, shoes: int, seed: int) -> OutcomeRows:
@@ -122,7 +130,4 @@ def banco_rows_of_states(states: ShoeStates, rules: RuleSet) -> OutcomeRows:
     win_six = 2 * (plain[:, _BANCO] - six[:, _BANCO])
     tie = 1.0 - banco_wins - punto_wins
     per_coup = np.column_stack([win_six, banco_wins - win_six, tie, punto_wins])
-    mean, error = states.average(per_coup)
-    return OutcomeRows(names=("win-with-6", "win-other", "tie", "lose"),
-                       counts=tuple(float(x) for x in mean), total=1,
-                       method=_method(states, rules), errors=tuple(float(x) for x in error))
+    return _rows(("win-with-6", "win-other", "tie", "lose"), states, per_coup, rules)
