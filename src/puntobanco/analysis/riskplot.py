@@ -45,21 +45,24 @@ def draw_risk_plot(path: Path, *, summary: RiskSummary, dist: CoupDistribution,
     plt = _pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.2))
     stake = summary.stake
+    if run is not None:
+        finals = run.final()
+        width = max(1, -(-int(finals.max() - finals.min() + 1) // 120))  # whole grid steps
+        edges = np.arange(finals.min() - 0.5, finals.max() + width, width) / run.scale * stake
+        left.hist(finals / run.scale * stake, bins=edges, density=True, alpha=0.45,
+                  color="tab:orange", label=f"simulated whole shoes ({run.sessions:,} sessions)")
+        left.set_ylabel("density")
     if session is not None:
         shown = np.flatnonzero(session.mass > session.mass.max() * 1e-5)
         part = slice(int(shown[0]), int(shown[-1]) + 1)
         x = session.grid[part] / session.scale * stake
-        left.fill_between(x, session.mass[part], step="mid", alpha=0.35, color="tab:blue")
-        left.plot(x, session.mass[part], drawstyle="steps-mid", lw=0.8, color="tab:blue",
-                  label="exact (convolution)")
-        left.set_ylabel("probability")
-    if run is not None:
-        finals = run.final() / run.scale * stake
-        bins = min(120, max(10, int(np.unique(finals).size)))
-        left.hist(finals, bins=bins, density=True, alpha=0.45, color="tab:orange",
-                  label=f"simulated whole shoes ({run.sessions:,} sessions)")
-        if session is None:
-            left.set_ylabel("density")
+        # probability per grid point, or per unit of the axis beside a histogram's density
+        y = session.mass[part] * (session.scale / stake if run is not None else 1.0)
+        if run is None:
+            left.fill_between(x, y, step="mid", alpha=0.35, color="tab:blue")
+            left.set_ylabel("probability")
+        left.plot(x, y, drawstyle="steps-mid", lw=0.8, color="tab:blue",
+                  label="exact (convolution, independent coups)")
     for key, value in summary.quantiles.items():
         left.axvline(value, color="0.35", lw=0.8, ls=":")
         left.annotate(key, (value, 1.0), xycoords=("data", "axes fraction"), rotation=90,

@@ -123,6 +123,7 @@ def risk(
         parse_mix,
         risk_summary,
         safe_crossings,
+        session_distribution,
     )
 
     shares = parse_mix(bet)
@@ -142,6 +143,11 @@ def risk(
                                 sessions=sessions, seed=seed, composition=shoe, checkpoints=marks)
         summary = simulated_summary(run, bet=label, ev=dist.mean, sd=dist.std_dev, stake=stake,
                                     exact_crossings=safe_crossings(dist))
+        if plot is not None:  # the exact distribution beside the simulated one, if it fits
+            try:
+                session = session_distribution(dist, n)
+            except PuntoBancoError:
+                session = None
     data = summary.to_dict()
     data["decks"] = ruleset.decks
     data["composition"] = list(shoe)
