@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from puntobanco.analysis.risk import bet_key
+
 from .test_cli import run_main
+
+LION_PUNTO, LION_BANCO = str(bet_key("lion-punto")), str(bet_key("lion-banco"))
 
 
 def test_issue13_risk_json_carries_the_issue_fields(monkeypatch: pytest.MonkeyPatch,
@@ -19,7 +23,7 @@ def test_issue13_risk_json_carries_the_issue_fields(monkeypatch: pytest.MonkeyPa
     data = json.loads(out)
     assert {"bet", "coups", "ev_per_unit", "sd_per_unit", "volatility_index", "quantiles",
             "prob_house_behind", "method"} <= set(data)
-    assert data["bet"] == "lion_banco" and data["coups"] == 1000
+    assert data["bet"] == LION_BANCO and data["coups"] == 1000
     assert set(data["quantiles"]) == {"p01", "p05", "p50", "p95", "p99"}
     assert data["method"] == "exact-convolution"
     assert round(data["ev_per_unit"] * 100, 4) == 16.7664

@@ -20,6 +20,7 @@ from puntobanco.analysis.design import (
     search_egalite,
     search_lion,
 )
+from puntobanco.analysis.risk import bet_key
 from puntobanco.cards import full_composition
 from puntobanco.rules import LION_PAYTABLE, BancoPayout, RuleSet
 from puntobanco.sim.shoestates import (
@@ -28,6 +29,8 @@ from puntobanco.sim.shoestates import (
     lion_rows_by_depth,
     lion_rows_of_states,
 )
+
+LION_PUNTO, LION_BANCO = str(bet_key("lion-punto")), str(bet_key("lion-banco"))
 
 SIX = full_composition(6)
 
@@ -47,8 +50,8 @@ def test_issue13_lion_candidates_are_the_core_pay_tables() -> None:
     for candidate in result.best:
         table = tuple(int(candidate.pays[f"win-by-{m}"]) for m in range(9, 3, -1))
         sheet = analyse(SIX, RuleSet(lion_paytable=table))
-        assert candidate.house_edge_exact == -sheet.bets["lion_punto"].ev
-        assert candidate.std_dev == pytest.approx(sheet.bets["lion_punto"].std_dev, rel=1e-12)
+        assert candidate.house_edge_exact == -sheet.bets[LION_PUNTO].ev
+        assert candidate.std_dev == pytest.approx(sheet.bets[LION_PUNTO].std_dev, rel=1e-12)
     distances = [c.distance for c in result.best]
     assert distances == sorted(distances)
 
@@ -87,7 +90,7 @@ def test_issue13_lion_search_equals_brute_force_and_places_spec() -> None:
 
 def test_issue13_spec_table_ranks_first_at_its_own_edge() -> None:
     rows = lion_rows(SIX, RuleSet(), side="punto")
-    own = float(-analyse(SIX).bets["lion_punto"].ev)
+    own = float(-analyse(SIX).bets[LION_PUNTO].ev)
     result = search_lion(rows, target=(own, own), max_pay=20, top=1)
     assert result.spec_place == 1 and result.spec is not None
     assert result.best[0].pays == result.spec.pays
@@ -147,5 +150,5 @@ def test_issue13_cut_card_rows_are_near_the_off_the_top_rows() -> None:
         assert abs(value - reference) < 5 * error + 1e-9
     result = search_lion(rows, target=(0.1, 0.1), max_pay=20, top=1)
     assert result.spec is not None and result.spec.house_edge_std_error is not None
-    spec_edge = -analyse(full_composition(2)).bets["lion_banco"].ev
+    spec_edge = -analyse(full_composition(2)).bets[LION_BANCO].ev
     assert abs(result.spec.house_edge - float(spec_edge)) < 5 * result.spec.house_edge_std_error

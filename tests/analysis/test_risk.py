@@ -114,6 +114,11 @@ def test_issue13_bad_mix_is_one_sentence(text: str) -> None:
     assert str(caught.value).endswith(".") and "\n" not in str(caught.value)
 
 
+def test_issue13_both_spellings_name_the_same_bet() -> None:
+    """Bet names are read as ``lion-punto`` or ``lion_punto`` (issue 12's one spelling)."""
+    assert parse_mix("lion-punto=1,punto=1") == parse_mix("LION_PUNTO=1, punto=1")
+
+
 def test_issue13_simulated_sessions_agree_with_the_exact_distribution() -> None:
     """Whole shoes (S1–S3) against independent coups: P(behind) and the median after 200 coups
     of the Lion Bonus within 4.5 standard errors; the same seed gives the same sessions."""

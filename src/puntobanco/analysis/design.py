@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from puntobanco.analysis.exact import analyse, class_counts
 from puntobanco.analysis.multisets import MAX_CARDS, falling
+from puntobanco.analysis.risk import bet_key
 from puntobanco.analysis.tables import CLASS_COUNT, class_parts
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import LION_PAYTABLE, RuleSet
@@ -102,7 +103,7 @@ class OutcomeRows:
 def lion_rows(composition: Sequence[int], rules: RuleSet, *, side: str) -> OutcomeRows:
     """The Lion Bonus rows of one side (``punto`` or ``banco``), exact counts, full shoe."""
     sheet = analyse(composition, rules)
-    bet = sheet.bets[f"lion_{side}"]
+    bet = sheet.bets[str(bet_key(f"lion-{side}"))]
     counts = {row.name: row.combinations for row in bet.outcomes}
     return OutcomeRows(names=LION_ROWS, counts=tuple(counts[name] for name in LION_ROWS),
                        total=bet.total_combinations, method="exact")

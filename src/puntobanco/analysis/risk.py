@@ -3,7 +3,7 @@
 One coup's result for the house, per unit staked, has an exact distribution: the exact engine's
 class counts (:func:`~puntobanco.analysis.exact.class_counts`) times each class's settlement
 (:func:`~puntobanco.analysis.tables.settlement_table`). A *mix* stakes a share of every unit on
-several bets at once (``punto=0.9,lion_punto=0.1``); its result in a class is the weighted sum of
+several bets at once (``punto=0.9,lion-punto=0.1``); its result in a class is the weighted sum of
 the bets' results, so a mix is one distribution, not several.
 
 Every result lies on a grid of step ``1/L`` (``L`` the least common denominator of the results:
@@ -50,6 +50,7 @@ __all__ = [
     "RiskSummary",
     "SessionDistribution",
     "behind_curve",
+    "bet_key",
     "coup_distribution",
     "coups_until_safe",
     "exact_session_fractions",
@@ -76,28 +77,39 @@ SAFE_LEVELS: tuple[float, ...] = (0.05, 0.01)
 REBOUND_WINDOW = 20
 
 
+def bet_key(name: str) -> str | None:
+    """The analysis' spelling of a bet name written either way (``lion-punto``, ``lion_punto``).
+
+    >>> bet_key("Lion_Punto") in BET_NAMES, bet_key("craps")
+    (True, None)
+    """
+    wanted = name.strip().lower().replace("_", "-")
+    return next((n for n in BET_NAMES if n.replace("_", "-") == wanted), None)
+
+
 def parse_mix(text: str) -> dict[str, Fraction]:
-    """Read ``lion_punto`` or ``punto=0.9,lion-punto=0.1``: bets and their shares of the handle.
+    """Read ``lion-punto`` or ``punto=0.9,lion-punto=0.1``: bets and their shares of the handle.
 
-    Shares are exact (decimals, ``%`` or ``p/q``), positive, and scaled to add up to 1.
+    Shares are exact (decimals, ``%`` or ``p/q``), positive, and scaled to add up to 1; either
+    spelling of the Lion Bonus names is read (``lion-punto``, ``lion_punto``).
 
-    >>> parse_mix("lion-punto")
-    {'lion_punto': Fraction(1, 1)}
-    >>> parse_mix("punto=3, lion_punto=1")
-    {'punto': Fraction(3, 4), 'lion_punto': Fraction(1, 4)}
+    >>> list(parse_mix("lion_punto").values())
+    [Fraction(1, 1)]
+    >>> list(parse_mix("punto=3, lion-punto=1").values())
+    [Fraction(3, 4), Fraction(1, 4)]
     """
     shares: dict[str, Fraction] = {}
     parts = [part.strip() for part in text.split(",") if part.strip()]
     if not parts:
-        raise PuntoBancoError("Name a bet: punto, banco, egalite, lion_punto or lion_banco.",
+        raise PuntoBancoError("Name a bet: punto, banco, egalite, lion-punto or lion-banco.",
                               code="bad-bet")
     for part in parts:
         name, _, share_text = part.partition("=")
-        key = name.strip().lower().replace("-", "_")
-        if key not in BET_NAMES:
+        key = bet_key(name)
+        if key is None:
             raise PuntoBancoError(
-                f"{name.strip()!r} is not a bet: choose punto, banco, egalite, lion_punto or "
-                "lion_banco.", code="bad-bet")
+                f"{name.strip()!r} is not a bet: choose punto, banco, egalite, lion-punto or "
+                "lion-banco.", code="bad-bet")
         if key in shares:
             raise PuntoBancoError(f"{key} appears twice in the mix.", code="bad-bet")
         share = Fraction(1)
@@ -117,7 +129,7 @@ def parse_mix(text: str) -> dict[str, Fraction]:
 
 
 def mix_label(shares: Mapping[str, Fraction]) -> str:
-    """``lion_punto`` for one bet, ``punto=9/10+lion_punto=1/10`` for a mix."""
+    """``lion-punto`` for one bet, ``punto=9/10+lion-punto=1/10`` for a mix."""
     if len(shares) == 1:
         return next(iter(shares))
     return "+".join(f"{name}={share}" for name, share in shares.items())
@@ -181,7 +193,8 @@ def coup_distribution(composition: Sequence[int], rules: RuleSet,
     (2, (-2, -1, 0, 2), '1.4548%')
     """
     counts = check_composition(composition)
-    if not shares or any(name not in BET_NAMES for name in shares):
+    keys = {name: bet_key(name) for name in shares}
+    if not shares or None in keys.values():
         raise PuntoBancoError("A mix names bets among " + ", ".join(BET_NAMES) + ".",
                               code="bad-bet")
     settlement = settlement_table(rules)
@@ -191,7 +204,7 @@ def coup_distribution(composition: Sequence[int], rules: RuleSet,
     for index, weight in enumerate(by_class):
         if not weight:
             continue
-        house = -sum((share * columns[name].pays_of_class(index)
+        house = -sum((share * columns[str(keys[name])].pays_of_class(index)
                       for name, share in shares.items()), Fraction(0))
         results[house] = results.get(house, 0) + weight
     scale = math.lcm(*(value.denominator for value in results))

@@ -40,6 +40,7 @@ from puntobanco.analysis.exact import (
     class_counts,
 )
 from puntobanco.analysis.multisets import MAX_CARDS, falling
+from puntobanco.analysis.risk import bet_key
 from puntobanco.analysis.tables import CLASS_COUNT, Shape, class_parts
 from puntobanco.cards import full_composition
 from puntobanco.rules import DRAGON_PAYTABLE, BancoPayout, Drawing, RuleSet
@@ -203,8 +204,9 @@ def compare(decks: Sequence[int] = (6, 8), drawing: Drawing = Drawing.STANDARD
                            ("dragon_7", "Dragon 7 (40:1)"), ("panda_8", "Panda 8 (25:1)")):
             add("ez", bet, label, ez[bet])
         for game, sheet in (("dragon_bonus", dragon), ("lion_bonus", ours)):
-            add(game, "lion_punto", "on Punto (Player)", sheet.bets["lion_punto"])
-            add(game, "lion_banco", "on Banco (Banker)", sheet.bets["lion_banco"])
+            for side, label in (("punto", "on Punto (Player)"), ("banco", "on Banco (Banker)")):
+                key = str(bet_key(f"lion-{side}"))
+                add(game, key, label, sheet.bets[key])
     return out
 
 
@@ -270,7 +272,7 @@ def published_checks(lines: Sequence[VariantFigures], path: Path = PUBLISHED_PAT
     checks: list[dict[str, Any]] = []
 
     def check(game: str, bet: str, decks: int, published: str, source: str) -> None:
-        line = found.get((game, bet, decks))
+        line = found.get((game, bet_key(bet) or bet, decks))
         if line is None:
             return
         places = len(published.split(".")[1])

@@ -27,8 +27,8 @@ from puntobanco.errors import PuntoBancoError
 METHODS = ("exact", "simulate")
 
 BetMixOption = Annotated[str, typer.Option(
-    "--bet", help="A bet (punto, banco, egalite, lion_punto, lion_banco) or a mix with handle "
-    "shares, e.g. punto=0.9,lion_punto=0.1.")]
+    "--bet", help="A bet (punto, banco, egalite, lion-punto, lion-banco) or a mix with handle "
+    "shares, e.g. punto=0.9,lion-punto=0.1.")]
 
 
 def _session_length(coups: int | None, handle: float | None, stake: float) -> int:
@@ -80,7 +80,7 @@ def _text(summary_dict: dict[str, object], *, decks_text: str) -> str:
 
 @app.command()
 def risk(
-    bet: BetMixOption = "lion_punto",
+    bet: BetMixOption = "lion-punto",
     coups: Annotated[int | None, typer.Option(
         "--coups", "-n", help="Coups in the session (default 1,000).", show_default=False)] = None,
     handle: Annotated[float | None, typer.Option(

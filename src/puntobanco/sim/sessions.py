@@ -82,9 +82,12 @@ def session_chunk(n_sessions: int, coups: int, checkpoints: npt.NDArray[np.int64
 def house_by_code(rules: RuleSet, shares: Mapping[str, Fraction]) -> tuple[npt.NDArray[np.int64], int]:
     """The house's result per outcome code on a mix, as integers on a grid of step ``1/scale``."""
     pays = tables.exact_payoffs(rules)
+    from puntobanco.analysis.risk import bet_key
+
     columns = {name: k for k, name in enumerate(tables.BET_NAMES)}
+    index = {name: columns[str(bet_key(name))] for name in shares}
     reachable = tables.reachable_codes(rules.drawing)
-    values = {code: -sum((share * pays[code][columns[name]] for name, share in shares.items()),
+    values = {code: -sum((share * pays[code][index[name]] for name, share in shares.items()),
                          Fraction(0)) for code in reachable}
     scale = math.lcm(*(v.denominator for v in values.values()))
     house = np.zeros(tables.N_CODES, dtype=np.int64)
