@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from puntobanco.analysis import analyse
+from puntobanco.analysis import BET_NAMES, analyse
 from puntobanco.analysis.risk import (
     REBOUND_WINDOW,
     coup_distribution,
@@ -57,7 +57,7 @@ def test_issue13_fft_power_equals_exact_fraction_convolution(mix: str, rules: Ru
                 break
 
 
-@pytest.mark.parametrize("bet", ["punto", "banco", "egalite", "lion_punto", "lion_banco"])
+@pytest.mark.parametrize("bet", BET_NAMES)
 def test_issue13_ev_and_sd_per_unit_are_the_par_sheets(bet: str) -> None:
     """EV per unit (house side) and SD per unit equal the exact PAR sheet's, for every bet."""
     dist = coup_distribution(EIGHT, RuleSet(), {bet: Fraction(1)})
