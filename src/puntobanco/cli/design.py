@@ -132,7 +132,7 @@ def design(
     half_totals: Annotated[str, typer.Option("--half-totals", help="Banco winning totals to try "
                                              "paying --half-pay instead of 1:1.")] = "1:9:1",
     half_pay: Annotated[str, typer.Option("--half-pay", help="What those Banco wins pay.")] = "1/2",
-    tie_pays: Annotated[str, typer.Option("--tie-pays-grid", help="Égalité pays to try.")]
+    tie_grid: Annotated[str, typer.Option("--tie-pays-grid", help="Égalité pays to try.")]
     = "5:12:0.5",
     top: Annotated[int, typer.Option("--top", help="How many tables to show.")] = 15,
     cut_card_depth: Annotated[int | None, typer.Option(
@@ -215,7 +215,7 @@ def design(
                 prefer=prefer, top=top)
         else:
             result = search.search_egalite(search.egalite_rows(rows), target=goal,
-                                           pays=parse_values(tie_pays, what="--tie-pays-grid"),
+                                           pays=parse_values(tie_grid, what="--tie-pays-grid"),
                                            prefer=prefer, top=top)
     text, renderable = _render(result, fmt)
     from puntobanco.cli.par import _emit
