@@ -19,6 +19,7 @@ from puntobanco.analysis.design import (
     search_banco,
     search_egalite,
     search_lion,
+    with_other_side,
 )
 from puntobanco.analysis.risk import bet_key
 from puntobanco.cards import full_composition
@@ -94,6 +95,9 @@ def test_issue13_spec_table_ranks_first_at_its_own_edge() -> None:
     result = search_lion(rows, target=(own, own), max_pay=20, top=1)
     assert result.spec_place == 1 and result.spec is not None
     assert result.best[0].pays == result.spec.pays
+    both = with_other_side(result, lion_rows(SIX, RuleSet(), side="banco"))
+    assert both.spec is not None  # the same table on Banco: SPEC's 16.7751 %
+    assert both.spec.other_side_edge == float(-analyse(SIX).bets[LION_BANCO].ev)
 
 
 def test_issue13_constraints_hold_in_every_shown_table() -> None:

@@ -52,6 +52,7 @@ __all__ = [
     "search_banco",
     "search_egalite",
     "search_lion",
+    "with_other_side",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -157,6 +158,8 @@ class Candidate:
     name: str = ""
     #: Monte Carlo standard error of the edge (shoe-average rows only).
     house_edge_std_error: float | None = None
+    #: Lion Bonus: the same pay table's house edge on the other side (see :func:`with_other_side`).
+    other_side_edge: float | None = None
 
     def label(self) -> str:
         return ",".join(_pay_text(p) for p in self.pays.values())
@@ -167,6 +170,7 @@ class Candidate:
                 "house_edge_exact": None if self.house_edge_exact is None
                 else str(self.house_edge_exact),
                 "house_edge_std_error": self.house_edge_std_error,
+                "other_side_house_edge": self.other_side_edge,
                 "std_dev": self.std_dev, "hit_frequency": self.hit_frequency,
                 "distance": self.distance}
 
@@ -358,6 +362,26 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
     return SearchResult(bet="lion", rows=rows, target=target, candidates=scored,
                         passed=passed_total, best=best, spec=spec, spec_place=place,
                         spec_passes=spec_passes, seconds=time.perf_counter() - began)
+
+
+def with_other_side(result: SearchResult, other: OutcomeRows) -> SearchResult:
+    """The Lion Bonus result with each shown table's house edge on the other side too.
+
+    A casino offers one pay table on both sides; the search aims at one side's edge, and this
+    shows what the same table gives on the other (exactly, when the rows are exact counts).
+    """
+    def other_edge(candidate: Candidate) -> float:
+        full = [candidate.pays.get(name, Fraction(-1)) for name in other.names]
+        exact = other.exact(full)
+        if exact is not None:
+            return float(-exact[0])
+        return -float(other.probabilities @ np.array([float(p) for p in full]))
+
+    def extend(candidate: Candidate) -> Candidate:
+        return Candidate(**{**candidate.__dict__, "other_side_edge": other_edge(candidate)})
+
+    return SearchResult(**{**result.__dict__, "best": [extend(c) for c in result.best],
+                           "spec": None if result.spec is None else extend(result.spec)})
 
 
 def _place(distance: FloatArray, sd: FloatArray, reference: Candidate, prefer: str,

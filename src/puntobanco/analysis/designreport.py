@@ -43,14 +43,16 @@ def head(result: SearchResult) -> list[str]:
         return ["Rank", "Payout", "House edge", "Std dev", "Hit frequency"]
     first = result.best[0] if result.best else result.spec
     columns = [] if first is None else [_ROW_LABELS.get(k, k) for k in first.pays]
-    return ["Rank", *columns, "House edge", "Std dev", "Hit frequency"]
+    other = [] if first is None or first.other_side_edge is None else ["Other side's edge"]
+    return ["Rank", *columns, "House edge", *other, "Std dev", "Hit frequency"]
 
 
 def _row(candidate: Candidate, rank: str) -> list[str]:
     edge = f"{candidate.house_edge:.4%}"
     cells = ([candidate.name] if candidate.name
              else [_pays_cell(p) for p in candidate.pays.values()])
-    return [rank, *cells, edge,
+    other = [] if candidate.other_side_edge is None else [f"{candidate.other_side_edge:.4%}"]
+    return [rank, *cells, edge, *other,
             f"{candidate.std_dev:.4f}", f"{candidate.hit_frequency:.4%}"]
 
 

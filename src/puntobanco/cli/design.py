@@ -182,12 +182,15 @@ def design(
     from puntobanco.analysis import design as search
 
     if key == "lion":
+        other_side = "banco" if side == "punto" else "punto"
         if cut_card_depth is None:
             rows = search.lion_rows(shoe, ruleset, side=side)
+            other = search.lion_rows(shoe, ruleset, side=other_side)
         else:
             from puntobanco.sim.shoestates import lion_rows_by_depth
 
             rows = lion_rows_by_depth(ruleset, side=side, shoes=shoes, seed=seed)
+            other = lion_rows_by_depth(ruleset, side=other_side, shoes=shoes, seed=seed)
         step = Fraction(1, 2) if half_pays else Fraction(1)
         low_pay = parse_number(min_pay, what="--min-pay")
         if low_pay < 0 or max_pay < low_pay:
@@ -198,6 +201,7 @@ def design(
             natural_win=parse_values(natural_win, what="--natural-win"),
             natural_tie=parse_values(natural_tie, what="--natural-tie"), min_hit=hit,
             monotone=not any_order, prefer=prefer, top=top, lose_margins=lose_margins)
+        result = search.with_other_side(result, other)
     else:
         if cut_card_depth is None:
             rows = search.banco_rows(shoe, ruleset)
