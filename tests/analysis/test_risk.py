@@ -20,6 +20,7 @@ from puntobanco.analysis.risk import (
     prob_behind,
     risk_summary,
     session_distribution,
+    tilted_prob_behind,
 )
 from puntobanco.cards import full_composition
 from puntobanco.errors import PuntoBancoError
@@ -145,3 +146,26 @@ def test_issue13_simulation_grid_matches_the_exact_support() -> None:
     reachable = tables.reachable_codes(rules.drawing)
     assert scale == dist.scale
     assert {int(house[c]) for c in reachable} == set(dist.values)
+
+
+def _binomial_tail(n: int, p: float, least: int) -> float:
+    logs = [math.lgamma(n + 1) - math.lgamma(t + 1) - math.lgamma(n - t + 1) + t * math.log(p)
+            + (n - t) * math.log1p(-p) for t in range(least, n + 1)]
+    top = max(logs)
+    return math.exp(top) * sum(math.exp(x - top) for x in logs)
+
+
+@pytest.mark.parametrize("coups", [100, 5000, 20000])
+def test_issue13_tilted_tail_keeps_its_relative_precision(coups: int) -> None:
+    """B3: the house is behind on Égalité exactly when more than N/9 coups tie, a binomial tail;
+    the tilted FFT gives it to 1e-9 relative even at 1e-14, where the plain FFT's round-off
+    (≈1e-11 there) is all it has."""
+    dist = coup_distribution(EIGHT, RuleSet(), {"egalite": Fraction(1)})
+    tie = dist.weights[0] / dist.total
+    exact = _binomial_tail(coups, tie, coups // 9 + 1)
+    assert tilted_prob_behind(dist, coups) == pytest.approx(exact, rel=1e-9)
+    if coups == 20000:
+        assert exact < 1e-13 and abs(prob_behind(dist, coups) - exact) > 100 * exact
+        summary, _ = risk_summary(dist, coups, bet="egalite")
+        assert summary.prob_house_behind == pytest.approx(exact, rel=1e-9)
+        assert "tilting" in summary.method

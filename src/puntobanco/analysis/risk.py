@@ -59,6 +59,7 @@ __all__ = [
     "risk_summary",
     "safe_crossings",
     "session_distribution",
+    "tilted_prob_behind",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -73,6 +74,8 @@ VOLATILITY_Z = 1.6448536269514722
 MAX_GRID = 1 << 24
 #: The house's targets for "behind with less than ...".
 SAFE_LEVELS: tuple[float, ...] = (0.05, 0.01)
+#: Below this P(behind), the report recomputes it by exponential tilting (:func:`tilted_prob_behind`).
+TILT_BELOW = 1e-6
 #: How many coups after a crossing the threshold search checks for a rebound (lattice effects).
 REBOUND_WINDOW = 20
 
@@ -276,6 +279,60 @@ def session_distribution(dist: CoupDistribution, coups: int) -> SessionDistribut
                                numerical_error=error)
 
 
+def _tilt(dist: CoupDistribution) -> float | None:
+    """θ ≤ 0 with Σ k·p_k·e^{θk} = 0 (the saddle point at a result of 0), or ``None`` when no
+    result is negative (the house can never be behind)."""
+    k = np.arange(dist.low, dist.low + dist.width, dtype=np.float64)
+    p = dist.dense()
+    if dist.low >= 0:
+        return None
+
+    def mean(theta: float) -> float:
+        w = p * np.exp(theta * (k - k.max()))  # shifted: the common factor cancels
+        return float((k * w).sum() / w.sum())
+
+    if mean(0.0) <= 0:
+        return 0.0
+    low = -1.0
+    while mean(low) > 0:
+        low *= 2
+    high = 0.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        if mean(middle) > 0:
+            high = middle
+        else:
+            low = middle
+    return (low + high) / 2
+
+
+def tilted_prob_behind(dist: CoupDistribution, coups: int) -> float:
+    """P(house behind after ``coups`` coups) with full *relative* precision in the far tail.
+
+    Exponential tilting: the one-coup law is re-weighted by ``e^{θk}`` so that its mean is 0,
+    the FFT power is taken of that (its mass near 0 is large, so round-off is small beside it),
+    and each negative result's probability is untilted in the log domain:
+    ``log P_N(k) = log Q_N(k) + N·log M(θ) − θk``. The plain FFT's absolute round-off (≈1e-13)
+    swamps probabilities below about 1e-11; this does not.
+    """
+    theta = _tilt(dist)
+    if theta is None:
+        return 0.0
+    k = np.arange(dist.low, dist.low + dist.width, dtype=np.float64)
+    shift = float(k.max())
+    weights = dist.dense() * np.exp(theta * (k - shift))
+    log_m = math.log(float(weights.sum())) + theta * shift  # log Σ p_k e^{θk}
+    q = weights / weights.sum()
+    mass, _ = _fft_power(q, coups) if coups > 1 else (q, 0.0)
+    grid = np.arange(coups * dist.low, coups * dist.low + mass.shape[0], dtype=np.float64)
+    keep = (grid < 0) & (mass > mass.max() * 1e-15)
+    if not keep.any():
+        return 0.0
+    logs = np.log(mass[keep]) + coups * log_m - theta * grid[keep]
+    top = float(logs.max())
+    return math.exp(top) * float(np.exp(logs - top).sum())
+
+
 def exact_session_fractions(dist: CoupDistribution, coups: int) -> dict[int, Fraction]:
     """The same distribution by exact convolution (integer weights; for tests and small N).
 
@@ -418,12 +475,17 @@ def risk_summary(dist: CoupDistribution, coups: int, *, bet: str, stake: float =
     """The exact report for ``coups`` coups of ``stake`` each (quantiles in money units)."""
     session = session_distribution(dist, coups)
     sd = dist.std_dev
+    behind = session.prob_house_behind
+    method = "exact-convolution"
+    if behind < TILT_BELOW:  # below the plain FFT's relative precision: the tilted tail
+        behind = tilted_prob_behind(dist, coups)
+        method = "exact-convolution (P(behind) by exponential tilting)"
     summary = RiskSummary(
         bet=bet, coups=coups, stake=stake, ev_per_unit=float(dist.mean), ev_exact=dist.mean,
         sd_per_unit=sd, volatility_index=VOLATILITY_Z * sd,
         quantiles={key: float(session.quantile(q)) * stake for key, q in QUANTILES},
-        prob_house_behind=session.prob_house_behind,
+        prob_house_behind=behind,
         coups_until_safe=safe_crossings(dist),
-        method="exact-convolution", numerical_error=session.numerical_error,
+        method=method, numerical_error=session.numerical_error,
     )
     return summary, session
