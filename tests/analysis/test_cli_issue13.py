@@ -90,3 +90,8 @@ def test_issue13_par_compare(monkeypatch: pytest.MonkeyPatch,
     assert data["published_checks"] and all(c["matches"] for c in data["published_checks"])
     code, out, _ = run_main(monkeypatch, capsys, "par", "--compare", "--decks", "8")
     assert code == 0 and "Dragon 7" in out and "Panda 8" in out and "DIFFERS" not in out
+    code, out, _ = run_main(monkeypatch, capsys, "par", "--compare", "--decks", "6",
+                            "--lion-paytable", "30,10,6,4,2,1", "-f", "json")
+    lion = [line for line in json.loads(out)["lines"] if line["game"] == "lion_bonus"]
+    dragon = [line for line in json.loads(out)["lines"] if line["game"] == "dragon_bonus"]
+    assert code == 0 and [x["ev"] for x in lion] == [x["ev"] for x in dragon]  # same table

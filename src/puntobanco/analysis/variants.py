@@ -43,7 +43,7 @@ from puntobanco.analysis.multisets import MAX_CARDS, falling
 from puntobanco.analysis.risk import bet_key
 from puntobanco.analysis.tables import CLASS_COUNT, Shape, class_parts
 from puntobanco.cards import full_composition
-from puntobanco.rules import DRAGON_PAYTABLE, BancoPayout, Drawing, RuleSet
+from puntobanco.rules import DRAGON_PAYTABLE, LION_PAYTABLE, BancoPayout, Drawing, RuleSet
 
 __all__ = [
     "VariantFigures",
@@ -151,6 +151,8 @@ class VariantFigures:
     label: str
     decks: int
     analysis: BetAnalysis
+    #: The game's name as printed (the Lion Bonus line names its pay table).
+    game_label: str = ""
 
     @property
     def house_edge(self) -> float:
@@ -161,7 +163,8 @@ class VariantFigures:
         return element_of_risk(self.analysis)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"game": self.game, "bet": self.bet, "label": self.label, "decks": self.decks,
+        return {"game": self.game, "game_label": self.game_label, "bet": self.bet,
+                "label": self.label, "decks": self.decks,
                 "ev": str(self.analysis.ev), "house_edge": self.house_edge,
                 "element_of_risk": self.element_of_risk,
                 "hit_frequency": self.analysis.hit_frequency,
@@ -179,22 +182,28 @@ GAMES: dict[str, str] = {
 }
 
 
-def compare(decks: Sequence[int] = (6, 8), drawing: Drawing = Drawing.STANDARD
-            ) -> list[VariantFigures]:
-    """Every game's bets, exactly, for each number of decks."""
+def compare(decks: Sequence[int] = (6, 8), drawing: Drawing = Drawing.STANDARD, *,
+            lion_paytable: Sequence[int] = LION_PAYTABLE) -> list[VariantFigures]:
+    """Every game's bets, exactly, for each number of decks; the Lion Bonus with
+    ``lion_paytable`` (SPEC's by default)."""
+    labels = dict(GAMES)
+    if tuple(lion_paytable) != LION_PAYTABLE:
+        labels["lion_bonus"] = ("Lion Bonus side bet (" + ",".join(map(str, lion_paytable))
+                                + ")")
     out: list[VariantFigures] = []
     for deck_count in decks:
         shoe = full_composition(deck_count)
         commission = analyse(shoe, RuleSet(banco_payout=BancoPayout.COMMISSION,
                                            drawing=drawing))
         ours = analyse(shoe, RuleSet(drawing=drawing))
+        lion = analyse(shoe, RuleSet(drawing=drawing, lion_paytable=tuple(lion_paytable)))
         dragon = analyse(shoe, RuleSet(lion_paytable=DRAGON_PAYTABLE, drawing=drawing))
         ez = ez_baccarat(shoe, drawing)
 
         def add(game: str, bet: str, label: str, analysis: BetAnalysis,
                 deck_count: int = deck_count) -> None:
             out.append(VariantFigures(game=game, bet=bet, label=label, decks=deck_count,
-                                      analysis=analysis))
+                                      analysis=analysis, game_label=labels[game]))
 
         for bet, label in (("banco", "Banco"), ("punto", "Punto"), ("egalite", "Égalité 8:1")):
             add("commission", bet, label, commission.bets[bet])
@@ -203,7 +212,7 @@ def compare(decks: Sequence[int] = (6, 8), drawing: Drawing = Drawing.STANDARD
         for bet, label in (("banker", "Banker"), ("player", "Player"), ("tie", "Tie 8:1"),
                            ("dragon_7", "Dragon 7 (40:1)"), ("panda_8", "Panda 8 (25:1)")):
             add("ez", bet, label, ez[bet])
-        for game, sheet in (("dragon_bonus", dragon), ("lion_bonus", ours)):
+        for game, sheet in (("dragon_bonus", dragon), ("lion_bonus", lion)):
             for side, label in (("punto", "on Punto (Player)"), ("banco", "on Banco (Banker)")):
                 key = str(bet_key(f"lion-{side}"))
                 add(game, key, label, sheet.bets[key])
@@ -217,7 +226,7 @@ def compare_json(lines: Sequence[VariantFigures], checks: Sequence[dict[str, Any
 
 def compare_rows(lines: Sequence[VariantFigures]) -> list[list[str]]:
     """Text rows: game, bet, decks, house edge, element of risk, hit frequency, SD."""
-    return [[GAMES[line.game], line.label, str(line.decks), f"{line.house_edge:.4%}",
+    return [[line.game_label or GAMES[line.game], line.label, str(line.decks), f"{line.house_edge:.4%}",
              f"{line.element_of_risk:.4%}", f"{line.analysis.hit_frequency:.4%}",
              f"{line.analysis.std_dev:.4f}"] for line in lines]
 

@@ -11,18 +11,22 @@ from puntobanco.errors import PuntoBancoError
 
 
 def compare_command(*, decks: int | None, fmt: str, out: Path | None, rules: str,
-                    emit: Any) -> None:
+                    emit: Any, lion_paytable: str | None = None) -> None:
     """Render the comparison in ``fmt`` (table, json, md or html) through ``emit(fmt, out, rich,
-    text)`` (the ``par`` command's writer)."""
+    text)`` (the ``par`` command's writer). ``--lion-paytable`` sets the Lion Bonus line's table;
+    the other pay options do not apply (each game has its own pays)."""
     from puntobanco.analysis import variants
     from puntobanco.cli.ruleopts import parse_drawing
+    from puntobanco.rules import LION_PAYTABLE, parse_paytable
 
     if fmt == "csv":
         raise PuntoBancoError("par --compare writes table, json, md or html, not csv.",
                               code="bad-format")
     if decks is not None and not 1 <= decks <= 8:
         raise PuntoBancoError(f"--decks takes 1 to 8 decks, not {decks}.", code="bad-decks")
-    lines = variants.compare((6, 8) if decks is None else (decks,), parse_drawing(rules))
+    table = LION_PAYTABLE if lion_paytable is None else parse_paytable(lion_paytable)
+    lines = variants.compare((6, 8) if decks is None else (decks,), parse_drawing(rules),
+                             lion_paytable=table)
     checks = variants.published_checks(lines)
 
     def rich() -> Any:

@@ -93,14 +93,16 @@ def par(
     out: OutOption = None,
     compare: Annotated[bool, typer.Option(
         "--compare", help="Set this game beside commission baccarat, EZ Baccarat (Dragon 7, "
-        "Panda 8) and the Dragon Bonus, for 6 and 8 decks (or --decks).")] = False,
+        "Panda 8) and the Dragon Bonus, for 6 and 8 decks (or --decks); --lion-paytable sets "
+        "the Lion Bonus line's table.")] = False,
 ) -> None:
     """Print the exact PAR sheet: every bet's outcomes, combinations, pays, RTP and edge."""
     fmt = _check_format(output_format)
     if compare:
         from puntobanco.cli._compare import compare_command
 
-        compare_command(decks=decks, fmt=fmt, out=out, rules=rules, emit=_emit_format)
+        compare_command(decks=decks, fmt=fmt, out=out, rules=rules, emit=_emit_format,
+                        lion_paytable=lion_paytable)
         return
     shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
                                    commission=commission, tie_pays=tie_pays,
