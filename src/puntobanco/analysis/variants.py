@@ -239,12 +239,14 @@ def compare_html(lines: Sequence[VariantFigures], checks: Sequence[dict[str, Any
     """A printable page with the same tables as :func:`compare_markdown`."""
     from puntobanco.analysis.report import _html_page, _html_table
 
-    body = [_html_table(COMPARE_HEAD, compare_rows(lines))]
+    body = ["<style>.games td:nth-child(2), .games th:nth-child(2), .checks td:last-child, "
+            ".checks th:last-child { text-align: left; }</style>",
+            '<div class="games">', _html_table(COMPARE_HEAD, compare_rows(lines)), "</div>"]
     if checks:
-        body += ["<h2>Checked against published figures</h2>",
+        body += ["<h2>Checked against published figures</h2>", '<div class="checks">',
                  _html_table(["Figure", "Published", "This engine", "Source"],
                              [[c["what"], c["published"], c["computed"], c["source"]]
-                              for c in checks])]
+                              for c in checks]), "</div>"]
     return _html_page("Baccarat variants side by side", "Exact, full shoes, standard drawing; "
                       "house edge per initial unit, element of risk per unit at risk "
                       "(pushes excluded).", body)
