@@ -131,6 +131,23 @@ def test_issue13_banco_and_egalite_searches_reproduce_the_par_sheets() -> None:
     assert edges["9:1"] == -analyse(SIX, RuleSet(tie_pays=9)).bets["egalite"].ev
 
 
+def test_issue13_the_tables_own_pays_are_the_reference() -> None:
+    """A table paying Égalité 9:1 or Banco less 4 % is placed among the candidates (added to the
+    grid when missing) and named "ref.", not "SPEC"."""
+    rows = banco_rows(SIX, RuleSet())
+    tie = search_egalite(egalite_rows(rows), target=(0.05, 0.05), pays=[Fraction(7)],
+                         reference=Fraction(9))
+    assert tie.reference_name == "ref." and tie.candidates == 2 and tie.spec_place == 1
+    rate = Fraction(4, 100)
+    banco = search_banco(rows, target=(0.0, 0.0), commissions=[Fraction(5, 100)],
+                         half_totals=(), reference_commission=rate)
+    commission = analyse(SIX, RuleSet(banco_payout=BancoPayout.COMMISSION, commission=rate))
+    assert banco.spec is not None and banco.spec.name == "commission 4.0000%"
+    assert banco.spec.house_edge_exact == -commission.bets["banco"].ev
+    spec = search_banco(rows, target=(0.0, 0.0), commissions=[Fraction(5, 100)], half_totals=())
+    assert spec.reference_name == "SPEC" and spec.spec is not None  # the 6 at 1:2 is added
+
+
 def test_issue13_shoe_average_rows_are_exact_per_state() -> None:
     """The rows read from EVs are the exact probabilities of each state's cards."""
     states = ShoeStates(compositions=np.array([full_composition(8)] * 2, dtype=np.int64),

@@ -199,12 +199,15 @@ class SearchResult:
     spec_passes: bool
     seconds: float = 0.0
     notes: tuple[str, ...] = ()
+    #: How the reference table is named in the output ("SPEC" for SPEC's own settings).
+    reference_name: str = "SPEC"
 
     def to_dict(self) -> dict[str, Any]:
         return {"bet": self.bet, "rows": list(self.rows.names), "row_method": self.rows.method,
                 "target": {"low": self.target[0], "high": self.target[1]},
                 "candidates": self.candidates, "passed": self.passed,
                 "best": [c.to_dict() for c in self.best],
+                "reference_name": self.reference_name,
                 "reference": None if self.spec is None else self.spec.to_dict(),
                 "reference_place": self.spec_place, "reference_meets_constraints":
                 self.spec_passes, "seconds": self.seconds, "notes": list(self.notes)}
@@ -317,7 +320,9 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
     names = LION_ROWS[:8]
     spec_pays = [Fraction(1), Fraction(0), *(Fraction(x) for x in reference)]
     spec = _candidate(rows, names, spec_pays, target, 0)
-    spec_passes = (spec.hit_frequency >= min_hit - 1e-15 and all(x <= max_pay for x in reference)
+    on_grid = set(grid)
+    spec_passes = (spec.hit_frequency >= min_hit - 1e-15 and all(x in on_grid for x in reference)
+                   and Fraction(1) in natural_win and Fraction(0) in natural_tie
                    and (not monotone or list(reference) == sorted(reference, reverse=True)))
     scored = passed_total = before_spec = 0
     pool: list[tuple[float, float, list[Fraction]]] = []
@@ -361,7 +366,8 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
     spec = Candidate(**{**spec.__dict__, "rank": place or 0})
     return SearchResult(bet="lion", rows=rows, target=target, candidates=scored,
                         passed=passed_total, best=best, spec=spec, spec_place=place,
-                        spec_passes=spec_passes, seconds=time.perf_counter() - began)
+                        spec_passes=spec_passes, seconds=time.perf_counter() - began,
+                        reference_name="SPEC" if tuple(reference) == LION_PAYTABLE else "ref.")
 
 
 def with_other_side(result: SearchResult, other: OutcomeRows) -> SearchResult:
@@ -396,7 +402,7 @@ def _place(distance: FloatArray, sd: FloatArray, reference: Candidate, prefer: s
 
 def _small_search(bet: str, rows: OutcomeRows, options: list[tuple[str, dict[str, Fraction]]],
                   target: tuple[float, float], *, prefer: str, top: int, reference: str,
-                  min_hit: float = 0.0) -> SearchResult:
+                  reference_name: str = "SPEC", min_hit: float = 0.0) -> SearchResult:
     """Score a short list of named pay vectors exactly (rows absent from a vector lose)."""
     import time
 
@@ -416,37 +422,59 @@ def _small_search(bet: str, rows: OutcomeRows, options: list[tuple[str, dict[str
                         passed=len(passing), best=ranked[:top], spec=spec,
                         spec_place=None if spec is None else spec.rank,
                         spec_passes=spec is not None, seconds=time.perf_counter() - began,
-                        notes=tuple(labels[:top]))
+                        notes=tuple(labels[:top]), reference_name=reference_name)
 
 
 def search_banco(rows: OutcomeRows, *, target: tuple[float, float],
                  commissions: Sequence[Fraction], half_totals: Sequence[int] = tuple(range(1, 10)),
                  half_pays: Sequence[Fraction] = (Fraction(1, 2),), prefer: str = "low",
-                 top: int = 20) -> SearchResult:
+                 top: int = 20, reference_commission: Fraction | None = None) -> SearchResult:
     """Banco payouts: 1:1 less each commission, or 1:1 except a win with total ``t`` paying
-    ``half_pays`` (the "2000" rule is t = 6 at 1:2). Rows: win-with-1 … 9, tie (push), lose."""
+    ``half_pays`` (the "2000" rule is t = 6 at 1:2). Rows: win-with-1 … 9, tie (push), lose.
+
+    The reference placed among them is B2's half pay on a 6 (SPEC), or the table's commission
+    ``reference_commission`` (added to the candidates if missing).
+    """
     wins = [name for name in rows.names if name.startswith("win")]
     options: list[tuple[str, dict[str, Fraction]]] = []
-    for rate in commissions:
+    rates = list(commissions)
+    totals, pays = list(half_totals), list(half_pays)
+    if reference_commission is not None and reference_commission not in rates:
+        rates.append(reference_commission)
+    if reference_commission is None:
+        totals += [] if 6 in totals else [6]
+        pays += [] if Fraction(1, 2) in pays else [Fraction(1, 2)]
+    for rate in rates:
         options.append((f"commission {float(rate):.4%}",
                         {**dict.fromkeys(wins, 1 - rate), "tie": Fraction(0)}))
-    for total in half_totals:
+    for total in totals:
         if f"win-with-{total}" not in wins:
             continue  # shoe-average rows single out the 6 only
-        for pay in half_pays:
+        for pay in pays:
             vector = {**dict.fromkeys(wins, Fraction(1)), "tie": Fraction(0)}
             vector[f"win-with-{total}"] = pay
             options.append((f"win with {total} pays {_ratio(pay)}", vector))
+    if reference_commission is None:
+        reference, name = "win with 6 pays 1:2", "SPEC"
+    else:
+        reference, name = f"commission {float(reference_commission):.4%}", "ref."
     return _small_search("banco", rows, options, target, prefer=prefer, top=top,
-                         reference="win with 6 pays 1:2")
+                         reference=reference, reference_name=name)
 
 
 def search_egalite(rows: OutcomeRows, *, target: tuple[float, float],
-                   pays: Sequence[Fraction], prefer: str = "low", top: int = 20) -> SearchResult:
-    """Égalité pays ``k``:1 for each ``k``; rows: tie, other (lose)."""
-    options = [(_ratio(k) if k.denominator > 1 else f"{k}:1", {"tie": k}) for k in pays]
+                   pays: Sequence[Fraction], prefer: str = "low", top: int = 20,
+                   reference: Fraction = Fraction(8)) -> SearchResult:
+    """Égalité pays ``k``:1 for each ``k``; rows: tie, other (lose). The reference (B3's 8:1,
+    or the table's 9:1) is placed among them, added if missing."""
+    def label(k: Fraction) -> str:
+        return _ratio(k) if k.denominator > 1 else f"{k}:1"
+
+    grid = sorted({*pays, reference})
+    options = [(label(k), {"tie": k}) for k in grid]
     return _small_search("egalite", rows, options, target, prefer=prefer, top=top,
-                         reference="8:1")
+                         reference=label(reference),
+                         reference_name="SPEC" if reference == 8 else "ref.")
 
 
 def egalite_rows(banco: OutcomeRows) -> OutcomeRows:

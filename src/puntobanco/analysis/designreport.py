@@ -57,17 +57,21 @@ def _row(candidate: Candidate, rank: str) -> list[str]:
 
 
 def rows(result: SearchResult) -> list[list[str]]:
-    out = [_row(c, str(c.rank)) for c in result.best]
+    spec = result.spec
+    out = [_row(c, f"{c.rank} ({result.reference_name})" if spec is not None
+                and c.pays == spec.pays else str(c.rank)) for c in result.best]
     if result.spec is not None and all(c.pays != result.spec.pays for c in result.best):
-        place = f"SPEC ({result.spec_place:,})" if result.spec_place else "SPEC (outside)"
+        ref = result.reference_name
+        place = f"{ref} ({result.spec_place:,})" if result.spec_place else f"{ref} (outside)"
         out.append(_row(result.spec, place))
     return out
 
 
 def summary(result: SearchResult) -> str:
     spec = result.spec
-    where = ("SPEC's table does not meet the constraints" if result.spec_place is None
-             else f"SPEC's table ranks {result.spec_place:,} of {result.passed:,}")
+    whose = "SPEC's table" if result.reference_name == "SPEC" else "the reference table"
+    where = (f"{whose} does not meet the constraints" if result.spec_place is None
+             else f"{whose} ranks {result.spec_place:,} of {result.passed:,}")
     noise = ("" if spec is None or spec.house_edge_std_error is None
              else f" ± {spec.house_edge_std_error:.4%}")
     spec_text = "" if spec is None else (f"; {where} (house edge {spec.house_edge:.4%}{noise}, "
@@ -115,5 +119,5 @@ def to_rich(result: SearchResult) -> Any:
     for column in table.columns[1:]:
         column.justify = "right"
     for row in rows(result):
-        table.add_row(*row, style="bold" if row[0].startswith("SPEC") else None)
+        table.add_row(*row, style="bold" if row[0].startswith(result.reference_name) else None)
     return table

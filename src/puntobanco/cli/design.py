@@ -13,12 +13,17 @@ import typer
 
 from puntobanco.cli._app import app
 from puntobanco.cli.ruleopts import (
+    BancoOption,
+    CommissionOption,
     CompositionOption,
     DecksOption,
+    LionPaytableOption,
     RulesOption,
+    TiePaysOption,
     shoe_and_rules,
 )
 from puntobanco.errors import PuntoBancoError
+from puntobanco.rules import BancoPayout
 
 if TYPE_CHECKING:
     from puntobanco.analysis.design import SearchResult
@@ -145,6 +150,10 @@ def design(
     seed: Annotated[int, typer.Option("--seed", help="Seed for --cut-card-depth.")] = 1,
     decks: DecksOption = None,
     composition: CompositionOption = None,
+    banco: BancoOption = "no-commission",
+    commission: CommissionOption = "0.05",
+    tie_pays: TiePaysOption = 8,
+    lion_paytable: LionPaytableOption = None,
     rules: RulesOption = "standard",
     output_format: Annotated[str, typer.Option("--format", "-f", help="table, json, md or "
                                                "html.")] = "table",
@@ -169,7 +178,10 @@ def design(
     if top < 1:
         raise PuntoBancoError(f"--top shows at least one table, not {top}.", code="bad-design")
     goal = parse_target(target)
-    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, rules=rules)
+    # the shoe and drawing rule; the table's pays are the reference placed among the candidates
+    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
+                                   commission=commission, tie_pays=tie_pays,
+                                   lion_paytable=lion_paytable, rules=rules)
     if cut_card_depth is not None:
         if composition is not None:
             raise PuntoBancoError("--cut-card-depth plays full shoes: give --decks, not "
@@ -200,7 +212,8 @@ def design(
             rows, target=goal, max_pay=max_pay, min_pay=low_pay, step=step,
             natural_win=parse_values(natural_win, what="--natural-win"),
             natural_tie=parse_values(natural_tie, what="--natural-tie"), min_hit=hit,
-            monotone=not any_order, prefer=prefer, top=top, lose_margins=lose_margins)
+            monotone=not any_order, prefer=prefer, top=top, lose_margins=lose_margins,
+            reference=ruleset.lion_paytable)
         result = search.with_other_side(result, other)
     else:
         if cut_card_depth is None:
@@ -216,11 +229,13 @@ def design(
                 rows, target=goal, commissions=[c for c in parse_values(
                     commissions, what="--commissions") if 0 <= c < 1],
                 half_totals=totals, half_pays=parse_values(half_pay, what="--half-pay"),
-                prefer=prefer, top=top)
+                prefer=prefer, top=top, reference_commission=ruleset.commission
+                if ruleset.banco_payout is BancoPayout.COMMISSION else None)
         else:
             result = search.search_egalite(search.egalite_rows(rows), target=goal,
                                            pays=parse_values(tie_grid, what="--tie-pays-grid"),
-                                           prefer=prefer, top=top)
+                                           prefer=prefer, top=top,
+                                           reference=Fraction(ruleset.tie_pays))
     text, renderable = _render(result, fmt)
     from puntobanco.cli.par import _emit
 
