@@ -12,16 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from puntobanco.cli._app import app
-from puntobanco.cli.ruleopts import (
-    BancoOption,
-    CommissionOption,
-    CompositionOption,
-    DecksOption,
-    LionPaytableOption,
-    RulesOption,
-    TiePaysOption,
-    shoe_and_rules,
-)
+from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import BancoPayout
 
@@ -109,7 +100,10 @@ def _render(result: SearchResult, fmt: str) -> tuple[str | None, Any]:
 
 
 @app.command()
+@rule_options()
 def design(
+    *,
+    rules: RuleOptions,
     bet: Annotated[str, typer.Option("--bet", help="lion (Lion Bonus pay table), banco "
                                      "(commission or a total paid 1:2) or egalite.")] = "lion",
     target: Annotated[str, typer.Option("--target", help="House edge wanted: 10% or a range "
@@ -148,13 +142,6 @@ def design(
     shoes: Annotated[int, typer.Option("--shoes", help="Shoes played for --cut-card-depth.")]
     = 500,
     seed: Annotated[int, typer.Option("--seed", help="Seed for --cut-card-depth.")] = 1,
-    decks: DecksOption = None,
-    composition: CompositionOption = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
     output_format: Annotated[str, typer.Option("--format", "-f", help="table, json, md or "
                                                "html.")] = "table",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.",
@@ -179,11 +166,9 @@ def design(
         raise PuntoBancoError(f"--top shows at least one table, not {top}.", code="bad-design")
     goal = parse_target(target)
     # the shoe and drawing rule; the table's pays are the reference placed among the candidates
-    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules)
+    shoe, ruleset = rules.shoe_and_rules()
     if cut_card_depth is not None:
-        if composition is not None:
+        if rules.composition is not None:
             raise PuntoBancoError("--cut-card-depth plays full shoes: give --decks, not "
                                   "--composition.", code="bad-design")
         if shoes < 2:

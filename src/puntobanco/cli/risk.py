@@ -12,16 +12,7 @@ from typing import Annotated
 import typer
 
 from puntobanco.cli._app import app
-from puntobanco.cli.ruleopts import (
-    BancoOption,
-    CommissionOption,
-    CompositionOption,
-    DecksOption,
-    LionPaytableOption,
-    RulesOption,
-    TiePaysOption,
-    shoe_and_rules,
-)
+from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 
 METHODS = ("exact", "simulate")
@@ -79,7 +70,10 @@ def _text(summary_dict: dict[str, object], *, decks_text: str) -> str:
 
 
 @app.command()
+@rule_options()
 def risk(
+    *,
+    rules: RuleOptions,
     bet: BetMixOption = "lion-punto",
     coups: Annotated[int | None, typer.Option(
         "--coups", "-n", help="Coups in the session (default 1,000).", show_default=False)] = None,
@@ -99,13 +93,6 @@ def risk(
         "--plot", help="Draw the distribution and P(behind) against N into this PNG file.",
         show_default=False, dir_okay=False)] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
-    decks: DecksOption = None,
-    composition: CompositionOption = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
 ) -> None:
     """The house's result over N coups of a bet or mix: EV, SD, quantiles, P(behind)."""
     key = method.strip().lower()
@@ -113,9 +100,7 @@ def risk(
         raise PuntoBancoError(f"{method!r} is not a method: choose exact or simulate.",
                               code="bad-method")
     n = _session_length(coups, handle, stake)
-    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules)
+    shoe, ruleset = rules.shoe_and_rules()
     from puntobanco.analysis.report import shoe_description
     from puntobanco.analysis.risk import (
         coup_distribution,
