@@ -173,3 +173,22 @@ def test_issue13_cut_card_rows_are_near_the_off_the_top_rows() -> None:
     assert result.spec is not None and result.spec.house_edge_std_error is not None
     spec_edge = -analyse(full_composition(2)).bets[LION_BANCO].ev
     assert abs(result.spec.house_edge - float(spec_edge)) < 5 * result.spec.house_edge_std_error
+
+
+def test_issue13_both_sides_in_the_target() -> None:
+    """One pay table serves both sides (L1): with both sides' rows, the distance is the larger
+    of the two, and every shown table inside a wide enough range has both edges in it."""
+    punto = lion_rows(SIX, RuleSet(), side="punto")
+    banco = lion_rows(SIX, RuleSet(), side="banco")
+    result = search_lion(punto, target=(0.10, 0.14), max_pay=20, top=5, both_sides=banco)
+    assert len(result.best) == 5
+    for candidate in result.best:
+        table = tuple(int(candidate.pays[f"win-by-{m}"]) for m in range(9, 3, -1))
+        sheet = analyse(SIX, RuleSet(lion_paytable=table))
+        assert candidate.other_side_edge == pytest.approx(sheet.bets[LION_BANCO].house_edge)
+        assert 0.10 <= candidate.house_edge <= 0.14 and 0.10 <= candidate.other_side_edge <= 0.14
+    narrow = search_lion(punto, target=(0.12, 0.12), max_pay=20, top=3, both_sides=banco)
+    for candidate in narrow.best:  # no table gives both sides 12 %: the worse side decides
+        assert candidate.other_side_edge is not None
+        assert candidate.distance == pytest.approx(max(abs(candidate.house_edge - 0.12),
+                                                       abs(candidate.other_side_edge - 0.12)))

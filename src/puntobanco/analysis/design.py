@@ -288,14 +288,17 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
                 natural_tie: Sequence[Fraction] = (Fraction(0),), min_hit: float = 0.0,
                 monotone: bool = True, prefer: str = "low", top: int = 20,
                 lose_margins: bool = False,
-                reference: Sequence[int] = LION_PAYTABLE) -> SearchResult:
+                reference: Sequence[int] = LION_PAYTABLE,
+                both_sides: OutcomeRows | None = None) -> SearchResult:
     """Search Lion Bonus pay tables (margins 9 … 4) for a house edge in ``target`` (low, high).
 
     ``lose_margins``: a margin may also lose (pay −1), as a win by 1–3 does; with ``monotone``
     only the smallest margins can.
 
     Ranked by distance to the target, then by standard deviation (``prefer`` low or high).
-    Candidates are scored in blocks (one per margin-9 pay), so memory stays small.
+    With ``both_sides`` (the other side's rows) a table's distance is the larger of its two
+    sides' distances: one pay table, both edges in the target. Candidates are scored in blocks
+    (one per margin-9 pay), so memory stays small.
     """
     import time
 
@@ -317,9 +320,20 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
     by_pay = p[2:8, None] * values[None, :]  # [margin row, grid index]: P(margin) · pay
     by_pay_sq = p[2:8, None] * (values * values)[None, :]
     by_pay_hit = p[2:8, None] * (values > 0)[None, :]
+    q = None if both_sides is None else both_sides.probabilities
+    by_pay_other = None if q is None else q[2:8, None] * values[None, :]
     names = LION_ROWS[:8]
+
+    def candidate(pays: list[Fraction], rank: int) -> Candidate:
+        found = _candidate(rows, names, pays, target, rank)
+        if both_sides is None:
+            return found
+        other = _candidate(both_sides, names, pays, target, rank)
+        return Candidate(**{**found.__dict__, "other_side_edge": other.house_edge,
+                            "distance": max(found.distance, other.distance)})
+
     spec_pays = [Fraction(1), Fraction(0), *(Fraction(x) for x in reference)]
-    spec = _candidate(rows, names, spec_pays, target, 0)
+    spec = candidate(spec_pays, 0)
     on_grid = set(grid)
     spec_passes = (spec.hit_frequency >= min_hit - 1e-15 and all(x in on_grid for x in reference)
                    and Fraction(1) in natural_win and Fraction(0) in natural_tie
@@ -346,6 +360,13 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
         sd = np.sqrt(np.maximum(second - ev * ev, 0.0))
         passed = hit >= min_hit - 1e-15
         distance = np.where(passed, _distance(-ev, target), np.inf)
+        if q is not None and by_pay_other is not None:
+            other_ev = np.zeros(tables.shape[0])
+            for j in range(6):
+                other_ev += by_pay_other[j][tables[:, j]]
+            other_total = (other_ev[:, None, None] + nw[None, :, None] * q[0]
+                           + nt[None, None, :] * q[1] - q[8]).ravel()
+            distance = np.maximum(distance, _distance(-other_total, target))
         scored += ev.shape[0]
         passed_total += int(passed.sum())
         if spec_passes:
@@ -360,8 +381,7 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
                          [natural_win[w], natural_tie[t], *(grid[int(i)] for i in tables[table])]))
     sign = -1.0 if prefer == "high" else 1.0
     pool.sort(key=lambda item: (item[0], sign * item[1]))
-    best = [_candidate(rows, names, pays, target, rank + 1)
-            for rank, (_, _, pays) in enumerate(pool[:top])]
+    best = [candidate(pays, rank + 1) for rank, (_, _, pays) in enumerate(pool[:top])]
     place = before_spec + 1 if spec_passes else None
     spec = Candidate(**{**spec.__dict__, "rank": place or 0})
     return SearchResult(bet="lion", rows=rows, target=target, candidates=scored,

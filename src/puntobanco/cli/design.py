@@ -109,7 +109,8 @@ def design(
     target: Annotated[str, typer.Option("--target", help="House edge wanted: 10% or a range "
                                         "8%:12%.")] = "10%",
     side: Annotated[str, typer.Option("--side", help="Lion Bonus side whose edge is aimed at: "
-                                      "punto or banco.")] = "punto",
+                                      "punto, banco or both (both edges in the target).")]
+    = "punto",
     max_pay: Annotated[int, typer.Option("--max-pay", help="Largest pay allowed (Lion).")] = 30,
     min_pay: Annotated[str, typer.Option("--min-pay", help="Smallest pay of a winning margin "
                                          "(Lion).")] = "1",
@@ -160,8 +161,9 @@ def design(
     if prefer not in ("low", "high"):
         raise PuntoBancoError(f"{prefer!r} is not a preference: choose low or high.",
                               code="bad-design")
-    if side not in ("punto", "banco"):
-        raise PuntoBancoError(f"{side!r} is not a side: choose punto or banco.", code="bad-design")
+    if side not in ("punto", "banco", "both"):
+        raise PuntoBancoError(f"{side!r} is not a side: choose punto, banco or both.",
+                              code="bad-design")
     if top < 1:
         raise PuntoBancoError(f"--top shows at least one table, not {top}.", code="bad-design")
     goal = parse_target(target)
@@ -179,14 +181,15 @@ def design(
     from puntobanco.analysis import design as search
 
     if key == "lion":
-        other_side = "banco" if side == "punto" else "punto"
+        aimed = "banco" if side == "banco" else "punto"
+        other_side = "banco" if aimed == "punto" else "punto"
         if cut_card_depth is None:
-            rows = search.lion_rows(shoe, ruleset, side=side)
+            rows = search.lion_rows(shoe, ruleset, side=aimed)
             other = search.lion_rows(shoe, ruleset, side=other_side)
         else:
             from puntobanco.sim.shoestates import lion_rows_by_depth
 
-            rows = lion_rows_by_depth(ruleset, side=side, shoes=shoes, seed=seed)
+            rows = lion_rows_by_depth(ruleset, side=aimed, shoes=shoes, seed=seed)
             other = lion_rows_by_depth(ruleset, side=other_side, shoes=shoes, seed=seed)
         step = Fraction(1, 2) if half_pays else Fraction(1)
         low_pay = parse_number(min_pay, what="--min-pay")
@@ -198,7 +201,7 @@ def design(
             natural_win=parse_values(natural_win, what="--natural-win"),
             natural_tie=parse_values(natural_tie, what="--natural-tie"), min_hit=hit,
             monotone=not any_order, prefer=prefer, top=top, lose_margins=lose_margins,
-            reference=ruleset.lion_paytable)
+            reference=ruleset.lion_paytable, both_sides=other if side == "both" else None)
         result = search.with_other_side(result, other)
     else:
         if cut_card_depth is None:
