@@ -122,10 +122,11 @@ def banco_rows_by_depth(rules: RuleSet, *, shoes: int, seed: int) -> OutcomeRows
 def banco_rows_of_states(states: ShoeStates, rules: RuleSet) -> OutcomeRows:
     """Banco rows averaged over the given shoe states."""
     plain = _ev(states, rules.replace(banco_payout=BancoPayout.COMMISSION, commission=0))
-    halved = _ev(states, rules.replace(banco_payout=BancoPayout.COMMISSION,
-                                       commission=Fraction(1, 2)))
+    # a quarter commission (the most a RuleSet takes): EV0 − EV¼ = P(Banco wins) / 4
+    quartered = _ev(states, rules.replace(banco_payout=BancoPayout.COMMISSION,
+                                          commission=Fraction(1, 4)))
     six = _ev(states, rules.replace(banco_payout=BancoPayout.HALF_ON_SIX))
-    banco_wins = 2 * (plain[:, _BANCO] - halved[:, _BANCO])
+    banco_wins = 4 * (plain[:, _BANCO] - quartered[:, _BANCO])
     punto_wins = banco_wins - plain[:, _BANCO]
     win_six = 2 * (plain[:, _BANCO] - six[:, _BANCO])
     tie = 1.0 - banco_wins - punto_wins
