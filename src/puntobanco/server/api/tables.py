@@ -11,12 +11,15 @@ from puntobanco.server.api.deps import CasinoDep, MaybePlayer, Operator, SignedI
 from puntobanco.server.api.schemas import (
     BetIn,
     BetOut,
+    BetsIn,
+    BetsOut,
     RulesIn,
     SnapshotOut,
     TableIn,
     TableItem,
     WithdrawOut,
 )
+from puntobanco.server.db import ledger
 
 router = APIRouter(prefix="/api/tables", tags=["tables"])
 
@@ -31,7 +34,10 @@ async def snapshot(table_id: int, casino: CasinoDep, player: MaybePlayer) -> dic
     """Everything a (re)connecting page needs; also wakes an idle dealer for a round."""
     dealer = casino.dealer(table_id)
     dealer.poke()
-    return dealer.snapshot(player.id if player else None)
+    if player is None:
+        return dealer.snapshot(None)
+    balance = await casino.db.run_read(lambda s: ledger.wallet_balance(s, player.id))
+    return {**dealer.snapshot(player.id), "balance": balance}
 
 
 @router.post("/{table_id}/bets", response_model=BetOut)
@@ -41,6 +47,17 @@ async def place_bet(table_id: int, body: BetIn, casino: CasinoDep,
     dealer = casino.dealer(table_id)
     return await dealer.place_bet(player.id, BetKind.parse(body.bet), body.stake,
                                   body.idempotency_key)
+
+
+@router.post("/{table_id}/bets/batch", response_model=BetsOut)
+async def place_bets(table_id: int, body: BetsIn, casino: CasinoDep,
+                     player: SignedIn) -> dict[str, Any]:
+    """Several stakes at once, all or nothing (the page's repeat and double): each is checked
+    as the single bets are, and together against the limits and the balance; one refusal and
+    nothing is placed."""
+    dealer = casino.dealer(table_id)
+    stakes = [(BetKind.parse(bet), stake) for bet, stake in body.bets.items()]
+    return await dealer.place_bets(player.id, stakes, body.idempotency_key)
 
 
 @router.delete("/{table_id}/bets/{bet}", response_model=WithdrawOut)

@@ -13,6 +13,7 @@ from contextlib import suppress
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from puntobanco.server.api.deps import lookup_player
+from puntobanco.server.db import ledger
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.hub import Client, dumps
 
@@ -35,8 +36,15 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
         await websocket.close(CLOSE_UNAUTHORIZED, "The session token is unknown or was closed.")
         return
     client = Client(player.id if player else None)
+    # A signed-in player's snapshot also has their balance (a page that reconnects after a
+    # refund or a credit shows the wallet as it is now).
+    balance = (await casino.db.run_read(lambda s: ledger.wallet_balance(s, player.id))
+               if player is not None else None)
     # No await between the snapshot and joining the hub: the client misses no event.
-    client.push(dumps({"type": "snapshot", "table": dealer.snapshot(client.player_id)}))
+    table = dealer.snapshot(client.player_id)
+    if balance is not None:
+        table["balance"] = balance
+    client.push(dumps({"type": "snapshot", "table": table}))
     dealer.hub.add(client)
     sender = asyncio.create_task(_send(websocket, client))
     receiver = asyncio.create_task(_receive(websocket, client))

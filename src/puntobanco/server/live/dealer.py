@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind
+from puntobanco.bets import BetKind, verify_spot
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import Side, hand_total
 from puntobanco.server.db import ledger, recall, store
@@ -286,8 +286,14 @@ class TableDealer:
         stopping = await self._pause(seconds)
         async with self.lock:
             if stopping:
-                await self._write(lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
+                refunded = {spot: sum(bets.values()) for spot, bets in self.table.bets.items()}
+                balances = await self._write(
+                    lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
                 self.table.close_bets()  # the core refuses any later bet
+                for player, balance in balances.items():  # the page says what came back
+                    self.hub.send_to(player, {"type": "balance", "reason": "void",
+                                              "coup_id": coup_id, "balance": balance,
+                                              "amount": refunded.get(str(player), 0)})
                 return
             await self._write(lambda s: store.close_coup(s, coup_id))
             closed = self.table.close_bets()
@@ -402,6 +408,63 @@ class TableDealer:
                 return _replay(stored, fingerprint)
             if placed:
                 self.table.place_bet(spot, kind, stake)
+                self._tell_bets(player_id, answer)
+            return answer
+
+    async def place_bets(self, player_id: int, stakes: list[tuple[BetKind, int]],
+                         key: str | None) -> dict[str, Any]:
+        """Several stakes at once, all or nothing (``POST …/bets/batch``, the page's repeat
+        and double): each is checked by the core as a single bet, the spot's bets with all of
+        them against the table's rules, their sum against the balance; then one transaction."""
+        return await asyncio.shield(self._place_bets(player_id, stakes, key))
+
+    async def _place_bets(self, player_id: int, stakes: list[tuple[BetKind, int]],
+                          key: str | None) -> dict[str, Any]:
+        merged: dict[BetKind, int] = {}
+        for kind, stake in stakes:
+            merged[kind] = merged.get(kind, 0) + stake
+        fingerprint = "batch:" + f"{self.id}:" + ",".join(
+            f"{kind.value}={stake}" for kind, stake in sorted(merged.items(), key=lambda item: item[0].value))
+        spot = str(player_id)
+        async with self.lock:
+            coup_id, round_no = self.view.coup_id, self.table.round_no
+
+            def write(session: Session) -> tuple[dict[str, Any], bool]:
+                stored = _stored(session, player_id, key)
+                if stored is not None:
+                    return _replay(stored, fingerprint), False
+                available = ledger.wallet_balance(session, player_id)
+                for kind, stake in merged.items():
+                    self.table.verify_bet(spot, kind, stake)
+                whole = dict(self.table.bets.get(spot, {}))
+                for kind, stake in merged.items():
+                    whole[kind] = whole.get(kind, 0) + stake
+                verify_spot(whole, self.table.rules)
+                # The balance covers them all: the core checks the first stake against what
+                # the others leave of the wallet.
+                first, first_stake = next(iter(merged.items()))
+                self.table.verify_bet(spot, first, first_stake, available=available
+                                      - (sum(merged.values()) - first_stake))
+                assert coup_id is not None
+                bet_id, balance = 0, available
+                for kind, stake in merged.items():
+                    bet_id, _, balance = store.place_bet(
+                        session, table_id=self.id, coup_id=coup_id, player_id=player_id,
+                        kind=kind, stake=stake)
+                answer = {"placed": {k.value: v for k, v in merged.items()},
+                          "my_bets": {kind.value: whole[kind] for kind in BetKind
+                                      if whole.get(kind)},
+                          "balance": balance, "coup_id": coup_id, "round_no": round_no}
+                if key is not None:
+                    store.save_request(session, player_id=player_id, key=key,
+                                       fingerprint=fingerprint, coup_id=coup_id, bet_id=bet_id,
+                                       response=answer)
+                return answer, True
+
+            answer, placed = await self.db.run_write(write)
+            if placed:
+                for kind, stake in merged.items():
+                    self.table.place_bet(spot, kind, stake)
                 self._tell_bets(player_id, answer)
             return answer
 
