@@ -1,0 +1,235 @@
+"""The player's page at every screen size in every language (issue 10), on a fake server.
+
+One page, resized to 320, 390, 768, 1024, 1280 and 1920 px and switched through fr, it, es and
+en, in two states: a settled coup (three cards a side, the payout lines with a lost Lion Bonus's
+reason, the recall with a void and an open coup on two tables) and an open round with bets on
+three boxes. At each: no horizontal scrolling, no element outside the window, no text
+overflowing its box, and a refusal's message inside the window (not below the fold). The
+sign-up screen leaves the language buttons usable; a silent connection (pings without pongs) is
+noticed within seconds, shown, and clicks then say so in the player's language; the ask buttons
+draw the would-be marks on every road. Screenshots go to ``test-output/``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .fake import ORIGIN, FakeServer, coup, snapshot
+
+pytestmark = pytest.mark.e2e
+
+WIDTHS = [320, 390, 768, 1024, 1280, 1920]
+LANGS = ["fr", "it", "es", "en"]
+SIGN_UP = {"fr": "Créer un compte", "it": "Registrati", "es": "Crear cuenta", "en": "Sign up"}
+OPEN_BETS = {"banco": 5000, "egalite": 1000, "lion-banco": 1500}
+
+#: every visible element inside the window, and no text wider than its box
+LAYOUT_PROBLEMS = """(vw) => {
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+    + (typeof el.className === 'string' && el.className ? '.' + el.className.split(' ').join('.') : '');
+  const bad = [];
+  if (document.documentElement.scrollWidth > vw) bad.push('page scrolls sideways: '
+    + document.documentElement.scrollWidth);
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('.road-scroll, .visually-hidden, .chip-fly, [hidden]')) continue;
+    const style = getComputedStyle(el);
+    if (style.display === 'none' || style.visibility === 'hidden') continue;
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    if (r.left < -0.5 || r.right > vw + 0.5) bad.push(`${name(el)} outside: ${r.left}..${r.right}`);
+    const text = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (text && style.display !== 'inline' && !['auto', 'scroll'].includes(style.overflowX)
+        && el.scrollWidth > el.clientWidth + 1) {
+      bad.push(`${name(el)} text overflows: ${el.scrollWidth} > ${el.clientWidth}`);
+    }
+  }
+  return bad.slice(0, 12);
+}"""
+
+
+def _recall() -> list[dict[str, Any]]:
+    """Newest first: the settled coup on the felt, an open coup elsewhere, a void one."""
+    settled = coup(25)
+    settled["coup_in_shoe"] = 25
+    return [settled, coup(31, status="open", table_id=2), coup(23, status="void")]
+
+
+@pytest.fixture
+def fake(browser: Any) -> Iterator[tuple[Any, FakeServer]]:
+    server = FakeServer(snapshot=snapshot(phase="settled"), recall=_recall())
+    last = coup(25)
+    last["coup_in_shoe"] = 25
+    server.snapshot["last_result"] = last
+    server.snapshot["cards"] = [{"side": s, "position": p, "card": c}
+                                for s in ("punto", "banco")
+                                for p, c in enumerate(last[s]["cards"])]
+    context = browser.new_context(viewport={"width": 1920, "height": 1000}, locale="fr-FR")
+    context.add_init_script("localStorage.setItem('pb.token', 'fake-token')")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    server.attach(page)
+    page.goto(f"{ORIGIN}/")
+    page.wait_for_selector("#payouts tr.line")
+    yield page, server
+    assert errors == []
+    context.close()
+
+
+def _sweep(page: Any, state: str, output_dir: Path, *, refusal: bool) -> None:
+    for width in WIDTHS:
+        height = 740 if width < 700 else 1000
+        page.set_viewport_size({"width": width, "height": height})
+        for lang in LANGS:
+            page.click(f"[data-lang='{lang}']")
+            page.wait_for_function("(c) => document.documentElement.lang === c", arg=lang)
+            page.wait_for_timeout(60)
+            problems = page.evaluate(LAYOUT_PROBLEMS, width)
+            assert problems == [], (state, width, lang)
+            if refusal:  # a refused tap: the sentence is inside the window, even on a phone
+                page.click("[data-box=egalite]")
+                page.wait_for_selector("#message:not([hidden])")
+                box = page.locator("#message").bounding_box()
+                assert box["y"] >= 0 and box["y"] + box["height"] <= height, (width, lang, box)
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width, (width, lang, box)
+                assert page.evaluate(LAYOUT_PROBLEMS, width) == [], (state, width, lang)
+            if lang == "it" or width in (320, 768):
+                page.screenshot(path=str(output_dir / f"page-{state}-{width}-{lang}.png"),
+                                full_page=True)
+            page.evaluate("document.querySelector('#message').hidden = true")
+
+
+def test_issue10_every_width_and_language_fits(fake: tuple[Any, FakeServer],
+                                               output_dir: Path) -> None:
+    page, server = fake
+    # The payouts: the lost Lion Bonus says why (Punto won by 1: L5 needs a natural or 4+).
+    page.click("[data-lang='en']")
+    lion = page.locator("#payouts tr.line[data-bet='lion-punto'] .line-pays").text_content()
+    assert lion == "Player won by 1: needs a natural or 4+"
+    # The recall: a void coup and an open one say so (no "null"), each coup names its table.
+    recall = page.locator("#recall").text_content() or ""
+    assert "null" not in recall and "bet." not in recall
+    assert page.get_attribute(".recall-item[data-coup='23']", "data-status") == "void"
+    assert "Sanremo" in (page.locator(".recall-item[data-coup='23'] .recall-where").text_content()
+                         or "")
+    assert "Enghien" in (page.locator(".recall-item[data-coup='31'] .recall-where").text_content()
+                         or "")
+    assert page.locator(".recall-item[data-coup='23'] .recall-winner").text_content() == "void"
+    _sweep(page, "settled", page_output(output_dir), refusal=False)
+
+    # An open round with bets on three boxes; a tap refused by the server (below the minimum).
+    server.bet_answers["POST /api/tables/1/bets"] = (422, {"error": {
+        "code": "below-minimum", "message": "The stake is below this box's minimum."}})
+    page.set_viewport_size({"width": 1920, "height": 1000})
+    page.click("[data-lang='en']")
+    server.send({"type": "round-opened", "round_no": 26, "coup_id": 26, "coup_in_shoe": 26,
+                 "last_coup": False, "deadline": int(time.time() * 1000) + 600_000,
+                 "server_time": int(time.time() * 1000), "seconds": 15})
+    server.send({"type": "my-bets", "coup_id": 26, "my_bets": OPEN_BETS, "balance": 79_500})
+    page.wait_for_selector("[data-box=lion-banco] .box-mine[data-cents='1500']")
+    # The payouts panel lists the bets waiting for their result (not "no bet on this coup").
+    assert page.get_attribute("#payouts", "data-pending") == "true"
+    assert page.locator("#payouts .pending-bet").count() == 3
+    assert page.get_attribute("#balance", "data-cents") == "79500"
+    assert page.get_attribute("#staked", "data-cents") == "7500"
+    # The refusal names the minimum (M2).
+    page.click(".chip-button[data-chip='1000']")
+    page.click("[data-box=egalite]")
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.locator("#message").text_content() == (
+        "The stake is below this box's minimum. (minimum €10.00)")
+    _sweep(page, "open", page_output(output_dir), refusal=True)
+
+
+def page_output(output_dir: Path) -> Path:
+    folder = output_dir / "page"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def test_issue10_sign_up_screen_keeps_languages_and_a_spectator_watches(browser: Any) -> None:
+    server = FakeServer(snapshot=snapshot(phase="open"))
+    context = browser.new_context(viewport={"width": 390, "height": 800}, locale="fr-FR")
+    page = context.new_page()
+    server.attach(page)
+    page.goto(f"{ORIGIN}/")
+    page.wait_for_selector("#auth:not([hidden])")
+    for lang in ("es", "en"):  # a real click: nothing covers the buttons
+        page.click(f"[data-lang='{lang}']")
+        page.wait_for_function("(c) => document.documentElement.lang === c", arg=lang)
+        assert page.text_content("#auth-title") == SIGN_UP[lang]
+    # Watch without an account: the table, no token on the socket, and a tap asks to sign up.
+    page.click("#auth-watch")
+    page.wait_for_selector("#app:not([hidden])")
+    page.wait_for_selector("#spectator:not([hidden])")
+    page.wait_for_selector("[data-road=bead][data-cells='24']")
+    assert not page.is_visible("#auth")
+    page.click("[data-box=banco]")
+    page.wait_for_selector("#auth:not([hidden])")
+    assert all(method == "GET" for method, _, _ in server.requests), "a spectator sends no bet"
+    context.close()
+
+
+def test_issue10_a_silent_connection_is_noticed_and_clicks_say_so(browser: Any) -> None:
+    server = FakeServer(lang="it", snapshot=snapshot(phase="open"))
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="it-IT")
+    context.add_init_script("localStorage.setItem('pb.token', 'fake-token')")
+    page = context.new_page()
+    server.attach(page)
+    page.goto(f"{ORIGIN}/")
+    page.wait_for_selector("body[data-connection=open]")
+    # The network goes quiet: pings get no pong. Noticed within a few seconds, not never.
+    server.answer_pings = False
+    began = time.monotonic()
+    page.wait_for_selector("#connection:not([hidden])", timeout=10_000)
+    assert time.monotonic() - began < 8
+    assert page.get_attribute("body", "data-connection") == "reconnecting"
+    assert "Connessione persa" in (page.text_content("#connection") or "")
+    # A tap while it is down says so in Italian; nothing is sent.
+    sent = len(server.requests)
+    page.click("[data-box=punto]")
+    page.wait_for_selector("#message:not([hidden])")
+    assert page.text_content("#message") == (
+        "Server irraggiungibile: non è stato inviato nulla. Riconnessione…")
+    assert [r for r in server.requests[sent:] if r[0] != "GET"] == []
+    # The page reconnects by itself (a new socket, a fresh snapshot) once pongs come back.
+    server.answer_pings = True
+    page.wait_for_selector("body[data-connection=open]", timeout=15_000)
+    assert len(server.sockets) >= 2
+    context.close()
+
+
+def test_issue10_road_predictions_draw_the_next_mark_on_every_road(browser: Any) -> None:
+    server = FakeServer(snapshot=snapshot(phase="open"))
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-GB")
+    context.add_init_script("localStorage.setItem('pb.token', 'fake-token')")
+    page = context.new_page()
+    server.attach(page)
+    page.goto(f"{ORIGIN}/")
+    page.wait_for_selector("[data-road=bead][data-cells='24']")
+    # Counts and percentages (24 coups: 9 Banco, 12 Punto, 3 ties; naturals every 5th).
+    stats = page.eval_on_selector_all(".shoe-stats [data-stat]", """nodes => Object.fromEntries(
+        nodes.map(n => [n.dataset.stat, [n.dataset.count, n.dataset.percent]]))""")
+    assert stats["banco"] == ["9", "37.5"] and stats["punto"] == ["12", "50"]
+    assert stats["egalite"] == ["3", "12.5"] and stats["natural"] == ["5", "20.8"]
+    page.click(".ask[data-ask='banco']")
+    page.wait_for_selector(".ask[data-ask='banco'][aria-pressed='true']")
+    previews = page.eval_on_selector_all(
+        "[data-road]", "roads => Object.fromEntries(roads.map(r => [r.dataset.road, "
+                       "r.querySelectorAll('.preview').length]))")
+    # The bead plate and big road get the Banco mark; each derived road the colour its ask
+    # button shows (a road that would add nothing yet shows none).
+    marks = page.eval_on_selector_all(".ask[data-ask='banco'] svg.ask-mark",
+                                      "svgs => svgs.map(s => s.childElementCount)")
+    assert previews == {"bead": 1, "big": 1, "bigEyeBoy": marks[0], "smallRoad": marks[1],
+                        "cockroachPig": marks[2]}
+    assert sum(marks) >= 2
+    page.keyboard.press("Enter")  # the focused ask button again: the preview goes
+    page.wait_for_selector(".ask[data-ask='banco'][aria-pressed='false']")
+    assert page.locator(".road .preview").count() == 0
+    context.close()
