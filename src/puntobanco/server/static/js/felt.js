@@ -156,7 +156,10 @@ export class Felt {
       button.type = "button";
       button.className = `control control-${name}`;
       button.dataset.control = name;
-      button.addEventListener("click", () => this.onControl(name));
+      // aria-disabled, not disabled: a keyboard user still reaches (and hears) every control.
+      button.addEventListener("click", () => {
+        if (button.getAttribute("aria-disabled") !== "true") this.onControl(name);
+      });
       this.controlButtons[name] = button;
       this.controls.append(button);
     }
@@ -175,7 +178,9 @@ export class Felt {
 
   /** Which controls can act now: {undo: bool, clear_all: bool, repeat: bool, double: bool}. */
   setControls(enabled, stakedCents) {
-    for (const name of CONTROLS) this.controlButtons[name].disabled = !enabled[name];
+    for (const name of CONTROLS) {
+      this.controlButtons[name].setAttribute("aria-disabled", String(!enabled[name]));
+    }
     this.staked.dataset.cents = String(stakedCents);
     this.staked.textContent = `${t("ui.staked")} ${formatCents(stakedCents, this.lang)}`;
   }
