@@ -69,12 +69,15 @@ class FakeServer:
     sockets: list[Any] = field(default_factory=list)
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
     bet_answers: dict[str, Any] = field(default_factory=dict)
+    extra_tables: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
 
     def player(self, lang: str | None = None) -> dict[str, Any]:
         return {"id": 7, "username": "lea", "role": "player", "lang": lang or self.lang,
                 "balance": self.snapshot.get("balance", 87_000)}
 
     def attach(self, page: Any) -> None:
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
         page.route(f"{ORIGIN}/**", self._serve)
         page.route_web_socket("**/ws/tables/*", self._socket)
 
@@ -110,6 +113,8 @@ class FakeServer:
                    "spots": 1, "next_rules": snap["rules"], "players": 1},
                   {"id": 2, "name": "Enghien", "rules": snap["rules"], "phase": "open",
                    "spots": 0, "next_rules": snap["rules"], "players": 0}]
+        tables += [{**tables[1], "id": 3 + i, "name": name}
+                   for i, name in enumerate(self.extra_tables)]
         if method == "PATCH" and path == "/api/me":
             return 200, self.player(body["lang"])
         if path.startswith("/api/tables/1/bets") and method in ("POST", "DELETE"):

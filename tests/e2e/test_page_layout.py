@@ -172,6 +172,7 @@ def test_issue10_sign_up_screen_keeps_languages_and_a_spectator_watches(browser:
     page.click("[data-box=banco]")
     page.wait_for_selector("#auth:not([hidden])")
     assert all(method == "GET" for method, _, _ in server.requests), "a spectator sends no bet"
+    assert server.errors == []
     context.close()
 
 
@@ -201,6 +202,7 @@ def test_issue10_a_silent_connection_is_noticed_and_clicks_say_so(browser: Any) 
     server.answer_pings = True
     page.wait_for_selector("body[data-connection=open]", timeout=15_000)
     assert len(server.sockets) >= 2
+    assert server.errors == []
     context.close()
 
 
@@ -232,4 +234,80 @@ def test_issue10_road_predictions_draw_the_next_mark_on_every_road(browser: Any)
     page.keyboard.press("Enter")  # the focused ask button again: the preview goes
     page.wait_for_selector(".ask[data-ask='banco'][aria-pressed='false']")
     assert page.locator(".road .preview").count() == 0
+    assert server.errors == []
+    context.close()
+
+
+def _play_a_coup(server: FakeServer) -> None:
+    """One coup as the server tells it: open, a bet, closed, dealt, settled (Banco wins 8-9)."""
+    now = int(time.time() * 1000)
+    dealt = coup(26)
+    dealt.update({"winner": "banco", "punto": {"cards": ["4H", "4S"], "total": 8},
+                  "banco": {"cards": ["9C", "KD"], "total": 9}, "natural": True})
+    for message in (
+            {"type": "round-opened", "round_no": 26, "coup_id": 26, "coup_in_shoe": 26,
+             "last_coup": False, "deadline": now + 600_000, "server_time": now, "seconds": 15},
+            {"type": "my-bets", "coup_id": 26, "my_bets": {"banco": 5000}, "balance": 82_000},
+            {"type": "bets-closed", "round_no": 26, "coup_id": 26},
+            {"type": "coup-dealt", "coup": dealt, "cards_left": 240, "cut_card_out": False},
+            {"type": "settlement", "coup_id": 26, "balance": 91_750, "lines": [
+                {"bet": "banco", "stake": 5000, "outcome": "win", "net": 4750, "pays": "1:1",
+                 "detail": "win", "returned": 9750}]},
+            {"type": "round-settled", "round_no": 26, "coup_id": 26, "winner": "banco",
+             "shoe_finished": False}):
+        server.send(message)
+
+
+COUNT_EFFECTS = """
+  window.effects = {audio: 0, flights: 0};
+  const Real = window.AudioContext;
+  window.AudioContext = function (...args) { window.effects.audio += 1; return new Real(...args); };
+  new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
+    if (n.classList && n.classList.contains('chip-fly')) window.effects.flights += 1; })
+    .observe(document, {childList: true, subtree: true});
+"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_issue10_outcome_overlay_chips_sound_and_reduced_motion(browser: Any, motion: str) -> None:
+    server = FakeServer(lang="en", snapshot=snapshot(phase="settled"))
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
+                                  reduced_motion=motion)
+    context.add_init_script("localStorage.setItem('pb.token', 'fake-token')")
+    context.add_init_script(COUNT_EFFECTS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    server.attach(page)
+    page.goto(f"{ORIGIN}/")
+    page.wait_for_selector("body[data-connection=open]")
+    # Sound is off by default: a coup plays no tone.
+    assert page.get_attribute("#sound", "aria-pressed") == "false"
+    _play_a_coup(server)
+    page.wait_for_selector("#outcome:not([hidden])")
+    assert page.get_attribute("#outcome", "data-net") == "4750"
+    assert page.text_content("#outcome .outcome-title") == "You win"
+    assert page.get_attribute("#balance", "data-cents") == "91750"
+    assert page.get_attribute(".payout-balance", "data-cents") == "91750"  # header = footer
+    page.wait_for_function("() => document.querySelector('#announce').textContent"
+                           ".startsWith('You win')")
+    effects = page.evaluate("window.effects")
+    assert effects["audio"] == 0
+    # Chips move to the balance, unless the player asked for less motion.
+    assert (effects["flights"] > 0) == (motion == "no-preference"), effects
+    # Sound on, remembered after a reload, and a coup then plays its tones.
+    page.click("#sound")
+    assert page.get_attribute("#sound", "aria-pressed") == "true"
+    page.reload()
+    page.wait_for_selector("body[data-connection=open]")
+    assert page.get_attribute("#sound", "aria-pressed") == "true"
+    _play_a_coup(server)
+    page.wait_for_selector("#outcome:not([hidden])")
+    assert page.evaluate("window.effects.audio") >= 1
+    # A table opened meanwhile appears in the list without a reload (new shoe, reconnection).
+    server.extra_tables.append("Deauville")
+    server.send({"type": "shoe-started", "shoe_id": 2, "shoe_no": 2, "commitment": "cd" * 32,
+                 "cards_left": 308, "cut_index": 296, "burned": 4, "cards": 312})
+    page.wait_for_selector("#table-select option:text('Table Deauville')", state="attached")
+    assert errors == []
     context.close()

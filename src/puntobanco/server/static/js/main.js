@@ -3,7 +3,7 @@
 // shoe and fairness panels); the views draw, they do not decide.
 
 import * as api from "./api.js";
-import { verifyShoe, shortHash } from "./fair.js";
+import { verifyShoe } from "./fair.js";
 import { BOXES, Felt } from "./felt.js";
 import {
   LANGUAGES, betName, guessLanguage, lang, onLangChange, pickLanguage, setLang, setServerWords, t,
@@ -13,6 +13,7 @@ import { formatCents, formatNet } from "./money.js";
 import { renderPayouts } from "./payouts.js";
 import { renderRecall } from "./recall.js";
 import { renderRoads } from "./roadview.js";
+import { drawFair, drawShoe } from "./shoe.js";
 import { play, setSound, soundOn } from "./sound.js";
 import { TableSocket } from "./ws.js";
 
@@ -134,55 +135,11 @@ function renderLanguages() {
 }
 
 function renderShoe() {
-  const root = $("#shoe-panel");
-  const shoe = state.shoe;
-  if (!shoe || !state.rules) {
-    root.hidden = true;
-    return;
-  }
-  root.hidden = false;
-  const total = shoe.cards || state.rules.decks * 52;
-  const used = total - shoe.cards_left;
-  const cutIndex = shoe.cut_index ?? total - state.rules.cut_card;
-  $("#shoe-title").textContent = `${t("shoe")} ${shoe.shoe_no}`;
-  $("#shoe-coup").textContent = `${t("coup")} ${shoe.coups_dealt ?? 0}`;
-  const left = $("#shoe-left");
-  left.textContent = `${t("cards_left")} ${shoe.cards_left}`;
-  left.dataset.cards = String(shoe.cards_left);
-  $("#shoe-bar-fill").style.width = `${(100 * used) / total}%`;
-  $("#shoe-bar-cut").style.left = `${(100 * cutIndex) / total}%`;
-  $("#shoe-bar-cut").title = t("cut_card");
-  const flags = [];
-  if (shoe.cut_card_out) flags.push(t("cut_card"));
-  if (shoe.last_coup) flags.push(t("last_coup"));
-  $("#shoe-flags").textContent = flags.join(" · ");
+  drawShoe(state.shoe, state.rules);
 }
 
 function renderFair() {
-  const shoe = state.shoe;
-  const current = $("#fair-current");
-  current.textContent = shoe ? shortHash(shoe.commitment) : "—";
-  current.title = shoe ? shoe.commitment : "";
-  current.dataset.commitment = shoe ? shoe.commitment : "";
-  $("#fair-current-note").textContent = shoe ? `${t("shoe")} ${shoe.shoe_no} · ${t("ui.after_shoe")}` : "";
-  const previous = state.previousShoe;
-  const row = $("#fair-previous");
-  row.hidden = !previous;
-  if (!previous) return;
-  row.dataset.shoe = String(previous.shoe_id);
-  $("#fair-previous-label").textContent = `${t("shoe")} ${previous.shoe_no}`;
-  const hash = $("#fair-previous-hash");
-  hash.textContent = shortHash(previous.commitment);
-  hash.title = previous.commitment;
-  const verdict = $("#fair-verdict");
-  if (!previous.result) {
-    verdict.textContent = "…";
-    verdict.className = "verdict";
-  } else {
-    verdict.textContent = previous.result.ok ? `✓ ${t("ui.verified")}` : `✗ ${t("ui.mismatch")}`;
-    verdict.className = `verdict ${previous.result.ok ? "ok" : "bad"}`;
-    verdict.title = `SHA-256 = ${previous.result.computed}`;
-  }
+  drawFair(state.shoe, state.previousShoe);
 }
 
 function renderAll() {
