@@ -27,7 +27,7 @@ def coup(coup_id: int, *, status: str = "settled", table_id: int = 1) -> dict[st
     return {
         "id": coup_id, "table_id": table_id, "shoe_id": 1, "shoe_no": 1, "coup_in_shoe": 24,
         "round_no": coup_id, "status": status,
-        "punto": {"cards": ["4H", "TS", "5D"] if dealt else [], "total": 9 if dealt else None},
+        "punto": {"cards": ["4H", "6S", "9D"] if dealt else [], "total": 9 if dealt else None},
         "banco": {"cards": ["3C", "KD", "5S"] if dealt else [], "total": 8 if dealt else None},
         "winner": "punto" if dealt else None, "natural": False if dealt else None,
         "margin": 1 if dealt else None, "cards": [], "dealt_at": None, "settled_at": None,

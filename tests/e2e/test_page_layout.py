@@ -48,6 +48,19 @@ LAYOUT_PROBLEMS = """(vw) => {
       bad.push(`${name(el)} text overflows: ${el.scrollWidth} > ${el.clientWidth}`);
     }
   }
+  // Nothing in the header covers anything else (at 320 px log-out once covered EN).
+  const parts = [...document.querySelectorAll('.topbar .brand, #table-select, .balance-box, '
+    + '.langs button, #sound, #join, .username, #logout')].filter((el) => el.offsetParent
+    && getComputedStyle(el).visibility !== 'hidden').map((el) => [name(el) + (el.dataset.lang || ''),
+    el.getBoundingClientRect()]);
+  for (let i = 0; i < parts.length; i += 1) {
+    for (let j = i + 1; j < parts.length; j += 1) {
+      const [a, ra] = parts[i];
+      const [b, rb] = parts[j];
+      if (ra.width && rb.width && ra.left < rb.right - 0.5 && rb.left < ra.right - 0.5
+          && ra.top < rb.bottom - 0.5 && rb.top < ra.bottom - 0.5) bad.push(`${a} covers ${b}`);
+    }
+  }
   return bad.slice(0, 12);
 }"""
 
@@ -121,6 +134,14 @@ def test_issue10_every_width_and_language_fits(fake: tuple[Any, FakeServer],
                          or "")
     assert page.locator(".recall-item[data-coup='23'] .recall-winner").text_content() == "void"
     _sweep(page, "settled", page_output(output_dir), refusal=False)
+    # Every 40 px from 320 to 1920 (the tablet widths 650-1000 included), in Italian.
+    page.click("[data-lang='it']")
+    for width in range(320, 1921, 40):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(30)
+        assert page.evaluate(LAYOUT_PROBLEMS, width) == [], width
+    # The sideways third card is a 9 whose index is underlined (it never reads as a 6).
+    assert page.locator("#cards-punto .pos-2 .card[data-card='9D'] .index-underline").count() == 2
 
     # An open round with bets on three boxes; a tap refused by the server (below the minimum).
     server.bet_answers["POST /api/tables/1/bets"] = (422, {"error": {
@@ -207,13 +228,15 @@ def test_issue10_a_silent_connection_is_noticed_and_clicks_say_so(browser: Any) 
 
 
 def test_issue10_road_predictions_draw_the_next_mark_on_every_road(browser: Any) -> None:
-    server = FakeServer(snapshot=snapshot(phase="open"))
+    server = FakeServer(lang="en", snapshot=snapshot(phase="open"))
     context = browser.new_context(viewport={"width": 1366, "height": 900}, locale="en-GB")
     context.add_init_script("localStorage.setItem('pb.token', 'fake-token')")
     page = context.new_page()
     server.attach(page)
     page.goto(f"{ORIGIN}/")
     page.wait_for_selector("[data-road=bead][data-cells='24']")
+    # An open round with no bet yet: the hint says what to do.
+    assert page.text_content("#hint") == "Pick a chip, then tap a box."
     # Counts and percentages (24 coups: 9 Banco, 12 Punto, 3 ties; naturals every 5th).
     stats = page.eval_on_selector_all(".shoe-stats [data-stat]", """nodes => Object.fromEntries(
         nodes.map(n => [n.dataset.stat, [n.dataset.count, n.dataset.percent]]))""")
@@ -289,6 +312,7 @@ def test_issue10_outcome_overlay_chips_sound_and_reduced_motion(browser: Any, mo
     assert page.text_content("#outcome .outcome-title") == "You win"
     assert page.get_attribute("#balance", "data-cents") == "91750"
     assert page.get_attribute(".payout-balance", "data-cents") == "91750"  # header = footer
+    assert page.text_content("#status") == "Waiting for the next coup"
     page.wait_for_function("() => document.querySelector('#announce').textContent"
                            ".startsWith('You win')")
     effects = page.evaluate("window.effects")
@@ -311,3 +335,30 @@ def test_issue10_outcome_overlay_chips_sound_and_reduced_motion(browser: Any, mo
     page.wait_for_selector("#table-select option:text('Table Deauville')", state="attached")
     assert errors == []
     context.close()
+
+
+def test_issue10_chips_keep_their_colour_and_stacks_use_the_rack(browser: Any,
+                                                                 static_url: str) -> None:
+    """A chip's colour follows its value, whatever the rack (the 10 € chip once changed colour
+    when the limits changed); a stake is drawn with the rack's own chips (30 € from a rack of
+    10/25/50 is three 10s, never 25 + a 5 it lacks)."""
+    page = browser.new_page()
+    page.route(f"{static_url}/blank", lambda route: route.fulfill(
+        status=200, content_type="text/html", body="<!doctype html><title>money</title>"))
+    page.goto(f"{static_url}/blank")
+    found = page.evaluate("""async (url) => {
+        const m = await import(url);
+        const small = m.chipValues({chip_unit: 100, limits: {punto: [100, 50000]}});
+        const big = m.chipValues({chip_unit: 100, limits: {punto: [1000, 500000]}});
+        return {small, big, colours: [m.chipColour(1000), m.chipColour(1000)],
+                thirty: m.chipsFor(3000, [1000, 2500, 5000]),
+                seventy: m.chipsFor(7000, [1000, 2500, 5000]),
+                none: m.chipsFor(1500, [1000, 2500])};
+    }""", f"{static_url}/js/money.js")
+    page.close()
+    assert 1000 in found["small"] and 1000 in found["big"]
+    assert found["small"].index(1000) != found["big"].index(1000)  # another place in the tray
+    assert found["colours"][0] == found["colours"][1]  # the same colour
+    assert found["thirty"] == [1000, 1000, 1000]
+    assert found["seventy"] == [5000, 1000, 1000]
+    assert found["none"] is None
