@@ -19,6 +19,9 @@ ORIGIN = "http://table.test"
 TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css",
          ".svg": "image/svg+xml", ".png": "image/png"}
 BOXES = ["lion-punto", "punto", "egalite", "banco", "lion-banco"]
+#: the strictest policy the page must work under (no inline script or style, same origin only)
+STRICT_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+              "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 
 
 def coup(coup_id: int, *, status: str = "settled", table_id: int = 1) -> dict[str, Any]:
@@ -78,6 +81,8 @@ class FakeServer:
 
     def attach(self, page: Any) -> None:
         page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", lambda message: self.errors.append(message.text)
+                if "Content Security Policy" in message.text else None)
         page.route(f"{ORIGIN}/**", self._serve)
         page.route_web_socket("**/ws/tables/*", self._socket)
 
@@ -105,7 +110,7 @@ class FakeServer:
             return
         file = STATIC_DIR / ("index.html" if path == "/" else path.removeprefix("/static/"))
         route.fulfill(status=200, content_type=TYPES.get(file.suffix, "application/octet-stream"),
-                      body=file.read_bytes())
+                      body=file.read_bytes(), headers={"Content-Security-Policy": STRICT_CSP})
 
     def _api(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         snap = self.snapshot

@@ -627,9 +627,9 @@ function applyBets(answer) {
 async function placeChip(bet) {
   if (!felt.chip || state.tableId === null || !canAct()) return;
   const stake = felt.chip;
-  felt.flyChip(felt.chipButton(stake), felt.boxNode(bet), stake);
   try {
     const answer = await api.placeBet(state.tableId, bet, stake);
+    felt.flyChip(felt.chipButton(stake), felt.boxNode(bet), stake);
     state.history.push({ bet, stake });
     applyBets(answer);
     felt.flashBox(bet, "placed");

@@ -1,7 +1,7 @@
 // The table's WebSocket (docs/api.md): JSON messages {type, ...}, the first a snapshot.
 //
-// Liveness: the page pings every PING_MS and expects some message (a pong at least) within
-// DEAD_MS; silence means the connection is gone even if the browser has not noticed (a cut
+// Liveness: the page pings when the socket has been quiet for PING_MS and expects some message
+// (a pong at least) within DEAD_MS; silence means the connection is gone even if the browser has not noticed (a cut
 // network), so the socket is dropped and a new one is tried, with a growing delay (backoff with
 // a little jitter). Each new connection starts with a fresh snapshot: the page resyncs from it.
 // onStatus gets "open", "reconnecting" (with the delay in ms) or "unauthorized".
@@ -75,14 +75,16 @@ export class TableSocket {
     });
   }
 
-  /** Every PING_MS: ping, or give the socket up when nothing came back for DEAD_MS. */
+  /** Every PING_MS: give the socket up when nothing came for DEAD_MS, else ping if it has
+   * been quiet (any message from the server proves it alive: a busy table needs no pings). */
   check(socket) {
     if (this.socket !== socket) return;
-    if (Date.now() - this.lastHeard > DEAD_MS) {
+    const quiet = Date.now() - this.lastHeard;
+    if (quiet > DEAD_MS) {
       this.lost(socket);
       return;
     }
-    this.send({ type: "ping" });
+    if (quiet >= PING_MS - 250) this.send({ type: "ping" });
   }
 
   lost(socket) {
