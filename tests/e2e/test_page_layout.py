@@ -193,6 +193,9 @@ def test_issue10_sign_up_screen_keeps_languages_and_a_spectator_watches(browser:
     page.click("[data-box=banco]")
     page.wait_for_selector("#auth:not([hidden])")
     assert all(method == "GET" for method, _, _ in server.requests), "a spectator sends no bet"
+    page.keyboard.press("Escape")  # back to watching
+    page.wait_for_selector("#auth", state="hidden")
+    assert page.is_visible("#felt")
     assert server.errors == []
     context.close()
 
@@ -282,12 +285,17 @@ def _play_a_coup(server: FakeServer) -> None:
 
 
 COUNT_EFFECTS = """
-  window.effects = {audio: 0, flights: 0};
+  window.effects = {audio: 0, flights: 0, said: []};
   const Real = window.AudioContext;
   window.AudioContext = function (...args) { window.effects.audio += 1; return new Real(...args); };
-  new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
-    if (n.classList && n.classList.contains('chip-fly')) window.effects.flights += 1; })
-    .observe(document, {childList: true, subtree: true});
+  new MutationObserver((records) => { for (const r of records) {
+    for (const n of r.addedNodes) {
+      if (n.classList && n.classList.contains('chip-fly')) window.effects.flights += 1;
+    }
+    if (r.target.id === 'announce' && r.target.textContent) {
+      window.effects.said.push(r.target.textContent);
+    }
+  } }).observe(document, {childList: true, subtree: true});
 """
 
 
@@ -316,6 +324,9 @@ def test_issue10_outcome_overlay_chips_sound_and_reduced_motion(browser: Any, mo
     page.wait_for_function("() => document.querySelector('#announce').textContent"
                            ".startsWith('You win')")
     effects = page.evaluate("window.effects")
+    # Screen readers hear each phase and the result (aria-live), in the player's language.
+    assert effects["said"] == ["Place your bets · 15 s", "No more bets", "Banker wins 8 – 9",
+                               "You win +€47.50"], effects["said"]
     assert effects["audio"] == 0
     # Chips move to the balance, unless the player asked for less motion.
     assert (effects["flights"] > 0) == (motion == "no-preference"), effects

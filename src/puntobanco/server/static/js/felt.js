@@ -93,7 +93,6 @@ export class Felt {
       + '<span class="countdown-secs"></span>';
     this.result = div("result");
     this.result.id = "result";
-    this.result.setAttribute("aria-live", "polite");
     centre.append(this.status, this.countdown, this.result);
     top.append(this.hands.punto.hand, centre, this.hands.banco.hand);
 

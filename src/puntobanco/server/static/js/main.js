@@ -745,6 +745,10 @@ async function boot() {
   $("#logout").addEventListener("click", doLogout);
   $("#auth-watch").addEventListener("click", watch);
   $("#join").addEventListener("click", () => showAuth("signup"));
+  // A spectator closes the sign-up screen with Escape and goes on watching.
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && state.spectator && !$("#auth").hidden) watch();
+  });
   $("#sound").addEventListener("click", () => {
     setSound(!soundOn());
     renderSound();
