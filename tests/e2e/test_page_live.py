@@ -2,7 +2,7 @@
 controls, a credit reaching an open page, the win/loss overlay, and a server restart while a bet
 is on (the round voided, the page reconnecting by itself and saying what came back).
 
-``puntobanco serve`` runs on a fresh SQLite file with a 6-second betting window; the restart
+``puntobanco serve`` runs on a fresh SQLite file with an 8-second betting window; the restart
 test stops it with SIGINT (the dealer voids the open round and refunds it) and starts it again
 on the same port and file.
 """
@@ -62,7 +62,7 @@ class Serve:
             [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve",
              "--port", str(self.port),
              "--database-url", f"sqlite:///{self.folder / 'table.sqlite3'}",
-             "--betting-seconds", "6", "--closed-seconds", "0.3", "--card-seconds", "0.15",
+             "--betting-seconds", "8", "--closed-seconds", "0.3", "--card-seconds", "0.15",
              "--result-seconds", "1.5"],
             stdout=log, stderr=subprocess.STDOUT,
             env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR})
@@ -126,11 +126,12 @@ def _tab_to(page: Any, selector: str, *, back: bool = False, limit: int = 40) ->
     passed = []
     for _ in range(limit):
         page.keyboard.press("Shift+Tab" if back else "Tab")
-        kind = page.evaluate("""() => { const a = document.activeElement;
-            return a.matches('.chip-button') ? 'chip' : a.matches('.box') ? 'box'
-              : a.matches('.box-clear') ? 'clear' : a.matches('.control') ? 'control' : 'other'; }""")
+        kind, there = page.evaluate("""(s) => { const a = document.activeElement;
+            return [a.matches('.chip-button') ? 'chip' : a.matches('.box') ? 'box'
+              : a.matches('.box-clear') ? 'clear' : a.matches('.control') ? 'control' : 'other',
+              a.matches(s)]; }""", selector)
         passed.append(kind)
-        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+        if there:
             return passed
     raise AssertionError(f"Tab never reached {selector}: {passed}")
 
@@ -144,13 +145,13 @@ def test_issue10_keyboard_only_play_controls_credit_and_the_outcome(
     context, page, player = _player_page(browser, serve, "keys")
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    _wait_open(page, 5)
     # Tab order: the chips, then the boxes, then the controls.
     page.focus("#table-select")
     order = _tab_to(page, ".control-double")
     kinds = [k for i, k in enumerate(order) if k != "other" and (i == 0 or order[i - 1] != k)]
     assert kinds == ["chip", "box", "control"], order
 
+    _wait_open(page, 7)
     page.focus("#table-select")
     _tab_to(page, ".chip-button[data-chip='1000']")
     page.keyboard.press("Enter")
