@@ -350,6 +350,13 @@ async function refreshRecall() {
   }
   renderRecall($("#recall"), state.recall, lang(), tableNames());
   settlementFromRecall();
+  // After a reload, Repeat still knows the last bets played at this table.
+  if (!sum(state.lastBets)) {
+    const previous = state.recall.find((c) => c.table_id === state.tableId && c.status === "settled"
+      && c.id !== state.coupId);
+    if (previous) state.lastBets = { ...previous.my_bets };
+    renderControls();
+  }
 }
 
 /** After a reload the payout panel shows the last coup's lines again, if it was the player's
