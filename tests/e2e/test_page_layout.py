@@ -201,7 +201,7 @@ def test_issue10_sign_up_screen_keeps_languages_and_a_spectator_watches(browser:
 
 
 def test_issue10_a_silent_connection_is_noticed_and_clicks_say_so(browser: Any) -> None:
-    server = FakeServer(lang="it", snapshot=snapshot(phase="open"))
+    server = FakeServer(lang="it", snapshot=snapshot(phase="open", my_bets={"banco": 2500}))
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="it-IT")
     context.add_init_script("localStorage.setItem('pb.token', 'fake-token')")
     page = context.new_page()
@@ -222,10 +222,17 @@ def test_issue10_a_silent_connection_is_noticed_and_clicks_say_so(browser: Any) 
     assert page.text_content("#message") == (
         "Server irraggiungibile: non è stato inviato nulla. Riconnessione…")
     assert [r for r in server.requests[sent:] if r[0] != "GET"] == []
-    # The page reconnects by itself (a new socket, a fresh snapshot) once pongs come back.
+    # Meanwhile the coup with the player's bet was dealt and settled (Punto 9-8, Banco lost).
+    settled = coup(25)
+    server.recall = [settled]
+    server.snapshot = {**snapshot(phase="settled", coup_id=25, my_bets={"banco": 2500}),
+                       "last_result": settled}
+    # The page reconnects by itself (a new socket, a fresh snapshot) once pongs come back, and
+    # shows the result it missed instead of the bet "waiting for its result" forever.
     server.answer_pings = True
     page.wait_for_selector("body[data-connection=open]", timeout=15_000)
     assert len(server.sockets) >= 2
+    page.wait_for_selector("#payouts[data-coup='25'] tr.line[data-bet='banco']")
     assert server.errors == []
     context.close()
 

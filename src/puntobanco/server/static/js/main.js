@@ -426,7 +426,8 @@ function applySnapshot(table) {
     ? { coupId: state.coupId, bets: { ...state.myBets } } : null;
   if (table.rules) applyRules(table.rules);
   if (typeof table.balance === "number") setBalance(table.balance);
-  if (missed && (table.coup_id !== missed.coupId || sum(table.my_bets) === 0)) resolveMissed(missed);
+  if (missed && (table.coup_id !== missed.coupId || sum(table.my_bets) === 0
+                 || ["settled", "idle"].includes(table.phase))) resolveMissed(missed);
   if (table.coup_id !== state.coupId) state.history = [];
   state.coupId = table.coup_id ?? null;
   state.phase = table.phase;
