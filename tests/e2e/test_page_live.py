@@ -252,3 +252,37 @@ def test_issue10_a_restart_voids_the_round_and_the_page_says_what_came_back(
     page.wait_for_selector(".recall-item[data-status=void]")
     page.screenshot(path=str(output_dir / "page-live-restarted.png"))
     context.close()
+
+
+def test_issue10_api_docs_render_offline_under_a_strict_csp(browser: Any, serve: Serve) -> None:
+    """``/docs`` draws every operation from the server's own Swagger UI files: no request
+    leaves the machine, and a strict Content-Security-Policy (no inline script) is no obstacle."""
+    from .fake import STRICT_CSP
+
+    page = browser.new_page()
+    outside: list[str] = []
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if "Security Policy" in m.text else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+
+    def local_only(route: Any) -> None:
+        if route.request.url.startswith(serve.url):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    def with_csp(route: Any) -> None:
+        answer = route.fetch()
+        route.fulfill(response=answer, headers={**answer.headers,
+                                                "content-security-policy": STRICT_CSP})
+
+    page.route("**/*", local_only)
+    page.route(f"{serve.url}/docs", with_csp)
+    page.goto(f"{serve.url}/docs")
+    page.wait_for_selector(".swagger-ui .opblock", timeout=30_000)
+    assert page.locator(".opblock").count() >= 10
+    assert page.locator(".opblock-summary-path[data-path='/api/tables/{table_id}/bets/batch']"
+                        ).count() == 1
+    assert outside == [] and problems == []
+    page.close()
