@@ -91,9 +91,12 @@ class FakeServer:
             socket.send(json.dumps(message))
 
     def _socket(self, ws: Any) -> None:
+        """A new connection gets its snapshot; while the "network" is cut (``answer_pings``
+        false) it opens but nothing ever comes through."""
         self.sockets.append(ws)
         ws.on_message(lambda text: self._on_ws(ws, text))
-        ws.send(json.dumps({"type": "snapshot", "table": self.snapshot}))
+        if self.answer_pings:
+            ws.send(json.dumps({"type": "snapshot", "table": self.snapshot}))
 
     def _on_ws(self, ws: Any, text: Any) -> None:
         if self.answer_pings and json.loads(text).get("type") == "ping":

@@ -76,6 +76,7 @@ function renderBalance() {
   const cents = state.player ? state.player.balance : null;
   node.textContent = cents === null ? "—" : formatCents(cents, lang());
   node.dataset.cents = cents === null ? "" : String(cents);
+  $(".balance-box").hidden = cents === null; // a spectator has no wallet
   renderPanel();
 }
 

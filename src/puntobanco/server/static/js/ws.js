@@ -44,16 +44,18 @@ export class TableSocket {
     this.socket = socket;
     socket.addEventListener("open", () => {
       if (this.socket !== socket) return;
-      this.retry = 0;
-      this.up = true;
       this.lastHeard = Date.now();
-      this.onStatus("open");
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.check(socket), PING_MS);
     });
     socket.addEventListener("message", (event) => {
       if (this.socket !== socket) return;
       this.lastHeard = Date.now();
+      if (!this.up) { // up once the server speaks (its snapshot), not when the socket opens
+        this.up = true;
+        this.retry = 0;
+        this.onStatus("open");
+      }
       let message;
       try {
         message = JSON.parse(event.data);
