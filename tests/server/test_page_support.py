@@ -82,3 +82,16 @@ def test_issue10_compressed_cached_versioned_and_docs_offline(sqlite_server: Liv
     for asset in assets:
         assert http.get(asset).status_code == 200, asset
     assert "<script>" not in docs.text  # no inline script: a strict CSP allows the page
+
+
+def test_issue10_english_refusals_say_player_and_banker(sqlite_server: LiveServer) -> None:
+    """The English page says Player/Banker: so do the server's English sentences (L1)."""
+    eve = sqlite_server.signup("eve", lang="en")
+    watcher = sqlite_server.watch(1, eve)
+    watcher.next("round-opened")
+    assert sqlite_server.bet(eve, 1, "lion-punto", 1000).status_code == 200
+    refused = sqlite_server.bet(eve, 1, "lion-banco", 1000)
+    watcher.close()
+    assert refused.status_code == 422
+    assert refused.json()["error"]["message"] == (
+        "A spot may back the Lion Bonus on Player or on Banker, never both.")
