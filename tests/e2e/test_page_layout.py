@@ -328,6 +328,9 @@ def test_issue10_outcome_overlay_chips_sound_and_reduced_motion(browser: Any, mo
     assert page.get_attribute("#balance", "data-cents") == "91750"
     assert page.get_attribute(".payout-balance", "data-cents") == "91750"  # header = footer
     assert page.text_content("#status") == "Waiting for the next coup"
+    page.click("[data-lang='es']")  # the overlay follows the language too
+    assert page.text_content("#outcome .outcome-title") == "Gana"
+    page.click("[data-lang='en']")
     page.wait_for_function("() => document.querySelector('#announce').textContent"
                            ".startsWith('You win')")
     effects = page.evaluate("window.effects")

@@ -192,14 +192,18 @@ export class Felt {
   /** The win/loss overlay: the net amount of the coup, a few seconds. */
   showOutcome(net) {
     const overlay = this.overlay;
-    const kind = net > 0 ? "win" : net < 0 ? "lose" : "even";
-    overlay.className = `outcome-overlay outcome-${kind}`;
-    overlay.dataset.net = String(net);
-    overlay.replaceChildren(div("outcome-title", t(kind === "win" ? "ui.you_win" : kind === "lose"
-      ? "ui.you_lose" : "ui.even")), div("outcome-net", formatNet(net, this.lang)));
+    this.fillOutcome(net);
     overlay.hidden = false;
     clearTimeout(this.overlayTimer);
     this.overlayTimer = setTimeout(() => { overlay.hidden = true; }, 3500);
+  }
+
+  fillOutcome(net) {
+    const kind = net > 0 ? "win" : net < 0 ? "lose" : "even";
+    this.overlay.className = `outcome-overlay outcome-${kind}`;
+    this.overlay.dataset.net = String(net);
+    this.overlay.replaceChildren(div("outcome-title", t(kind === "win" ? "ui.you_win"
+      : kind === "lose" ? "ui.you_lose" : "ui.even")), div("outcome-net", formatNet(net, this.lang)));
   }
 
   hideOutcome() {
@@ -289,6 +293,7 @@ export class Felt {
       button.setAttribute("aria-label", `${t("ui.chip")} ${formatCents(Number(button.dataset.chip), lang)}`);
     }
     for (const name of CONTROLS) this.controlButtons[name].textContent = t(`ui.${name}`);
+    if (!this.overlay.hidden) this.fillOutcome(Number(this.overlay.dataset.net));
     this.renderStatus();
   }
 
