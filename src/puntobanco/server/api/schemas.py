@@ -41,7 +41,8 @@ class TableIn(Body):
 
 
 class RulesIn(Body):
-    rules: dict[str, Any]
+    rules: dict[str, Any] | None = None
+    name: str | None = Field(default=None, description="a new name (operator console)")
 
 
 class CreditIn(Body):
@@ -93,6 +94,7 @@ class TableItem(BaseModel):
     phase: Phase
     players: int
     spots: int
+    paused: bool = Field(default=False, description="paused by the operator (docs/operator.md)")
 
 
 class ShoeInfo(BaseModel):
@@ -181,6 +183,7 @@ class SnapshotOut(BaseModel):
     roads: list[RoadOut]
     betting_seconds: int | float
     spots: int
+    paused: bool = False
 
 
 class BetOut(BaseModel):

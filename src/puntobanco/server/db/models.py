@@ -29,6 +29,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -66,6 +67,8 @@ class Player(Base):
     role: Mapped[str] = mapped_column(String(16), default="player")
     lang: Mapped[str] = mapped_column(String(2), default="fr")
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    #: a suspended player cannot sign in or bet (docs/operator.md; migration 0005)
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = (CheckConstraint("role IN ('player', 'operator')", name="role"),)
 
@@ -98,6 +101,8 @@ class GameTable(Base):
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     betting_seconds: Mapped[float] = mapped_column(Float, default=15.0)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    #: paused by the operator: the dealer opens no new round (migration 0005)
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Account(Base):
@@ -276,4 +281,28 @@ class LedgerEntry(Base):
     __table_args__ = (
         CheckConstraint("amount <> 0", name="amount_not_zero"),
         Index("ix_ledger_entries_account", "account_id", "id"),
+    )
+
+
+class AuditEntry(Base):
+    """One operator action: who, what, on which table or player, the state before and after.
+
+    Written in the same transaction as the action itself; never changed afterwards
+    (``docs/operator.md``; migration 0005).
+    """
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    operator_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    action: Mapped[str] = mapped_column(String(32))
+    target_kind: Mapped[str] = mapped_column(String(16))
+    target_id: Mapped[int | None] = mapped_column(Integer)
+    before: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    after: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+    __table_args__ = (
+        CheckConstraint("target_kind IN ('table', 'player')", name="target_kind"),
+        Index("ix_audit_log_target", "target_kind", "target_id"),
     )

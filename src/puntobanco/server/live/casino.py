@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -13,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import admin, auth, ledger, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
@@ -22,6 +23,8 @@ from puntobanco.server.rules_json import DEFAULT_BETTING_SECONDS, rules_from_jso
 from puntobanco.server.settings import OPERATOR_USERNAME, ServerSettings
 
 log = logging.getLogger("puntobanco.server")
+#: work done in the same transaction as a table's creation or change (the audit log)
+OnWrite = Callable[[Session, store.TableSettings], None]
 
 #: the longest table name, in characters (after trimming spaces)
 MAX_TABLE_NAME = 64
@@ -44,8 +47,9 @@ class Casino:
     async def open(self) -> None:
         """Seed an empty database, then start one dealer per table."""
         self.generated_operator_password = await self.db.run_write(self._seed)
+        paused = await self.db.run_read(admin.paused_tables)
         for settings in await self.db.run_read(store.all_tables):
-            await self._add_dealer(settings)
+            await self._add_dealer(settings, paused=settings.id in paused)
 
     def _seed(self, session: Session) -> str | None:
         ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
@@ -65,8 +69,10 @@ class Casino:
                                                             rounds=self.config.bcrypt_rounds))
         return password if generated else None
 
-    async def _add_dealer(self, settings: store.TableSettings) -> TableDealer:
+    async def _add_dealer(self, settings: store.TableSettings, *,
+                          paused: bool = False) -> TableDealer:
         dealer = TableDealer(settings, db=self.db, config=self.config)
+        dealer.set_paused(paused)
         await dealer.open()
         self.dealers[settings.id] = dealer
         return dealer
@@ -82,18 +88,21 @@ class Casino:
             raise NotFound(f"There is no table {table_id}.")
         return dealer
 
-    async def add_table(self, name: str, rules: dict[str, Any]) -> TableDealer:
-        """A new table with its dealer (operator); names are unique ignoring case."""
-        name = name.strip()
-        if not 1 <= len(name) <= MAX_TABLE_NAME:
-            raise Refusal(f"A table's name is 1 to {MAX_TABLE_NAME} characters.",
-                          code="bad-request", key="table-name-length")
+    async def add_table(self, name: str, rules: dict[str, Any], *,
+                        on_write: OnWrite | None = None) -> TableDealer:
+        """A new table with its dealer (operator); names are unique ignoring case.
+        ``on_write(session, settings)`` runs in the same transaction (the audit log)."""
+        name = table_name(name)
         parsed, seconds = rules_from_json(rules)
 
         def create(session: Session) -> store.TableSettings:
             if store.find_table_named(session, name) is not None:
                 raise PuntoBancoError(f"A table named {name!r} exists.", code="table-name-taken")
-            return store.create_table(session, name=name, rules=parsed, betting_seconds=seconds)
+            settings = store.create_table(session, name=name, rules=parsed,
+                                          betting_seconds=seconds)
+            if on_write is not None:
+                on_write(session, settings)
+            return settings
 
         try:
             settings = await self.db.run_write(create)
@@ -102,8 +111,28 @@ class Casino:
                                   code="table-name-taken") from None
         return await self._add_dealer(settings)
 
-    async def update_table(self, table_id: int, rules: dict[str, Any]) -> TableDealer:
-        """Change a table's settings; its dealer uses them from the next shoe."""
+    async def update_table(self, table_id: int, rules: dict[str, Any] | None, *,
+                           on_write: OnWrite | None = None) -> TableDealer:
+        """Change a table's settings; its dealer uses them from the next shoe.
+        ``on_write(session, settings)`` runs in the same transaction (a rename, the audit log)."""
         dealer = self.dealer(table_id)
-        dealer.settings = await self.db.run_write(lambda s: store.update_table(s, table_id, rules))
+
+        def write(session: Session) -> store.TableSettings:
+            settings = (store.update_table(session, table_id, rules) if rules is not None
+                        else store.load_table(session, table_id))
+            if on_write is not None:
+                on_write(session, settings)
+                settings = store.load_table(session, table_id)
+            return settings
+
+        dealer.settings = await self.db.run_write(write)
         return dealer
+
+
+def table_name(name: str) -> str:
+    """A table's name without the spaces around it, 1 to 64 characters, or a refusal."""
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_TABLE_NAME:
+        raise Refusal(f"A table's name is 1 to {MAX_TABLE_NAME} characters.",
+                      code="bad-request", key="table-name-length")
+    return name

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import Side, hand_total
-from puntobanco.server.db import ledger, recall, store
+from puntobanco.server.db import admin, ledger, recall, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
@@ -93,6 +93,11 @@ class TableDealer:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.rounds_played = 0
+        # operator hooks (issue 11a, docs/operator.md): see "operator hooks" below
+        self.paused = False
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        self.barred: set[int] = set()
 
     # --- life cycle -----------------------------------------------------------------------
 
@@ -126,7 +131,7 @@ class TableDealer:
                     for client in list(self.hub.clients):
                         client.push(dumps({"type": "snapshot",
                                            "table": self.snapshot(client.player_id)}))
-                if await self._idle():
+                if await self._hold_while_paused() or await self._idle():
                     break
                 await self._play_round()
             except Exception:
@@ -369,6 +374,7 @@ class TableDealer:
         fingerprint = f"{self.id}:{kind.value}:{stake}"
         spot = str(player_id)
         async with self.lock:
+            self._refuse_barred(player_id)
             coup_id, round_no = self.view.coup_id, self.table.round_no
 
             def write(session: Session) -> tuple[dict[str, Any], bool]:
@@ -434,6 +440,56 @@ class TableDealer:
         self.hub.send_to(player_id, {"type": "my-bets", "coup_id": answer["coup_id"],
                                      "my_bets": answer["my_bets"], "balance": answer["balance"]})
 
+    # --- operator hooks (issue 11a): pause after the coup, suspended players ----------------
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause (the coup under way is finished and settled, then no round opens) or resume."""
+        self.paused = paused
+        if paused:
+            self._resumed.clear()
+        else:
+            self._resumed.set()
+
+    async def _hold_while_paused(self) -> bool:
+        """Wait while paused; ``True`` means stop."""
+        if not self.paused:
+            return self._stop.is_set()
+        self.view.phase, self.view.deadline = "idle", None
+        waits = [asyncio.create_task(event.wait()) for event in (self._resumed, self._stop)]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waits:
+                task.cancel()
+        return self._stop.is_set()
+
+    def _refuse_barred(self, player_id: int) -> None:
+        if player_id in self.barred:
+            raise PuntoBancoError("This account is suspended.", code="account-suspended")
+
+    async def refund_suspended(self, player_id: int) -> int:
+        """Bar a suspended player from betting here and give back their bets on a round still
+        open for betting (bets already closed stand); returns the cents given back."""
+        self.barred.add(player_id)
+        spot = str(player_id)
+        async with self.lock:
+            kinds = list(self.table.bets.get(spot, {})) if self.view.phase == "open" else []
+            coup_id = self.view.coup_id
+            if not kinds or coup_id is None:
+                return 0
+
+            def write(session: Session) -> tuple[int, int]:
+                given = sum(admin.refund_open_bet(session, table_id=self.id, coup_id=coup_id,
+                                                  player_id=player_id, kind=kind)
+                            for kind in kinds)
+                return given, ledger.wallet_balance(session, player_id)
+
+            given, balance = await self._write(write)
+            for kind in kinds:
+                self.table.withdraw_bet(spot, kind)
+            self._tell_bets(player_id, {"coup_id": coup_id, "my_bets": {}, "balance": balance})
+            return given
+
     # --- views ----------------------------------------------------------------------------
 
     def totals(self) -> dict[str, int]:
@@ -456,14 +512,15 @@ class TableDealer:
             "cards": list(view.cards), "last_result": view.last_result, "roads": list(view.roads),
             "betting_seconds": (self.config.betting_seconds if self.config.betting_seconds
                                 is not None else self.betting_seconds),
-            "spots": len(self.table.bets),
+            "spots": len(self.table.bets), "paused": self.paused,
         }
 
     def summary(self) -> dict[str, Any]:
         """The table's entry in ``GET /api/tables``."""
         return {"id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
                 "next_rules": self.settings.rules_json(), "phase": self.view.phase,
-                "players": self.hub.players(), "spots": len(self.table.bets)}
+                "players": self.hub.players(), "spots": len(self.table.bets),
+                "paused": self.paused}
 
 
 def _stored(session: Session, player_id: int, key: str | None) -> tuple[str, dict[str, Any]] | None:
