@@ -30,12 +30,14 @@ function niceStep(span) {
   return [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw;
 }
 
-/** The chart as an SVG string; ``words`` gives the legend's three names. */
-export function holdChartSvg(points, { width = 720, height = 280, words = {} } = {}) {
-  const pad = { left: 56, right: 16, top: 28, bottom: 34 };
+/** The chart as an SVG string, ``width`` × ``height`` pixels (draw it at that size so its text
+ *  keeps its size); ``words`` names the legend's three items, ``format`` writes a ratio. */
+export function holdChartSvg(points, { width = 720, height = 280, words = {},
+  format = (ratio) => `${(ratio * 100).toFixed(1)} %` } = {}) {
+  const pad = { left: 64, right: 24, top: 30, bottom: 34 };
   const w = width - pad.left - pad.right;
   const h = height - pad.top - pad.bottom;
-  const head = `<svg xmlns="${SVG_NS}" viewBox="0 0 ${width} ${height}" class="hold-chart" role="img">`;
+  const head = `<svg xmlns="${SVG_NS}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" class="hold-chart" role="img">`;
   if (!points.length) {
     return `${head}<text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="chart-empty">${esc(words.empty ?? "—")}</text></svg>`;
   }
@@ -51,7 +53,7 @@ export function holdChartSvg(points, { width = 720, height = 280, words = {} } =
   const step = niceStep(hi - lo);
   for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) {
     parts.push(`<line class="grid" x1="${pad.left}" x2="${pad.left + w}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"/>`);
-    parts.push(`<text class="tick" x="${pad.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${(t * 100).toFixed(step < 0.001 ? 2 : 1)} %</text>`);
+    parts.push(`<text class="tick" x="${pad.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${esc(format(t))}</text>`);
   }
   if (lo < 0 && hi > 0) {
     parts.push(`<line class="zero" x1="${pad.left}" x2="${pad.left + w}" y1="${y(0).toFixed(1)}" y2="${y(0).toFixed(1)}"/>`);
@@ -68,18 +70,19 @@ export function holdChartSvg(points, { width = 720, height = 280, words = {} } =
   parts.push(`<path class="hold" d="${line("hold")}"/>`);
   points.forEach((p, i) => {
     const outside = p.hold < p.low || p.hold > p.high;
-    parts.push(`<circle class="point${outside ? " outside" : ""}" cx="${x(i).toFixed(1)}" cy="${y(p.hold).toFixed(1)}" r="3.5"><title>${esc(p.label)}: ${(p.hold * 100).toFixed(2)} %</title></circle>`);
+    parts.push(`<circle class="point${outside ? " outside" : ""}" cx="${x(i).toFixed(1)}" cy="${y(p.hold).toFixed(1)}" r="3.5"><title>${esc(p.label)}: ${esc(format(p.hold))}</title></circle>`);
   });
   const every = Math.max(1, Math.ceil(n / 10));
   points.forEach((p, i) => {
     if (i % every === 0 || i === n - 1) {
-      parts.push(`<text class="tick" x="${x(i).toFixed(1)}" y="${height - 12}" text-anchor="middle">${esc(p.label)}</text>`);
+      const anchor = n > 1 && i === 0 ? "start" : n > 1 && i === n - 1 ? "end" : "middle";
+      parts.push(`<text class="tick" x="${x(i).toFixed(1)}" y="${height - 12}" text-anchor="${anchor}">${esc(p.label)}</text>`);
     }
   });
   const legend = [["hold", words.hold ?? "hold"], ["edge", words.edge ?? "edge"], ["band", words.band ?? "95 %"]];
   legend.forEach(([cls, text], i) => {
     const lx = pad.left + i * 170;
-    parts.push(`<rect class="key ${cls}" x="${lx}" y="8" width="14" height="10"/><text class="legend" x="${lx + 20}" y="17">${esc(text)}</text>`);
+    parts.push(`<rect class="key key-${cls}" x="${lx}" y="8" width="14" height="10"/><text class="legend" x="${lx + 20}" y="17">${esc(text)}</text>`);
   });
   parts.push("</svg>");
   return parts.join("");

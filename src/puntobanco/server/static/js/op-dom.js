@@ -21,8 +21,17 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 export const money = (cents) => (cents === null || cents === undefined ? "—" : formatCents(Math.round(cents), lang()));
+const LOCALES = { fr: "fr-FR", it: "it-IT", es: "es-ES", en: "en-GB" };
+
+/** A number in the console's language, with ``digits`` decimals and a real minus sign. */
+export function decimal(value, digits = 2) {
+  const text = new Intl.NumberFormat(LOCALES[lang()], {
+    minimumFractionDigits: digits, maximumFractionDigits: digits,
+  }).format(Math.abs(value));
+  return value < 0 && text.replace(/[0,.\s]/g, "") !== "" ? `−${text}` : text;
+}
+
 export const percent = (ratio, digits = 2) =>
-  (ratio === null || ratio === undefined ? "—" : `${(ratio * 100).toFixed(digits)} %`);
+  (ratio === null || ratio === undefined ? "—" : `${decimal(ratio * 100, digits)} %`);
 export const signClass = (value) => (value < 0 ? "neg" : value > 0 ? "pos" : "");
-export const when = (ms) => new Date(ms).toLocaleString(
-  { fr: "fr-FR", it: "it-IT", es: "es-ES", en: "en-GB" }[lang()], { timeZone: "UTC" });
+export const when = (ms) => `${new Date(ms).toLocaleString(LOCALES[lang()], { timeZone: "UTC" })} UTC`;

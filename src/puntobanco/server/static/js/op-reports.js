@@ -2,7 +2,7 @@
 // chart) and the audit log (docs/operator.md).
 
 import * as api from "./op-api.js";
-import { el, money, percent, signClass, when } from "./op-dom.js";
+import { decimal, el, money, percent, signClass, when } from "./op-dom.js";
 import { holdChartSvg, holdSeries } from "./holdchart.js";
 import { t } from "./op-words.js";
 
@@ -41,6 +41,11 @@ export function initReports(guard) {
   }
   $("audit-action").addEventListener("change", () => guard(showAudit(true)));
   $("audit-more").addEventListener("click", () => guard(showAudit(false)));
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (!$("table-report").hidden) drawTableReport(); }, 150);
+  });
 }
 
 const figureCells = (f) => [
@@ -50,7 +55,7 @@ const figureCells = (f) => [
   el("td", { class: `num ${signClass(f.house_win)}` }, money(f.house_win)),
   el("td", { class: "num hold-cell" }, percent(f.hold)),
   el("td", { class: "num" }, percent(f.theoretical_edge)),
-  el("td", { class: "num" }, f.z === null ? "—" : f.z.toFixed(2)),
+  el("td", { class: "num" }, f.z === null ? "—" : decimal(f.z)),
   el("td", { class: "num" }, f.band ? `${percent(f.band[0], 1)} … ${percent(f.band[1], 1)}` : "—"),
 ];
 const figureHeads = () => ["coups", "bets", "handle", "house_win", "hold", "theoretical", "z", "band"]
@@ -90,8 +95,11 @@ function drawTableReport() {
   const rows = chartBy === "shoe"
     ? lastReport.by_shoe.map((r) => ({ ...r, label: `${t("shoe")} ${r.shoe_no}` }))
     : lastReport.by_day.map((r) => ({ ...r, label: r.day }));
-  $("hold-chart").innerHTML = holdChartSvg(holdSeries(rows), {
+  const box = $("hold-chart");
+  box.innerHTML = holdChartSvg(holdSeries(rows), {
+    width: Math.max(320, Math.floor(box.clientWidth || 720)), height: 300,
     words: { hold: t("hold"), edge: t("theoretical"), band: t("band"), empty: t("empty") },
+    format: (ratio) => percent(ratio, 1),
   });
   const head = el("tr", {}, el("th", {}, t("by_bet")), ...figureHeads());
   const total = lastReport.total;
@@ -124,7 +132,7 @@ export async function showAudit(fresh) {
     table.append(el("tr", { dataset: { action: entry.action } },
       el("td", {}, when(entry.at)), el("td", {}, entry.operator),
       el("td", {}, t(`action.${entry.action}`)),
-      el("td", {}, `${t(entry.target_kind === "table" ? "table" : "username")} #${entry.target_id}`),
+      el("td", {}, `${t(entry.target_kind === "table" ? "table" : "player")} #${entry.target_id}`),
       el("td", { class: "change" }, `${compact(entry.before)} → ${compact(entry.after)}`)));
   }
   if (entries.length) oldestAudit = entries[entries.length - 1].id;

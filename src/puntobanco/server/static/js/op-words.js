@@ -4,7 +4,7 @@ export const LANGUAGES = ["fr", "it", "es", "en"];
 
 const WORDS = {
   fr: {
-    title: "Console de l'opérateur", login: "Connexion", username: "Identifiant",
+    title: "Console de l'opérateur", player: "Joueur", login: "Connexion", username: "Identifiant",
     password: "Mot de passe", logout: "Déconnexion", not_operator: "Réservé à l'opérateur de la salle.",
     tab_tables: "Tables", tab_players: "Joueurs", tab_reports: "Rapports", tab_audit: "Journal",
     new_table: "Nouvelle table", name: "Nom", create: "Créer", rename: "Renommer",
@@ -35,7 +35,7 @@ const WORDS = {
     "action.player-suspend": "Joueur suspendu", "action.player-unsuspend": "Joueur réactivé",
   },
   it: {
-    title: "Console dell'operatore", login: "Accedi", username: "Nome utente",
+    title: "Console dell'operatore", player: "Giocatore", login: "Accedi", username: "Nome utente",
     password: "Password", logout: "Esci", not_operator: "Riservato all'operatore della sala.",
     tab_tables: "Tavoli", tab_players: "Giocatori", tab_reports: "Rapporti", tab_audit: "Registro",
     new_table: "Nuovo tavolo", name: "Nome", create: "Crea", rename: "Rinomina",
@@ -66,7 +66,7 @@ const WORDS = {
     "action.player-suspend": "Giocatore sospeso", "action.player-unsuspend": "Giocatore riattivato",
   },
   es: {
-    title: "Consola del operador", login: "Entrar", username: "Usuario",
+    title: "Consola del operador", player: "Jugador", login: "Entrar", username: "Usuario",
     password: "Contraseña", logout: "Salir", not_operator: "Reservado al operador de la sala.",
     tab_tables: "Mesas", tab_players: "Jugadores", tab_reports: "Informes", tab_audit: "Registro",
     new_table: "Nueva mesa", name: "Nombre", create: "Crear", rename: "Renombrar",
@@ -97,7 +97,7 @@ const WORDS = {
     "action.player-suspend": "Jugador suspendido", "action.player-unsuspend": "Jugador reactivado",
   },
   en: {
-    title: "Operator console", login: "Sign in", username: "Username",
+    title: "Operator console", player: "Player", login: "Sign in", username: "Username",
     password: "Password", logout: "Sign out", not_operator: "Only the operator may do this.",
     tab_tables: "Tables", tab_players: "Players", tab_reports: "Reports", tab_audit: "Audit log",
     new_table: "New table", name: "Name", create: "Create", rename: "Rename",

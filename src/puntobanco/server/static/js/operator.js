@@ -134,8 +134,9 @@ async function refreshTables() {
   try {
     const views = await api.liveTables();
     const cards = $("table-cards");
-    const focused = document.activeElement && cards.contains(document.activeElement);
-    if (focused) return; // do not redraw under the operator's typing
+    const active = document.activeElement;
+    const typing = active && cards.contains(active) && ["INPUT", "SELECT", "TEXTAREA"].includes(active.tagName);
+    if (typing) return; // do not redraw under the operator's typing
     cards.replaceChildren(...views.map(tableCard));
   } finally {
     refreshing = false;
