@@ -86,6 +86,7 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         page.locator("#player-history tr").nth(3).wait_for()
         history = page.inner_text("#player-history")
         assert "refund" in history and "credit" in history and "welcome" in history
+        page.screenshot(path=str(output_dir / "operator-players-desktop.png"), full_page=True)
     finally:
         watcher.close()
 
