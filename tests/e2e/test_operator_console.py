@@ -130,3 +130,30 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     page.screenshot(path=str(output_dir / "operator-reports-tablet.png"), full_page=True)
     assert errors == []
     context.close()
+
+
+def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
+                                                                   static_url: str) -> None:
+    """holdchart.js: the cumulative hold, edge and band after each point, computed by hand."""
+    page = browser.new_page()
+    page.goto(f"{static_url}/operator.html")
+    found = page.evaluate("""async () => {
+        const chart = await import('/js/holdchart.js');
+        const rows = [
+          {label: 'a', handle: 10000, house_win: 300, expected_win: 150, sd: 300},
+          {label: 'b', handle: 0, house_win: 0, expected_win: 0, sd: 0},
+          {label: 'c', handle: 30000, house_win: -100, expected_win: 450, sd: 400}];
+        const points = chart.holdSeries(rows);
+        const svg = chart.holdChartSvg(points, {width: 400, height: 200});
+        return {points, circles: (svg.match(/<circle/g) || []).length,
+                empty: chart.holdChartSvg([], {words: {empty: 'nothing'}})};
+    }""")
+    page.close()
+    first, second = found["points"]
+    assert (first["label"], second["label"]) == ("a", "c")  # the point with no handle is left out
+    assert first["hold"] == pytest.approx(0.03) and first["edge"] == pytest.approx(0.015)
+    assert first["high"] == pytest.approx(0.015 + 1.959964 * 300 / 10000)
+    assert second["hold"] == pytest.approx(200 / 40000)  # (300 − 100) / (10,000 + 30,000)
+    assert second["edge"] == pytest.approx(600 / 40000)
+    assert second["low"] == pytest.approx(600 / 40000 - 1.959964 * 500 / 40000)  # √(300²+400²)
+    assert found["circles"] == 2 and "nothing" in found["empty"]

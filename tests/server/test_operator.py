@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from .support import LiveServer, Player, check_books, wait_until, wallet_entries
+from .support import (
+    LiveServer,
+    Player,
+    check_books,
+    fast_settings,
+    running,
+    wait_until,
+    wallet_entries,
+)
 
 OPERATOR_ROUTES = [
     ("GET", "/api/players"), ("GET", "/api/players/1"), ("GET", "/api/players/1/history"),
@@ -80,8 +88,9 @@ def test_issue11_pause_finishes_the_coup_in_progress_then_waits(sqlite_server: L
 
 
 def test_issue11_suspension_ends_sessions_refunds_open_bets_and_refuses_sign_in(
-        sqlite_server: LiveServer) -> None:
-    live, http = sqlite_server, sqlite_server.http
+        server: LiveServer) -> None:
+    """A money path: on SQLite and PostgreSQL, the books balance after the refund."""
+    live, http = server, server.http
     boss, ann, bob = live.operator(), live.signup("ann"), live.signup("bob")
     watcher = live.watch(1, bob)
     try:
@@ -185,3 +194,20 @@ def test_issue11_rename_rules_credit_history_and_their_audit(sqlite_server: Live
     assert http.get("/api/players/999/history", headers=boss.headers).status_code == 404
     one = http.get(f"/api/players/{ann.id}", headers=boss.headers).json()
     assert one["username"] == "ann" and one["suspended"] is False
+
+
+def test_issue11_a_paused_table_stays_paused_after_a_restart(sqlite_url: str) -> None:
+    with running(fast_settings(sqlite_url)) as live:
+        boss = live.operator()
+        assert live.http.post("/api/tables/2/pause", headers=boss.headers).status_code == 200
+    with running(fast_settings(sqlite_url)) as live:
+        tables = live.http.get("/api/tables").json()
+        assert [(t["name"], t["paused"]) for t in tables] == [("Sanremo", False),
+                                                              ("Enghien", True)]
+        watcher = live.watch(2)
+        try:
+            assert watcher.next("snapshot")["table"]["paused"] is True
+            with pytest.raises(TimeoutError):
+                watcher.next("round-opened", timeout=1.5)
+        finally:
+            watcher.close()
