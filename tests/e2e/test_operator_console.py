@@ -69,8 +69,8 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         # players: credit 5 €, then suspend (the open Banco bet is given back)
         page.click("#tabs button[data-tab=players]")
         page.fill("#player-search", "le")
+        page.wait_for_function("document.querySelectorAll('#players tr[data-player]').length === 1")
         row = page.locator("tr[data-player=lea]")
-        row.wait_for()
         row.locator("input").fill("5")
         row.locator(".credit-button").click()
         page.wait_for_function("document.querySelector('tr[data-player=lea]')"
@@ -85,7 +85,7 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         row.locator("button.link-button").click()
         page.locator("#player-history tr").nth(3).wait_for()
         history = page.inner_text("#player-history")
-        assert "refund" in history and "credit" in history and "welcome" in history
+        assert "Remboursement" in history and "Crédit" in history and "Bienvenue" in history
         page.screenshot(path=str(output_dir / "operator-players-desktop.png"), full_page=True)
     finally:
         watcher.close()

@@ -183,6 +183,8 @@ class CoupRecord(Base):
     __table_args__ = (
         UniqueConstraint("table_id", "round_no", name="uq_coups_table_round_no"),
         CheckConstraint("status IN ('open', 'closed', 'dealt', 'settled', 'void')", name="status"),
+        #: the reports pick coups by the time they were settled (migration 0005)
+        Index("ix_coups_settled_at", "settled_at"),
     )
 
 

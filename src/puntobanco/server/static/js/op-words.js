@@ -33,6 +33,7 @@ const WORDS = {
     "action.table-rules": "Réglages changés", "action.table-pause": "Table en pause",
     "action.table-resume": "Table reprise", "action.player-credit": "Crédit",
     "action.player-suspend": "Joueur suspendu", "action.player-unsuspend": "Joueur réactivé",
+    "reason.welcome": "Bienvenue", "reason.credit": "Crédit", "reason.stake": "Mise", "reason.withdrawal": "Retrait", "reason.payout": "Gain", "reason.refund": "Remboursement",
   },
   it: {
     title: "Console dell'operatore", player: "Giocatore", login: "Accedi", username: "Nome utente",
@@ -64,6 +65,7 @@ const WORDS = {
     "action.table-rules": "Impostazioni cambiate", "action.table-pause": "Tavolo in pausa",
     "action.table-resume": "Tavolo ripreso", "action.player-credit": "Accredito",
     "action.player-suspend": "Giocatore sospeso", "action.player-unsuspend": "Giocatore riattivato",
+    "reason.welcome": "Benvenuto", "reason.credit": "Accredito", "reason.stake": "Puntata", "reason.withdrawal": "Ritiro", "reason.payout": "Vincita", "reason.refund": "Rimborso",
   },
   es: {
     title: "Consola del operador", player: "Jugador", login: "Entrar", username: "Usuario",
@@ -95,6 +97,7 @@ const WORDS = {
     "action.table-rules": "Ajustes cambiados", "action.table-pause": "Mesa en pausa",
     "action.table-resume": "Mesa reanudada", "action.player-credit": "Abono",
     "action.player-suspend": "Jugador suspendido", "action.player-unsuspend": "Jugador reactivado",
+    "reason.welcome": "Bienvenida", "reason.credit": "Abono", "reason.stake": "Apuesta", "reason.withdrawal": "Retirada", "reason.payout": "Pago", "reason.refund": "Reembolso",
   },
   en: {
     title: "Operator console", player: "Player", login: "Sign in", username: "Username",
@@ -126,6 +129,7 @@ const WORDS = {
     "action.table-rules": "Settings changed", "action.table-pause": "Table paused",
     "action.table-resume": "Table resumed", "action.player-credit": "Credit",
     "action.player-suspend": "Player suspended", "action.player-unsuspend": "Player reinstated",
+    "reason.welcome": "Welcome", "reason.credit": "Credit", "reason.stake": "Stake", "reason.withdrawal": "Withdrawal", "reason.payout": "Payout", "reason.refund": "Refund",
   },
 };
 

@@ -234,8 +234,11 @@ async function onNewTable(event) {
 
 // --- players ----------------------------------------------------------------------------------
 
+let playersAsked = 0;
 async function refreshPlayers() {
+  const asked = ++playersAsked;
   const found = await api.players($("player-search").value.trim());
+  if (asked !== playersAsked) return; // a later search has been sent: its answer will be drawn
   const head = el("tr", {}, ...["username", "balance", "status", "since", "credit", ""].map((k, i) =>
     el("th", { class: i === 1 ? "num" : "" }, k ? t(k) : "")));
   $("players").replaceChildren(head, ...found.map(playerRow));
@@ -273,7 +276,7 @@ async function showHistory(player) {
     el("th", { class: i >= 5 ? "num" : "" }, t(k))));
   box.replaceChildren(el("h3", {}, `${t("history")} — ${player.username}`),
     el("table", { class: "grid-table" }, head, ...lines.map((line) => el("tr", {},
-      el("td", {}, when(line.at)), el("td", {}, line.reason), el("td", {}, line.table_id ?? ""),
+      el("td", {}, when(line.at)), el("td", { dataset: { reason: line.reason } }, t(`reason.${line.reason}`)), el("td", {}, line.table_id ?? ""),
       el("td", {}, line.round_no ?? ""), el("td", {}, line.bet ? t(`bet.${line.bet}`) : ""),
       el("td", { class: `num ${signClass(line.amount)}` }, money(line.amount)),
       el("td", { class: "num" }, money(line.balance))))));

@@ -1,5 +1,5 @@
 """The operator console: players can be suspended, tables paused, and every operator action is
-kept in an audit log (docs/operator.md).
+kept in an audit log (docs/operator.md); the reports find coups by their settlement time.
 
 Revision ID: 0005
 Revises: 0002
@@ -41,9 +41,11 @@ def upgrade() -> None:
     )
     op.create_index("ix_audit_log_operator_id", "audit_log", ["operator_id"])
     op.create_index("ix_audit_log_target", "audit_log", ["target_kind", "target_id"])
+    op.create_index("ix_coups_settled_at", "coups", ["settled_at"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_coups_settled_at", table_name="coups")
     op.drop_index("ix_audit_log_target", table_name="audit_log")
     op.drop_index("ix_audit_log_operator_id", table_name="audit_log")
     op.drop_table("audit_log")
