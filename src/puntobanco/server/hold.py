@@ -104,49 +104,62 @@ class Tally:
 
 @dataclass(slots=True)
 class _Sums:
+    """Integer sums of the tallies dealt with one rule set (exact and fast to add)."""
+
+    rules: RuleSet
     coups: int = 0
     bets: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     handle: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     win: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
-    expected: dict[str, Fraction] = field(default_factory=lambda: dict.fromkeys(KINDS, Fraction()))
-    variance: dict[str, Fraction] = field(
-        default_factory=lambda: dict.fromkeys(KINDS, Fraction()))
-    variance_total: Fraction = Fraction()
+    cross: dict[tuple[str, str], int] = field(default_factory=lambda: dict.fromkeys(PAIRS, 0))
 
 
 def summarise(parts: Iterable[tuple[Tally, RuleSet]]) -> dict[str, Any]:
     """The report's figures for tallies of disjoint sets of coups, each with the rules its coups
     were dealt with (see the module's docstring and ``docs/operator.md``)."""
-    sums = _Sums()
+    from puntobanco.analysis.tables import payout_key
+
+    groups: dict[tuple[object, ...], _Sums] = {}
     for tally, rules in parts:
         if not tally.coups:
             continue
-        exact = theory(rules)
+        key = (payout_key(rules), rules.decks)
+        sums = groups.get(key)
+        if sums is None:
+            sums = groups[key] = _Sums(rules)
         sums.coups += tally.coups
         for kind in KINDS:
             sums.bets[kind] += tally.bets.get(kind, 0)
-            handle = tally.handle.get(kind, 0)
-            sums.handle[kind] += handle
+            sums.handle[kind] += tally.handle.get(kind, 0)
             sums.win[kind] += tally.win.get(kind, 0)
-            sums.expected[kind] += handle * exact.edge[kind]
-            sums.variance[kind] += exact.cov[kind, kind] * tally.cross.get((kind, kind), 0)
+        for pair in PAIRS:
+            sums.cross[pair] += tally.cross.get(pair, 0)
+    bets, handle, win = (dict.fromkeys(KINDS, 0) for _ in range(3))
+    expected = dict.fromkeys(KINDS, Fraction())
+    variance = dict.fromkeys(KINDS, Fraction())
+    variance_total = Fraction()
+    for sums in groups.values():
+        exact = theory(sums.rules)
+        for kind in KINDS:
+            bets[kind] += sums.bets[kind]
+            handle[kind] += sums.handle[kind]
+            win[kind] += sums.win[kind]
+            expected[kind] += sums.handle[kind] * exact.edge[kind]
+            variance[kind] += exact.cov[kind, kind] * sums.cross[kind, kind]
         for a, b in PAIRS:
-            products = tally.cross.get((a, b), 0)
-            sums.variance_total += exact.cov[a, b] * products * (1 if a == b else 2)
-    per_kind = {kind: _figures(bets=sums.bets[kind], handle=sums.handle[kind],
-                               win=sums.win[kind], expected=sums.expected[kind],
-                               variance=sums.variance[kind]) for kind in KINDS}
-    handle = sum(sums.handle.values())
-    win = sum(sums.win.values())
-    lion_handle = sum(sums.handle[kind] for kind in LION_KINDS)
-    lion_win = sum(sums.win[kind] for kind in LION_KINDS)
-    return {"coups": sums.coups,
-            **_figures(bets=sum(sums.bets.values()), handle=handle, win=win,
-                       expected=sum(sums.expected.values(), Fraction()),
-                       variance=sums.variance_total),
+            variance_total += exact.cov[a, b] * sums.cross[a, b] * (1 if a == b else 2)
+    per_kind = {kind: _figures(bets=bets[kind], handle=handle[kind], win=win[kind],
+                               expected=expected[kind], variance=variance[kind])
+                for kind in KINDS}
+    total_handle, total_win = sum(handle.values()), sum(win.values())
+    lion_handle = sum(handle[kind] for kind in LION_KINDS)
+    lion_win = sum(win[kind] for kind in LION_KINDS)
+    return {"coups": sum(sums.coups for sums in groups.values()),
+            **_figures(bets=sum(bets.values()), handle=total_handle, win=total_win,
+                       expected=sum(expected.values(), Fraction()), variance=variance_total),
             "lion": {"handle": lion_handle, "house_win": lion_win,
-                     "handle_share": _ratio(lion_handle, handle),
-                     "win_share": _ratio(lion_win, win)},
+                     "handle_share": _ratio(lion_handle, total_handle),
+                     "win_share": _ratio(lion_win, total_win)},
             "by_bet": per_kind}
 
 
