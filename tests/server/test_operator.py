@@ -142,6 +142,12 @@ def test_issue11_live_view_shows_spots_and_the_house_exposure(sqlite_server: Liv
         assert live.bet(ann, 2, "banco", 1000).status_code == 200
         assert live.bet(bob, 2, "punto", 1000).status_code == 200
         view = http.get("/api/operator/tables/2", headers=boss.headers).json()
+        # a suspended player's bet that reaches the table after the suspension is refused,
+        # even when its request had been signed in a moment before (the table's bar)
+        live.casino.dealer(2).barred.add(bob.id)
+        late = live.bet(bob, 2, "punto", 1000)
+        assert (late.status_code, late.json()["error"]["code"]) == (403, "account-suspended")
+        live.casino.dealer(2).barred.discard(bob.id)
     finally:
         watcher.close()
     assert view["coup_id"] == coup_id and view["table"]["phase"] == "open"
@@ -185,6 +191,7 @@ def test_issue11_rename_rules_credit_history_and_their_audit(sqlite_server: Live
     assert rules["after"]["limits"]["egalite"] == [500, 20000]
     assert set(rules["after"]) == {"limits"}  # only what changed
     assert (rename["before"], rename["after"]) == ({"name": "Monte"}, {"name": "Monte Carlo"})
+    assert rename["target_name"] == "Monte Carlo" and credit["target_name"] == "ann"
     assert create["after"]["rules"]["tie_pays"] == 9 and create["before"] is None
     assert [e["id"] for e in http.get(f"/api/audit?before_id={log[1]['id']}",
                                       headers=boss.headers).json()] == [rename["id"], create["id"]]

@@ -93,6 +93,7 @@ class AuditLine(BaseModel):
     action: str
     target_kind: str
     target_id: int | None
+    target_name: str | None = None
     before: dict[str, Any] | None
     after: dict[str, Any] | None
 

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from puntobanco.server.db.models import AuditEntry, Player
+from puntobanco.server.db.models import AuditEntry, GameTable, Player
 
 #: every action the log knows, as ``GET /api/audit?action=`` spells it
 ACTIONS = ("table-create", "table-rename", "table-rules", "table-pause", "table-resume",
@@ -34,7 +34,8 @@ def record(session: Session, *, operator_id: int, action: str, target_kind: str,
 def entries(session: Session, *, limit: int = 100, before_id: int | None = None,
             action: str | None = None, target_kind: str | None = None,
             target_id: int | None = None) -> list[dict[str, Any]]:
-    """The newest entries first (``before_id`` pages back), as ``GET /api/audit`` shows them."""
+    """The newest entries first (``before_id`` pages back), as ``GET /api/audit`` shows them;
+    ``target_name`` is the table's or the player's name now."""
     query = (select(AuditEntry, Player.username).join(Player, Player.id == AuditEntry.operator_id)
              .order_by(AuditEntry.id.desc()).limit(limit))
     if before_id is not None:
@@ -45,10 +46,20 @@ def entries(session: Session, *, limit: int = 100, before_id: int | None = None,
         query = query.where(AuditEntry.target_kind == target_kind)
     if target_id is not None:
         query = query.where(AuditEntry.target_id == target_id)
+    found = session.execute(query).all()
+    ids = {kind: sorted({e.target_id for e, _ in found
+                         if e.target_kind == kind and e.target_id is not None})
+           for kind in ("table", "player")}
+    names: dict[tuple[str, int | None], str] = {("table", i): n for i, n in session.execute(
+        select(GameTable.id, GameTable.name).where(GameTable.id.in_(ids["table"])))}
+    names.update({("player", i): n for i, n in session.execute(
+        select(Player.id, Player.username).where(Player.id.in_(ids["player"])))})
     return [{"id": entry.id, "at": epoch_ms(entry.at), "operator_id": entry.operator_id,
              "operator": username, "action": entry.action, "target_kind": entry.target_kind,
-             "target_id": entry.target_id, "before": entry.before, "after": entry.after}
-            for entry, username in session.execute(query)]
+             "target_id": entry.target_id,
+             "target_name": names.get((entry.target_kind, entry.target_id)),
+             "before": entry.before, "after": entry.after}
+            for entry, username in found]
 
 
 def epoch_ms(moment: datetime) -> int:

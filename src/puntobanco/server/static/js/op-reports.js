@@ -132,7 +132,8 @@ export async function showAudit(fresh) {
     table.append(el("tr", { dataset: { action: entry.action } },
       el("td", {}, when(entry.at)), el("td", {}, entry.operator),
       el("td", {}, t(`action.${entry.action}`)),
-      el("td", {}, `${t(entry.target_kind === "table" ? "table" : "player")} #${entry.target_id}`),
+      el("td", {}, `${t(entry.target_kind === "table" ? "table" : "player")} #${entry.target_id}`,
+        entry.target_name ? ` · ${entry.target_name}` : ""),
       el("td", { class: "change" }, `${compact(entry.before)} → ${compact(entry.after)}`)));
   }
   if (entries.length) oldestAudit = entries[entries.length - 1].id;
