@@ -218,3 +218,30 @@ def test_issue11_a_paused_table_stays_paused_after_a_restart(sqlite_url: str) ->
                 watcher.next("round-opened", timeout=1.5)
         finally:
             watcher.close()
+
+
+def test_issue11_exposure_uses_the_shoe_as_it_stood_before_the_coup() -> None:
+    """Once the coup is dealt (phases closed and dealt) its cards are put back: the exposure is
+    the one the house had when betting closed, not the one of the next coup."""
+    import random
+    from types import SimpleNamespace
+
+    from puntobanco.bets import BetKind
+    from puntobanco.cards import composition_of
+    from puntobanco.rules import RuleSet
+    from puntobanco.server.api.operator import _composition_at_coup_start
+    from puntobanco.table import Table
+
+    table = Table(rules=RuleSet(decks=1), rng=random.Random(5))
+    table.open_round()
+    table.place_bet("1", BetKind.BANCO, 1000)
+    dealer = SimpleNamespace(table=table, view=SimpleNamespace(phase="open"))
+    assert table.shoe is not None
+    before = tuple(composition_of(table.shoe.remaining()))
+    assert _composition_at_coup_start(dealer) == before  # type: ignore[arg-type]
+    table.close_bets()
+    table.deal()
+    for phase in ("closed", "dealt"):
+        dealer.view.phase = phase
+        assert _composition_at_coup_start(dealer) == before  # type: ignore[arg-type]
+    assert tuple(composition_of(table.shoe.remaining())) != before
