@@ -16,6 +16,7 @@ import argparse
 import os
 import platform
 import random
+import shutil
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -153,6 +154,7 @@ def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load:.1f}")
     engine.dispose()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
