@@ -206,7 +206,14 @@ def test_issue11_rename_rules_credit_history_and_their_audit(sqlite_server: Live
 def test_issue11_a_paused_table_stays_paused_after_a_restart(sqlite_url: str) -> None:
     with running(fast_settings(sqlite_url)) as live:
         boss = live.operator()
+        # paused while idle (nobody watching): someone watching later does not open a round
         assert live.http.post("/api/tables/2/pause", headers=boss.headers).status_code == 200
+        watcher = live.watch(2)
+        try:
+            with pytest.raises(TimeoutError):
+                watcher.next("round-opened", timeout=1.5)
+        finally:
+            watcher.close()
     with running(fast_settings(sqlite_url)) as live:
         tables = live.http.get("/api/tables").json()
         assert [(t["name"], t["paused"]) for t in tables] == [("Sanremo", False),

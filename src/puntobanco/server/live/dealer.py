@@ -133,6 +133,8 @@ class TableDealer:
                                            "table": self.snapshot(client.player_id)}))
                 if await self._hold_while_paused() or await self._idle():
                     break
+                if self.paused:  # paused while it waited for someone to watch
+                    continue
                 await self._play_round()
             except Exception:
                 log.exception("table %s: the dealer failed; resuming from the database", self.id)
