@@ -225,9 +225,16 @@ def _csv(lines: list[dict[str, Any]], filename: str) -> Response:
         for kind, figures in line["by_bet"].items():
             for column in ("bets", "handle", "house_win", "hold", "theoretical_edge"):
                 row[f"{column}_{kind}"] = figures[column]
-        writer.writerow({key: "" if value is None else value for key, value in row.items()})
+        writer.writerow({key: "" if value is None else _cell(value) for key, value in row.items()})
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+def _cell(value: object) -> object:
+    """A text that a spreadsheet would read as a formula is quoted (a table's name "=1+1")."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value
 
 
 @router.get("/audit", response_model=list[AuditLine])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
@@ -94,5 +95,9 @@ async def update_table(table_id: int, body: RulesIn, casino: CasinoDep,
                          before={key: old.get(key) for key in changed},
                          after={key: new[key] for key in changed})
 
-    dealer = await casino.update_table(table_id, body.rules, on_write=log)
+    try:
+        dealer = await casino.update_table(table_id, body.rules, on_write=log)
+    except IntegrityError:  # the same name, given to another table at the same moment
+        raise PuntoBancoError(f"A table named {name!r} exists.",
+                              code="table-name-taken") from None
     return dealer.summary()
