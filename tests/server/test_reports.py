@@ -15,6 +15,8 @@ from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import create_engine, update
 from sqlalchemy.orm import Session
 
@@ -218,3 +220,57 @@ def test_issue11_exposure_worst_best_and_expected_of_the_bets_on_the_felt() -> N
     found = hold.exposure({"banco": 1000}, nines, RULES)
     assert (found["worst"], found["best"]) == (-1000, 1000)
     assert hold.exposure({"banco": 1000}, (3, 0, 0, 0, 0, 0, 0, 0, 0, 2), RULES)["worst"] is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.dictionaries(
+    st.sampled_from(hold.KINDS), st.integers(0, 5).map(lambda n: n * 500), max_size=5)),
+    min_size=1, max_size=8), st.sampled_from([RULES, RuleSet(tie_pays=9)]))
+def test_issue11_figures_do_not_depend_on_how_coups_are_grouped(
+        coups: list[tuple[int, dict[str, int]]], rules: RuleSet) -> None:
+    """Tallies of disjoint coups add up: the report of the parts summed is the report of the
+    whole (handle, win, expected win, variance), however the groups (shoes, days) fall."""
+    def tally(part: list[tuple[int, dict[str, int]]]) -> hold.Tally:
+        return hold.Tally(
+            coups=len(part),
+            bets={k: sum(1 for _, s in part if s.get(k)) for k in hold.KINDS},
+            handle={k: sum(s.get(k, 0) for _, s in part) for k in hold.KINDS},
+            win={k: sum(sign * s.get(k, 0) for sign, s in part) for k in hold.KINDS},
+            cross={(a, b): sum(s.get(a, 0) * s.get(b, 0) for _, s in part)
+                   for a, b in hold.PAIRS})
+
+    signed = [(1 - sign, stakes) for sign, stakes in coups]  # a house result per unit: −2…0
+    whole = hold.summarise([(tally(signed), rules)])
+    split = hold.summarise([(tally([coup]), rules) for coup in signed])
+    for key in ("coups", "bets", "handle", "house_win"):
+        assert whole[key] == split[key]
+    assert whole["expected_win"] == pytest.approx(split["expected_win"])
+    assert whole["sd"] == pytest.approx(split["sd"], abs=1e-9)
+    assert whole["sd"] >= 0
+
+
+def test_issue11_migration_0005_keeps_old_rows_unpaused_and_unsuspended(sqlite_url: str) -> None:
+    from pathlib import Path
+
+    from alembic import command
+    from sqlalchemy import text
+
+    from puntobanco.server.db.engine import alembic_config
+
+    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True)
+    command.upgrade(alembic_config(sqlite_url), "0002")
+    engine = create_engine(sqlite_url)
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO tables (name, name_key, rules, betting_seconds, "
+                                "created_at) VALUES ('Old', 'old', '{}', 15, CURRENT_TIMESTAMP)"))
+        connection.execute(text("INSERT INTO players (username, username_key, password_hash, "
+                                "role, lang, created_at) VALUES ('old', 'old', 'x', 'player', "
+                                "'fr', CURRENT_TIMESTAMP)"))
+    migrate(sqlite_url)
+    with engine.begin() as connection:
+        assert connection.execute(text("SELECT paused FROM tables")).scalar_one() in (0, False)
+        assert connection.execute(text("SELECT suspended FROM players")).scalar_one() in (0, False)
+    command.downgrade(alembic_config(sqlite_url), "0002")
+    with engine.begin() as connection:
+        assert connection.execute(text("SELECT name FROM tables")).scalar_one() == "Old"
+    engine.dispose()
