@@ -103,6 +103,9 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     page.screenshot(path=str(output_dir / "operator-reports-desktop.png"), full_page=True)
     page.click("#table-report .toggle button[data-by=day]")
     page.wait_for_function("document.querySelector('#hold-chart').textContent.includes('2026-11-30')")
+    page.click("#report-tables tr[data-table=room]")  # the whole room, per day
+    page.wait_for_function("document.querySelector('#table-report .toggle button[data-by=shoe]')"
+                           ".hidden && document.querySelectorAll('#hold-chart .point').length === 2")
 
     # the audit log, then the console in Italian
     page.click("#tabs button[data-tab=audit]")

@@ -158,6 +158,9 @@ def test_issue11_report_matches_hand_computed_figures_on_sqlite_and_postgresql(
         line = next(t for t in second["tables"] if t["table_id"] == table_id)
         assert (line["coups"], line["handle"], line["house_win"]) == (2, 1000, -1000)
         assert second["total"]["coups"] == 2
+        room = live.http.get("/api/reports/tables", headers=boss.headers).json()
+        assert [(d["day"], d["coups"], d["house_win"]) for d in room["by_day"]] == [
+            ("2026-11-29", 2, 2000), ("2026-11-30", 2, -1000)]
         assert line["lion"]["handle_share"] == 1.0
 
 
@@ -177,8 +180,10 @@ def test_issue11_report_csv_periods_and_operators_only(sqlite_url: str) -> None:
         assert (rows[0]["coups"], rows[0]["handle"], rows[0]["house_win"]) == ("4", "7000", "1000")
         assert rows[0]["handle_banco"] == "3000" and rows[0]["house_win_lion-punto"] == "-1000"
         room = live.http.get("/api/reports/tables?format=csv", headers=boss.headers)
-        assert [row["name"] for row in csv.DictReader(io.StringIO(room.text))] == [
-            "Report", ""]
+        assert [(row["group"], row["name"], row["day"])
+                for row in csv.DictReader(io.StringIO(room.text))] == [
+            ("table", "Report", ""), ("total", "", ""), ("day", "", "2026-11-29"),
+            ("day", "", "2026-11-30")]
         nothing = live.http.get("/api/reports/tables?from=2020-01-01&to=2020-01-31",
                                 headers=boss.headers).json()
         assert nothing["total"]["coups"] == 0 and nothing["total"]["hold"] is None

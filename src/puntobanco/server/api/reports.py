@@ -73,6 +73,7 @@ class TablesReport(BaseModel):
     end: str | None
     tables: list[TableLine]
     total: Summary
+    by_day: list[DayLine]
 
 
 class TableReport(BaseModel):
@@ -149,25 +150,31 @@ def _read(session: Session, start: datetime | None, end: datetime | None,
 @router.get("/reports/tables", response_model=TablesReport)
 async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = None,
                         end: ToQ = None, format: FormatQ = "json") -> Any:
-    """Every table over the period (all time without ``from``/``to``), and the whole room."""
+    """Every table over the period (all time without ``from``/``to``), and the whole room in
+    all and per UTC day."""
     begin, stop = period(start, end)
 
     def read(session: Session) -> dict[str, Any]:
         rows, rules, names = _read(session, begin, stop, None)
         by_table: dict[int, list[reports.ReportRow]] = defaultdict(list)
+        days: dict[str, list[reports.ReportRow]] = defaultdict(list)
         for row in rows:
             by_table[row.table_id].append(row)
+            days[row.day].append(row)
         return {"start": start, "end": end,
                 "tables": [{"table_id": table_id, "name": name,
                             **summarise(rules.parts(by_table.get(table_id, [])))}
                            for table_id, name in names.items()],
-                "total": summarise(rules.parts(rows))}
+                "total": summarise(rules.parts(rows)),
+                "by_day": [{"day": day, **summarise(rules.parts(part))}
+                           for day, part in sorted(days.items())]}
 
     found = await casino.db.run_read(read)
     if format == "csv":
         lines = [{"group": "table", "table_id": t["table_id"], "name": t["name"], **t}
                  for t in found["tables"]]
         lines.append({"group": "total", **found["total"]})
+        lines += [{"group": "day", **line} for line in found["by_day"]]
         return _csv(lines, f"tables-{start or 'all'}-{end or 'all'}.csv")
     return found
 

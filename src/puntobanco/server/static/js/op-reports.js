@@ -35,7 +35,7 @@ export function initReports(guard) {
   guardCall = guard;
   $("report-form").addEventListener("submit", (event) => { event.preventDefault(); guard(showReports()); });
   $("room-csv").addEventListener("click", () => guard(saveCsv(null)));
-  $("table-csv").addEventListener("click", () => guard(saveCsv(selected)));
+  $("table-csv").addEventListener("click", () => guard(saveCsv(selected === "room" ? null : selected)));
   for (const button of document.querySelectorAll("#table-report .toggle button")) {
     button.addEventListener("click", () => { chartBy = button.dataset.by; drawTableReport(); });
   }
@@ -70,18 +70,34 @@ export async function showReports() {
     class: `clickable${line.table_id === selected ? " selected" : ""}`, dataset: { table: line.table_id },
     onclick: () => guardCall(openTable(line.table_id)),
   }, el("td", {}, line.name), ...figureCells(line), lion(line)));
-  const total = el("tr", { class: "total-row" }, el("td", {}, el("b", {}, t("total"))), ...figureCells(report.total), lion(report.total));
+  const total = el("tr", { class: `total-row clickable${selected === "room" ? " selected" : ""}`,
+    dataset: { table: "room" }, onclick: () => openRoom(report) },
+  el("td", {}, el("b", {}, t("total"))), ...figureCells(report.total), lion(report.total));
   $("report-tables").replaceChildren(head, ...rows, total);
-  if (selected !== null) await openTable(selected);
+  if (selected === "room") openRoom(report);
+  else if (selected !== null) await openTable(selected);
+}
+
+/** The whole room: its figures per bet and its chart per UTC day. */
+function openRoom(report) {
+  selected = "room";
+  chartBy = "day";
+  lastReport = { name: t("total"), total: report.total, by_shoe: [], by_day: report.by_day };
+  markSelected();
+  drawTableReport();
+}
+
+function markSelected() {
+  for (const row of document.querySelectorAll("#report-tables tr[data-table]")) {
+    row.classList.toggle("selected", row.dataset.table === String(selected));
+  }
 }
 
 async function openTable(tableId) {
   selected = tableId;
   const [from, to] = period();
   lastReport = await api.tableReport(tableId, from, to);
-  for (const row of document.querySelectorAll("#report-tables tr[data-table]")) {
-    row.classList.toggle("selected", Number(row.dataset.table) === tableId);
-  }
+  markSelected();
   drawTableReport();
 }
 
@@ -91,6 +107,7 @@ function drawTableReport() {
   $("table-report-title").textContent = lastReport.name;
   for (const button of document.querySelectorAll("#table-report .toggle button")) {
     button.classList.toggle("active", button.dataset.by === chartBy);
+    button.hidden = selected === "room" && button.dataset.by === "shoe";
   }
   const rows = chartBy === "shoe"
     ? lastReport.by_shoe.map((r) => ({ ...r, label: `${t("shoe")} ${r.shoe_no}` }))
