@@ -199,6 +199,9 @@ def test_issue11_rename_rules_credit_history_and_their_audit(sqlite_server: Live
     assert [(h["reason"], h["amount"], h["balance"]) for h in history] == [
         ("credit", 2500, 102_500), ("welcome", 100_000, 100_000)]
     assert http.get("/api/players/999/history", headers=boss.headers).status_code == 404
+    for path in ["/api/audit?before_id=99999999999999999999", "/api/audit?target_id=-1",
+                 f"/api/players/{ann.id}/history?before_id=4294967296"]:
+        assert http.get(path, headers=boss.headers).status_code == 400, path
     one = http.get(f"/api/players/{ann.id}", headers=boss.headers).json()
     assert one["username"] == "ann" and one["suspended"] is False
 

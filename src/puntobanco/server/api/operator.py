@@ -20,6 +20,9 @@ from puntobanco.server.hold import exposure
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.dealer import TableDealer
 
+#: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
+RowId = Annotated[int, Query(ge=0, le=2**31 - 1)]
+
 router = APIRouter(prefix="/api", tags=["operator"])
 
 
@@ -107,7 +110,7 @@ async def player(player_id: int, casino: CasinoDep, _operator: Operator) -> dict
 @router.get("/players/{player_id}/history", response_model=list[HistoryLine])
 async def history(player_id: int, casino: CasinoDep, _operator: Operator,
                   limit: Annotated[int, Query(ge=1, le=500)] = 100,
-                  before_id: int | None = None) -> list[dict[str, Any]]:
+                  before_id: RowId | None = None) -> list[dict[str, Any]]:
     """Every movement of the player's wallet, newest first, with the balance after it."""
     return await casino.db.run_read(
         lambda s: admin.history(s, player_id, limit=limit, before_id=before_id))

@@ -23,6 +23,9 @@ from puntobanco.server.db.audit import epoch_ms
 from puntobanco.server.hold import KINDS, Tally, summarise
 from puntobanco.server.rules_json import rules_from_json
 
+#: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
+RowId = Annotated[int, Query(ge=0, le=2**31 - 1)]
+
 router = APIRouter(prefix="/api", tags=["reports"])
 
 Format = Literal["json", "csv"]
@@ -247,10 +250,10 @@ def _cell(value: object) -> object:
 @router.get("/audit", response_model=list[AuditLine])
 async def audit_log(casino: CasinoDep, _operator: Operator,
                     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-                    before_id: int | None = None,
+                    before_id: RowId | None = None,
                     action: Annotated[str | None, Query(max_length=32)] = None,
                     target_kind: Literal["table", "player"] | None = None,
-                    target_id: int | None = None) -> list[dict[str, Any]]:
+                    target_id: RowId | None = None) -> list[dict[str, Any]]:
     """The audit log, newest first (read-only: nothing changes or deletes an entry)."""
     return await casino.db.run_read(lambda s: audit.entries(
         s, limit=limit, before_id=before_id, action=action, target_kind=target_kind,
