@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from server.support import LiveServer, fast_settings, running
+from server.support import LiveServer, fast_settings, running, wait_until
 from server.test_reports import _seed
 
 pytestmark = pytest.mark.e2e
@@ -65,6 +65,14 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         card.locator(".pause-button").click()
         card.locator(".badge.paused").wait_for()
         assert live.http.get("/api/tables").json()[0]["paused"] is True
+        # the settings form: Égalité 9:1 from the next shoe (kept while the card refreshes)
+        card.locator("summary").click()
+        card.locator("select[name=tie_pays]").select_option("9")
+        page.evaluate("document.activeElement.blur()")
+        page.wait_for_timeout(1700)  # one refresh of the card: the choice is still there
+        assert card.locator("select[name=tie_pays]").input_value() == "9"
+        card.locator(".rules-form button[type=submit]").click()
+        wait_until(lambda: live.http.get("/api/tables").json()[0]["next_rules"]["tie_pays"] == 9)
 
         # players: credit 5 €, then suspend (the open Banco bet is given back)
         page.click("#tabs button[data-tab=players]")
@@ -111,7 +119,7 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     page.click("#tabs button[data-tab=audit]")
     page.locator("#audit tr[data-action=player-suspend]").wait_for()
     actions = page.eval_on_selector_all("#audit tr[data-action]", "rows => rows.map(r => r.dataset.action)")
-    assert actions == ["player-suspend", "player-credit", "table-pause"]
+    assert actions == ["player-suspend", "player-credit", "table-rules", "table-pause"]
     assert "{\"suspended\":false} → {\"suspended\":true}" in page.inner_text("#audit")
     page.click(".langs button[data-lang=it]")
     page.wait_for_function(

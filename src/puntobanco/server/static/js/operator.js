@@ -12,7 +12,8 @@ const KINDS = ["punto", "banco", "egalite", "lion-punto", "lion-banco"];
 const POLL_MS = 1500;
 let tab = "tables";
 let pollTimer = null;
-let openRules = new Set(); // tables whose settings form is open (kept while polling)
+const openRules = new Set(); // tables whose settings form is open (kept while polling)
+const drafts = new Map(); // table id -> the settings typed and not saved yet (kept while polling)
 
 function notice(error) {
   const box = $("notice");
@@ -200,6 +201,11 @@ function rulesForm(table) {
     ...["punto", "banco", "egalite", "lion-punto"].map((kind) => el("label", {},
       `${kind === "lion-punto" ? "Lion Bonus" : t(`bet.${kind}`)} — ${t("limits")}`, pair(kind))),
     el("button", { class: "primary small-button", type: "submit" }, t("save")), note);
+  const draft = drafts.get(table.id) || {};
+  for (const [name, value] of Object.entries(draft)) form.elements[name].value = value;
+  form.addEventListener("input", (event) => {
+    drafts.set(table.id, { ...(drafts.get(table.id) || {}), [event.target.name]: event.target.value });
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const cents = (name) => Math.round(Number(form[name].value) * 100);
@@ -212,6 +218,7 @@ function rulesForm(table) {
     };
     try {
       await api.patchTable(table.id, { rules: change });
+      drafts.delete(table.id);
       note.textContent = t("saved");
       note.className = "form-note pos";
     } catch (error) {
