@@ -4,7 +4,7 @@ export const LANGUAGES = ["fr", "it", "es", "en"];
 
 const WORDS = {
   fr: {
-    title: "Console de l'opérateur", player: "Joueur", login: "Connexion", username: "Identifiant",
+    title: "Console de l'opérateur", player: "Joueur", bet: "Mise", login: "Connexion", username: "Identifiant",
     password: "Mot de passe", logout: "Déconnexion", not_operator: "Réservé à l'opérateur de la salle.",
     tab_tables: "Tables", tab_players: "Joueurs", tab_reports: "Rapports", tab_audit: "Journal",
     new_table: "Nouvelle table", name: "Nom", create: "Créer", rename: "Renommer",
@@ -36,7 +36,7 @@ const WORDS = {
     "reason.welcome": "Bienvenue", "reason.credit": "Crédit", "reason.stake": "Mise", "reason.withdrawal": "Retrait", "reason.payout": "Gain", "reason.refund": "Remboursement",
   },
   it: {
-    title: "Console dell'operatore", player: "Giocatore", login: "Accedi", username: "Nome utente",
+    title: "Console dell'operatore", player: "Giocatore", bet: "Puntata", login: "Accedi", username: "Nome utente",
     password: "Password", logout: "Esci", not_operator: "Riservato all'operatore della sala.",
     tab_tables: "Tavoli", tab_players: "Giocatori", tab_reports: "Rapporti", tab_audit: "Registro",
     new_table: "Nuovo tavolo", name: "Nome", create: "Crea", rename: "Rinomina",
@@ -68,7 +68,7 @@ const WORDS = {
     "reason.welcome": "Benvenuto", "reason.credit": "Accredito", "reason.stake": "Puntata", "reason.withdrawal": "Ritiro", "reason.payout": "Vincita", "reason.refund": "Rimborso",
   },
   es: {
-    title: "Consola del operador", player: "Jugador", login: "Entrar", username: "Usuario",
+    title: "Consola del operador", player: "Jugador", bet: "Apuesta", login: "Entrar", username: "Usuario",
     password: "Contraseña", logout: "Salir", not_operator: "Reservado al operador de la sala.",
     tab_tables: "Mesas", tab_players: "Jugadores", tab_reports: "Informes", tab_audit: "Registro",
     new_table: "Nueva mesa", name: "Nombre", create: "Crear", rename: "Renombrar",
@@ -100,7 +100,7 @@ const WORDS = {
     "reason.welcome": "Bienvenida", "reason.credit": "Abono", "reason.stake": "Apuesta", "reason.withdrawal": "Retirada", "reason.payout": "Pago", "reason.refund": "Reembolso",
   },
   en: {
-    title: "Operator console", player: "Player", login: "Sign in", username: "Username",
+    title: "Operator console", player: "Player", bet: "Bet", login: "Sign in", username: "Username",
     password: "Password", logout: "Sign out", not_operator: "Only the operator may do this.",
     tab_tables: "Tables", tab_players: "Players", tab_reports: "Reports", tab_audit: "Audit log",
     new_table: "New table", name: "Name", create: "Create", rename: "Rename",

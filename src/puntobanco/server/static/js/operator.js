@@ -279,7 +279,7 @@ async function showHistory(player) {
   const lines = await api.history(player.id);
   const box = $("player-history");
   box.hidden = false;
-  const head = el("tr", {}, ...["when", "reason", "table", "round", "bets", "amount", "after"].map((k, i) =>
+  const head = el("tr", {}, ...["when", "reason", "table", "round", "bet", "amount", "after"].map((k, i) =>
     el("th", { class: i >= 5 ? "num" : "" }, t(k))));
   box.replaceChildren(el("h3", {}, `${t("history")} — ${player.username}`),
     el("table", { class: "grid-table" }, head, ...lines.map((line) => el("tr", {},
