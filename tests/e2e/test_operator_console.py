@@ -36,7 +36,7 @@ def test_issue11_operator_console_in_chromium(browser: Any, output_dir: Path,
 
 def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> None:
     lea = live.signup("lea")
-    watcher = live.watch(table_id, lea)
+    watcher = live.watch(table_id)  # a spectator: suspending lea closes her own sockets (4401)
     try:
         opened = watcher.next("round-opened")
         assert live.bet(lea, table_id, "banco", 2500).status_code == 200
@@ -50,7 +50,7 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         page.fill("input[name=username]", "lea")
         page.fill("input[name=password]", "secret1")
         page.click("#login-form button[type=submit]")
-        page.wait_for_function("document.getElementById('login-error').textContent.length > 0")
+        page.wait_for_function("() => document.getElementById('login-error').textContent.length > 0")
         assert page.text_content("#login-error") == "Réservé à l'opérateur de la salle."
         page.fill("input[name=username]", "operator")
         page.fill("input[name=password]", "operator-secret")
@@ -77,14 +77,14 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         # players: credit 5 €, then suspend (the open Banco bet is given back)
         page.click("#tabs button[data-tab=players]")
         page.fill("#player-search", "le")
-        page.wait_for_function("document.querySelectorAll('#players tr[data-player]').length === 1")
+        page.wait_for_function("() => document.querySelectorAll('#players tr[data-player]').length === 1")
         row = page.locator("tr[data-player=lea]")
         row.locator("input").fill("5")
         row.locator(".credit-button").click()
-        page.wait_for_function("document.querySelector('tr[data-player=lea]')"
+        page.wait_for_function("() => document.querySelector('tr[data-player=lea]')"
                                "?.textContent.includes('980,00')")
         row.locator(".suspend-button").click()
-        page.wait_for_function("document.querySelector('tr[data-player=lea]')"
+        page.wait_for_function("() => document.querySelector('tr[data-player=lea]')"
                                "?.textContent.includes('Suspendu')")
         assert live.http.get("/api/me", headers=lea.headers).status_code == 401
         totals = watcher.next("bet-totals", where=lambda m: m["coup_id"] == opened["coup_id"]
@@ -110,9 +110,9 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     assert "Sabot 2" in page.inner_text("#hold-chart")
     page.screenshot(path=str(output_dir / "operator-reports-desktop.png"), full_page=True)
     page.click("#table-report .toggle button[data-by=day]")
-    page.wait_for_function("document.querySelector('#hold-chart').textContent.includes('2026-11-30')")
+    page.wait_for_function("() => document.querySelector('#hold-chart').textContent.includes('2026-11-30')")
     page.click("#report-tables tr[data-table=room]")  # the whole room, per day
-    page.wait_for_function("document.querySelector('#table-report .toggle button[data-by=shoe]')"
+    page.wait_for_function("() => document.querySelector('#table-report .toggle button[data-by=shoe]')"
                            ".hidden && document.querySelectorAll('#hold-chart .point').length === 2")
 
     # the audit log, then the console in Italian
@@ -123,7 +123,7 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     assert "{\"suspended\":false} → {\"suspended\":true}" in page.inner_text("#audit")
     page.click(".langs button[data-lang=it]")
     page.wait_for_function(
-        "document.querySelector('#tabs button[data-tab=audit]').textContent === 'Registro'")
+        "() => document.querySelector('#tabs button[data-tab=audit]').textContent === 'Registro'")
     page.locator("#audit tr td", has_text="Giocatore sospeso").wait_for()
     page.screenshot(path=str(output_dir / "operator-audit-it.png"), full_page=True)
     _no_sideways_scroll(page)

@@ -228,8 +228,7 @@ async def live_table(table_id: Id, casino: CasinoDep, _operator: Operator) -> di
 async def _live(casino: Casino, dealer: TableDealer) -> dict[str, Any]:
     view = dealer.view
     in_progress = view.phase in ("open", "closed", "dealt")
-    bets = {int(spot): {kind.value: stake for kind, stake in spot_bets.items() if stake}
-            for spot, spot_bets in dealer.table.bets.items()} if in_progress else {}
+    bets = dealer.spot_bets() if in_progress else {}
     totals = {kind: 0 for kind in ("punto", "banco", "egalite", "lion-punto", "lion-banco")}
     for spot_bets in bets.values():
         for kind, stake in spot_bets.items():

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.server.api.deps import CasinoDep, Operator
+from puntobanco.server.api.schemas import ERRORS, Id
 from puntobanco.server.db import admin, audit, reports
 from puntobanco.server.db.audit import epoch_ms
 from puntobanco.server.hold import KINDS, Tally, summarise
@@ -26,7 +27,7 @@ from puntobanco.server.rules_json import rules_from_json
 #: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
 RowId = Annotated[int, Query(ge=0, le=2**31 - 1)]
 
-router = APIRouter(prefix="/api", tags=["reports"])
+router = APIRouter(prefix="/api", tags=["reports"], responses=ERRORS)
 
 Format = Literal["json", "csv"]
 
@@ -183,7 +184,7 @@ async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = N
 
 
 @router.get("/reports/tables/{table_id}", response_model=TableReport)
-async def table_report(table_id: int, casino: CasinoDep, _operator: Operator,
+async def table_report(table_id: Id, casino: CasinoDep, _operator: Operator,
                        start: FromQ = None, end: ToQ = None, format: FormatQ = "json") -> Any:
     """One table over the period: its total, each shoe and each UTC day."""
     begin, stop = period(start, end)

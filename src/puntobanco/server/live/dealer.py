@@ -527,6 +527,13 @@ class TableDealer:
         bets = self.table.bets.get(str(player_id), {})
         return {kind.value: bets[kind] for kind in BetKind if bets.get(kind)}
 
+    def spot_bets(self) -> dict[int, dict[str, int]]:
+        """Every player's bets this round, in payment order (the operator's live view)."""
+        if self._betting():
+            return {player: dict(bets) for player, bets in self.desk.spots.items()}
+        return {int(spot): {kind.value: bets[kind] for kind in BetKind if bets.get(kind)}
+                for spot, bets in self.table.bets.items()}
+
     def spots(self) -> int:
         """How many players have a bet this round."""
         return len(self.desk.spots) if self._betting() else len(self.table.bets)
