@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException
 from puntobanco import __version__
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api import auth as api_auth
+from puntobanco.server.api import dealer as api_dealer
 from puntobanco.server.api import operator as api_operator
 from puntobanco.server.api import recall as api_recall
 from puntobanco.server.api import tables as api_tables
@@ -69,7 +70,7 @@ def create_app(settings: ServerSettings | None = None, *,
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)
     app.add_exception_handler(Exception, _on_unexpected)
-    for module in (api_auth, api_tables, api_recall, api_operator, ws):
+    for module in (api_auth, api_tables, api_recall, api_operator, api_dealer, ws):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=config.static_dir, check_dir=False), name="static")
 
@@ -80,6 +81,15 @@ def create_app(settings: ServerSettings | None = None, *,
             return FileResponse(page, headers={"Cache-Control": "no-cache"})
         return HTMLResponse("<!doctype html><title>puntobanco</title><p>The table's page is not "
                             "installed; the API is at <a href=/docs>/docs</a>.", status_code=503)
+
+    @app.get("/dealer", include_in_schema=False)
+    async def dealer_page() -> Response:
+        """The dealer's page of a hand-dealt table (docs/dealer.md)."""
+        page = config.static_dir / "dealer.html"
+        if page.is_file():
+            return FileResponse(page, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse("<!doctype html><title>puntobanco</title><p>The dealer's page is "
+                            "not installed.", status_code=503)
 
     return app
 

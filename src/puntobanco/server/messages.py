@@ -28,6 +28,7 @@ import string
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import language, refusal
+from puntobanco.server import dealer_messages
 
 _MESSAGES: dict[str, dict[str, str]] = {
     "bad-credentials": {
@@ -110,6 +111,10 @@ _STATUS: dict[str, int] = {
     "username-taken": 409, "table-name-taken": 409, "table-closed": 409,
     "idempotency-conflict": 409, "internal-error": 500,
 }
+
+
+_MESSAGES.update(dealer_messages.MESSAGES)  # dealer mode (docs/dealer.md)
+_STATUS.update(dealer_messages.STATUS)
 
 
 class Refusal(PuntoBancoError):

@@ -99,7 +99,8 @@ def error_response(request: Request, code: str, default: str, *, key: str | None
 
 async def on_puntobanco_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, PuntoBancoError)
-    return error_response(request, error.code, error.message, key=getattr(error, "key", None))
+    return error_response(request, error.code, error.message, key=getattr(error, "key", None),
+                          **getattr(error, "fields", {}))
 
 
 async def on_validation_error(request: Request, error: Exception) -> JSONResponse:

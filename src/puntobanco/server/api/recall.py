@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from sqlalchemy import select
 
 from puntobanco.server.api.deps import CasinoDep, MaybePlayer, SignedIn
 from puntobanco.server.api.schemas import CoupOut, ShoeOut
-from puntobanco.server.db import recall
+from puntobanco.server.db import dealing, recall
+from puntobanco.server.db.models import CoupRecord, ShoeRecord
 from puntobanco.server.live.casino import NotFound
 
 router = APIRouter(prefix="/api", tags=["recall"])
@@ -37,4 +39,8 @@ async def shoe(shoe_id: int, casino: CasinoDep) -> dict[str, Any]:
     found = await casino.db.run_read(lambda s: recall.shoe_json(s, shoe_id))
     if found is None:
         raise NotFound(f"There is no shoe {shoe_id}.")
+    if found["dealing"] == "dealer" and found["status"] == "finished":  # docs/dealer.md
+        found.update(await casino.db.run_read(lambda s: dealing.hand_dealt_shoe_json(
+            s, s.get_one(ShoeRecord, shoe_id),
+            s.scalars(select(CoupRecord).where(CoupRecord.shoe_id == shoe_id)).all())))
     return found

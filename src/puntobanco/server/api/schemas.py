@@ -38,6 +38,8 @@ class BetIn(Body):
 class TableIn(Body):
     name: str
     rules: dict[str, Any] = Field(default_factory=dict)
+    dealing: Literal["server", "dealer"] = Field(
+        "server", description="who deals: the server's shuffled shoe, or a dealer (docs/dealer.md)")
 
 
 class RulesIn(Body):
@@ -51,7 +53,7 @@ class CreditIn(Body):
 class PlayerOut(BaseModel):
     id: int
     username: str
-    role: Literal["player", "operator"]
+    role: Literal["player", "operator", "dealer"]
     lang: Lang
     balance: int
 
@@ -93,6 +95,7 @@ class TableItem(BaseModel):
     phase: Phase
     players: int
     spots: int
+    dealing: Literal["server", "dealer"] = "server"
 
 
 class ShoeInfo(BaseModel):
@@ -228,6 +231,12 @@ class ShoeOut(BaseModel):
     started_at: int | None
     finished_at: int | None
     coups: list[ShoeCoup]
+    dealing: Literal["server", "dealer"] = "server"
+    #: a finished hand-dealt shoe (docs/dealer.md): every entry, the S3 marks, the settlements
+    entries: list[dict[str, Any]] | None = None
+    cut_card_coup: int | None = None
+    last_coup_no: int | None = None
+    settlements: dict[str, list[dict[str, Any]]] | None = None
 
 
 class ErrorBody(BaseModel):

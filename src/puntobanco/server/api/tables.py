@@ -54,7 +54,7 @@ async def withdraw_bet(table_id: int, bet: str, casino: CasinoDep,
 @router.post("", status_code=201, response_model=TableItem)
 async def create_table(body: TableIn, casino: CasinoDep, _operator: Operator) -> dict[str, Any]:
     """A new table with its own dealer (operator)."""
-    dealer = await casino.add_table(body.name, body.rules)
+    dealer = await casino.add_table(body.name, body.rules, dealing=body.dealing)
     return dealer.summary()
 
 

@@ -14,9 +14,11 @@ from sqlalchemy.orm import Session
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
+from puntobanco.server.live.human import dealer_for
 from puntobanco.server.messages import Refusal
 from puntobanco.server.rules_json import DEFAULT_BETTING_SECONDS, rules_from_json
 from puntobanco.server.settings import OPERATOR_USERNAME, ServerSettings
@@ -66,7 +68,7 @@ class Casino:
         return password if generated else None
 
     async def _add_dealer(self, settings: store.TableSettings) -> TableDealer:
-        dealer = TableDealer(settings, db=self.db, config=self.config)
+        dealer = await dealer_for(settings, db=self.db, config=self.config)  # dealer mode hook
         await dealer.open()
         self.dealers[settings.id] = dealer
         return dealer
@@ -82,7 +84,8 @@ class Casino:
             raise NotFound(f"There is no table {table_id}.")
         return dealer
 
-    async def add_table(self, name: str, rules: dict[str, Any]) -> TableDealer:
+    async def add_table(self, name: str, rules: dict[str, Any], *,
+                        dealing: str = "server") -> TableDealer:
         """A new table with its dealer (operator); names are unique ignoring case."""
         name = name.strip()
         if not 1 <= len(name) <= MAX_TABLE_NAME:
@@ -93,7 +96,11 @@ class Casino:
         def create(session: Session) -> store.TableSettings:
             if store.find_table_named(session, name) is not None:
                 raise PuntoBancoError(f"A table named {name!r} exists.", code="table-name-taken")
-            return store.create_table(session, name=name, rules=parsed, betting_seconds=seconds)
+            created = store.create_table(session, name=name, rules=parsed,
+                                         betting_seconds=seconds)
+            if dealing != "server":  # a hand-dealt table (docs/dealer.md)
+                set_dealing(session, created.id, dealing)
+            return created
 
         try:
             settings = await self.db.run_write(create)
