@@ -1,0 +1,307 @@
+"""Dealer mode (issue 11, "the server follows a human dealer's shoe"): a whole physical shoe dealt
+through the dealer API with players betting, on SQLite and PostgreSQL; every refusal; a misdeal;
+a restart in the middle of a coup; recall and ``verify`` of the recorded cards."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, select
+from sqlalchemy.orm import Session
+
+from puntobanco.cards import Card, new_shoe_cards
+from puntobanco.rules import RuleSet
+from puntobanco.server.db.models import CoupRecord, DealerEntry
+from puntobanco.server.fair import check_shoe_json
+from puntobanco.shoe import Shoe
+
+from .support import LiveServer, Player, check_books, fast_settings, running
+
+RULES = {"decks": 1, "cut_card": 14}
+
+
+@dataclass
+class Desk:
+    """A hand-dealt table with its dealer signed in."""
+
+    server: LiveServer
+    table_id: int
+    dealer: Player
+    operator: Player
+
+    def act(self, action: str, body: dict[str, Any] | None = None, *,
+            who: Player | None = None, lang: str = "en") -> httpx.Response:
+        return self.server.http.post(
+            f"/api/tables/{self.table_id}/dealer/{action}?lang={lang}", json=body or {},
+            headers=(who or self.dealer).headers)
+
+    def ok(self, action: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        answer = self.act(action, body)
+        assert answer.status_code == 200, answer.text
+        data: dict[str, Any] = answer.json()
+        return data
+
+    def state(self) -> dict[str, Any]:
+        answer = self.server.http.get(f"/api/tables/{self.table_id}/dealer?lang=en",
+                                      headers=self.dealer.headers)
+        assert answer.status_code == 200, answer.text
+        data: dict[str, Any] = answer.json()
+        return data
+
+    def refused(self, action: str, body: dict[str, Any] | None, status: int, code: str, *,
+                who: Player | None = None, lang: str = "en") -> str:
+        """The action is refused with ``status`` and ``code``, and nothing changed."""
+        before = self.state()
+        answer = self.act(action, body, who=who, lang=lang)
+        assert answer.status_code == status, answer.text
+        error = answer.json()["error"]
+        assert error["code"] == code, error
+        assert self.state() == before
+        message: str = error["message"]
+        assert message.endswith(".") and "{" not in message
+        return message
+
+
+def open_desk(server: LiveServer, name: str = "Live") -> Desk:
+    operator = server.operator()
+    made = server.http.post("/api/tables", json={"name": name, "dealing": "dealer",
+                                                 "rules": RULES}, headers=operator.headers)
+    assert made.status_code == 201, made.text
+    assert made.json()["dealing"] == "dealer"
+    table_id = made.json()["id"]
+    account = server.http.post("/api/dealers", json={"username": f"dealer-{table_id}",
+                                                     "password": "secret1", "lang": "en"},
+                               headers=operator.headers)
+    assert account.status_code == 201, account.text
+    assigned = server.http.put(f"/api/dealers/{account.json()['id']}/tables",
+                               json={"tables": [table_id]}, headers=operator.headers)
+    assert assigned.status_code == 200 and assigned.json()["tables"] == [table_id]
+    login = server.http.post("/api/login", json={"username": f"dealer-{table_id}",
+                                                 "password": "secret1"})
+    assert login.status_code == 200 and login.json()["player"]["role"] == "dealer"
+    return Desk(server, table_id, Player.from_answer(login.json()), operator)
+
+
+@pytest.fixture
+def desk_server(db_url: str) -> Iterator[LiveServer]:
+    with running(fast_settings(db_url, default_tables=("Sanremo",))) as server:
+        yield server
+
+
+def deal_coup_through(desk: Desk, cards: Iterator[Card], *, cut_at: int | None,
+                      position: int) -> tuple[list[Card], int, dict[str, Any]]:
+    """Enter the coup's cards as the rules call for them; mark the cut card when it is passed."""
+    entered: list[Card] = []
+    state = desk.state()
+    while not state["step"]["complete"]:
+        card = next(cards)
+        state = desk.ok("cards", {"card": str(card).lower()})
+        entered.append(card)
+        position += 1
+        if cut_at is not None and position == cut_at + 1:
+            state = desk.ok("cut-card")
+    return entered, position, state
+
+
+def test_a_whole_shoe_dealt_by_a_dealer_with_players_betting(desk_server: LiveServer,
+                                                              tmp_path: Path) -> None:
+    """Issue 11: every coup of a one-deck shoe entered card by card (burn S2, cut card S3), the
+    same coups the core deals from that order, settled as today, recalled and verified."""
+    server = desk_server
+    desk = open_desk(server)
+    ann, bob = server.signup("ann"), server.signup("bob")
+    order = new_shoe_cards(1)
+    random.Random(11).shuffle(order)
+    reference = Shoe.from_order(order, RuleSet(decks=1, cut_card=14))
+    expected = []
+    while not reference.finished:
+        expected.append([str(c) for _, c in reference.deal_coup().dealing_order()])
+    cards = iter(order)
+    state = desk.ok("shoe", {"decks": 1})
+    assert state["shoe"]["cards_left"] == 52 and state["can"]["open"]
+    first = next(cards)
+    burned = [next(cards) for _ in range(first.rank.burn_count)]
+    # S2: the first card seen, the rest counted face down (their faces are kept for the test)
+    state = desk.ok("burn", {"cards": [str(first)], "count": len(burned)})
+    assert state["shoe"]["burned"] == 1 + len(burned)
+    position = 1 + len(burned)
+    stakes = {ann: ("banco", 2000), bob: ("lion-punto", 1000)}
+    dealt: list[list[str]] = []
+    while not desk.state()["shoe"]["finished"]:
+        desk.ok("open")
+        for player, (bet, stake) in stakes.items():
+            answer = server.bet(player, desk.table_id, bet, stake)
+            assert answer.status_code == 200, answer.text
+        desk.ok("close")
+        assert server.bet(ann, desk.table_id, "punto", 1000).status_code == 409  # L4
+        entered, position, state = deal_coup_through(
+            desk, cards, cut_at=52 - 14 if not desk.state()["shoe"]["cut_card_out"] else None,
+            position=position)
+        assert state["can"]["settle"] and not state["can"]["card"]
+        state = desk.ok("settle")
+        assert state["phase"] == "settled"
+        dealt.append([str(c) for c in entered])
+    assert dealt == expected  # the coups the core deals from the same order (R3-R6, S3)
+    books = check_books(server.settings.database_url)
+    assert books["settled"] == len(expected) and books["active_bets"] == 0
+    assert set(books["in_play"].values()) == {0}
+    shoe = server.http.get(f"/api/shoes/{desk.state()['shoe']['id']}").json()
+    assert shoe["dealing"] == "dealer" and shoe["status"] == "finished"
+    assert [e["card"] for e in shoe["entries"] if e["kind"] == "card"] == sum(dealt, [])
+    assert all(e["dealer"] == desk.dealer.username and e["entered_at"] for e in shoe["entries"])
+    assert len(shoe["settlements"]) == len(expected)
+    verdict = check_shoe_json(shoe)
+    assert verdict.ok and verdict.coups_checked == len(expected), verdict
+    # a settlement that differs from the rules' is caught
+    tampered = json.loads(json.dumps(shoe))
+    spot = next(iter(tampered["settlements"].values()))[0]
+    spot["lines"][0]["net"] += 100
+    assert not check_shoe_json(tampered).ok
+    # a recorded card that the rules did not call for is caught
+    tampered = json.loads(json.dumps(shoe))
+    coup = tampered["coups"][0]
+    extra = next(e for e in tampered["entries"] if e["kind"] == "card")
+    tampered["entries"].append({**extra, "seq": 10**6})
+    assert not check_shoe_json(tampered).ok and coup
+    # the command line, against the running server
+    done = subprocess.run([sys.executable, "-c", "from puntobanco.cli import main; main()",
+                           "verify", "--url", server.url, "--shoe", str(shoe["id"])],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("verified:"), done
+
+
+def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> None:
+    """Issue 11: a card the rules do not call for, one the shoe cannot hold, one out of turn,
+    actions out of their phase, and tables the caller may not drive (403)."""
+    with running(fast_settings(sqlite_url, default_tables=("Sanremo",))) as server:
+        desk = open_desk(server)
+        other = open_desk(server, "Other")
+        player = server.signup("carla")
+        desk.refused("open", None, 409, "no-shoe")
+        desk.refused("cards", {"card": "9h"}, 409, "card-out-of-turn")
+        desk.ok("shoe", {})
+        desk.refused("cut-card", None, 409, "cut-card-early")
+        desk.refused("cards", {"card": "9h"}, 409, "card-out-of-turn")  # betting not closed
+        desk.refused("close", None, 409, "betting-not-open")
+        desk.ok("open")
+        desk.refused("open", None, 409, "bad-phase")
+        desk.refused("shoe", {}, 409, "round-in-progress")
+        desk.ok("close")
+        desk.refused("settle", None, 409, "coup-incomplete")
+        desk.refused("correction", {"card": "2c"}, 409, "nothing-to-correct")
+        desk.refused("cards", {"card": "1h"}, 400, "bad-card")
+        desk.refused("cards", {"card": "9h", "side": "banco"}, 409, "card-out-of-turn")
+        message = desk.refused("cards", {"card": "9h", "side": "banco"}, 409, "card-out-of-turn",
+                               lang="fr")
+        assert message == "Hors tour : la prochaine carte est pour punto."
+        desk.ok("cards", {"card": "AS", "side": "punto"})
+        message = desk.refused("cards", {"card": "as"}, 422, "card-not-in-shoe")
+        assert message == "The shoe holds 1 deck(s): 1 AS are already out, it cannot hold one more."
+        for card in ("KD", "8S", "2C"):  # Punto 9 (A + 8), a natural: no card drawn (R4)
+            state = desk.ok("cards", {"card": card})
+        assert state["step"]["complete"] and state["step"]["reason"] == "natural"
+        assert state["step"]["text"] == "Natural: Punto 9, Banco 2; no card drawn"
+        desk.refused("cards", {"card": "5h"}, 409, "card-not-called")
+        # who may drive: another table's dealer, a player, nobody; a server-dealt table
+        desk.refused("settle", None, 403, "not-your-table", who=other.dealer)
+        desk.refused("settle", None, 403, "not-your-table", who=player)
+        assert server.http.post(f"/api/tables/{desk.table_id}/dealer/settle").status_code == 401
+        answer = server.http.post("/api/tables/1/dealer/open", headers=desk.operator.headers)
+        assert answer.status_code == 409 and answer.json()["error"]["code"] == "not-dealer-table"
+        answer = server.http.post("/api/dealers", json={"username": "mallory",
+                                                        "password": "secret1"},
+                                  headers=player.headers)
+        assert answer.status_code == 403
+        answer = server.http.put("/api/dealers/999/tables", json={"tables": [1]},
+                                 headers=desk.operator.headers)
+        assert answer.status_code == 404
+        dealer_id = server.http.get("/api/dealers", headers=desk.operator.headers).json()[0]["id"]
+        answer = server.http.put(f"/api/dealers/{dealer_id}/tables", json={"tables": [1]},
+                                 headers=desk.operator.headers)
+        assert answer.json()["error"]["code"] == "not-dealer-table"
+        # the operator may drive any hand-dealt table
+        state = desk.act("settle", who=desk.operator)
+        assert state.status_code == 200 and state.json()["phase"] == "settled"
+
+
+def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(sqlite_url: str) -> None:
+    """Issue 11: a misdeal voids the coup (stakes returned), its cards stay in the record marked
+    void and out of the shoe; the shoe goes on and is verified."""
+    with running(fast_settings(sqlite_url, default_tables=("Sanremo",))) as server:
+        desk = open_desk(server)
+        ann = server.signup("ann")
+        before = server.balance(ann)
+        desk.ok("shoe", {})
+        desk.ok("open")
+        assert server.bet(ann, desk.table_id, "punto", 5000).status_code == 200
+        desk.ok("close")
+        desk.ok("cards", {"card": "9h"})
+        desk.ok("cards", {"card": "9c"})
+        state = desk.ok("misdeal")
+        assert state["phase"] == "settled" and state["hands"]["punto"]["cards"] == []
+        assert server.balance(ann) == before
+        assert state["shoe"]["cards_left"] == 50 and state["shoe"]["coups_dealt"] == 0
+        desk.ok("last-coup")
+        desk.ok("open")
+        desk.ok("close")
+        for card in ("2h", "3c", "4d", "5s"):  # Punto 6, Banco 8: a natural (R4)
+            state = desk.ok("cards", {"card": card})
+            if state["step"]["complete"]:
+                break
+        desk.ok("settle")
+        shoe = server.http.get(f"/api/shoes/{state['shoe']['id']}").json()
+        assert [(e["card"], e["status"]) for e in shoe["entries"] if e["kind"] == "card"][:2] == \
+            [("9H", "void"), ("9C", "void")]
+        assert [c["status"] for c in shoe["coups"]] == ["void", "settled"]
+        assert check_shoe_json(shoe).ok
+        books = check_books(sqlite_url)
+        assert books["settled"] == 1 and books["active_bets"] == 0
+
+
+def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
+        sqlite_url: str) -> None:
+    """Issue 11: the server stops after three cards (one of them corrected); the new server
+    shows the same hands and step from the record, and the coup is finished and settled once."""
+    settings = fast_settings(sqlite_url, default_tables=("Sanremo",))
+    with running(settings) as server:
+        desk = open_desk(server)
+        ann = server.signup("ann")
+        desk.ok("shoe", {})
+        desk.ok("open")
+        assert server.bet(ann, desk.table_id, "banco", 3000).status_code == 200
+        desk.ok("close")
+        desk.ok("cards", {"card": "4h"})
+        desk.ok("cards", {"card": "2s"})
+        desk.ok("cards", {"card": "8s"})  # mistyped
+        state = desk.ok("correction", {"card": "9s"})
+        assert state["hands"]["punto"]["cards"] == ["4H", "9S"]
+        table_id, dealer = desk.table_id, desk.dealer
+    with running(settings) as server:
+        desk = Desk(server, table_id, dealer, server.operator())
+        again = desk.state()
+        assert again["hands"] == state["hands"] and again["step"] == state["step"]
+        assert again["phase"] == "closed" and again["spots"] == 1
+        for card in ("3d", "7c", "5c"):
+            again = desk.ok("cards", {"card": card})
+        assert again["step"]["complete"]
+        assert again["step"]["text"] == "Coup complete: Punto 0, Banco 0"
+        desk.ok("settle")
+        assert server.balance(ann) == 100_000  # Égalité: the Banco bet is returned (B2)
+    engine = create_engine(sqlite_url)
+    with Session(engine) as session:
+        coup = session.scalars(select(CoupRecord).where(CoupRecord.table_id == table_id)).one()
+        assert coup.cards == "4H 2S 9S 3D 7C 5C" and coup.status == "settled"
+        statuses = [e.status for e in session.scalars(select(DealerEntry)
+                                                      .order_by(DealerEntry.id))]
+        assert statuses == ["ok", "ok", "mistyped", "ok", "ok", "ok", "ok"]
+    engine.dispose()
+    assert check_books(sqlite_url)["settled"] == 1
