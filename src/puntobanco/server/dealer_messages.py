@@ -76,21 +76,21 @@ MESSAGES: dict[str, dict[str, str]] = {
               "y en avoir un de plus.",
         "it": "Lo sabot contiene {decks} mazzo/i: {out} {card} sono già usciti, non ce ne può "
               "essere un altro.",
-        "es": "El sabot tiene {decks} baraja(s): ya han salido {out} {card}, no puede haber "
+        "es": "El zapato tiene {decks} baraja(s): ya han salido {out} {card}, no puede haber "
               "otro."},
     "shoe-empty": {
         "en": "The shoe is empty: every card has been entered or counted.",
         "fr": "Le sabot est vide : toutes les cartes ont été saisies ou comptées.",
         "it": "Lo sabot è vuoto: tutte le carte sono state inserite o contate.",
-        "es": "El sabot está vacío: todas las cartas se han introducido o contado."},
+        "es": "El zapato está vacío: todas las cartas se han introducido o contado."},
     "shoe-finished": {
         "en": "The shoe is finished: start a new shoe.",
         "fr": "Le sabot est terminé : commencez un nouveau sabot.",
         "it": "Lo sabot è finito: iniziate un nuovo sabot.",
-        "es": "El sabot ha terminado: empiece un sabot nuevo."},
+        "es": "El zapato ha terminado: empiece un zapato nuevo."},
     "no-shoe": {
         "en": "Start a new shoe first.", "fr": "Commencez d'abord un nouveau sabot.",
-        "it": "Iniziate prima un nuovo sabot.", "es": "Empiece primero un sabot nuevo."},
+        "it": "Iniziate prima un nuovo sabot.", "es": "Empiece primero un zapato nuevo."},
     "bad-burn": {
         "en": "A burn is at least one card, entered or counted.",
         "fr": "Un brûlage compte au moins une carte, saisie ou comptée.",

@@ -13,6 +13,7 @@ resumes the shoe and the round in progress from that record.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -33,6 +34,7 @@ from puntobanco.server.settings import ServerSettings
 from puntobanco.table import Phase, Table
 
 T = TypeVar("T")
+log = logging.getLogger("puntobanco.server.live.human")
 
 
 async def dealer_for(settings: TableSettings, *, db: Database,
@@ -146,7 +148,14 @@ class HumanDealer(TableDealer):
         async def locked() -> T:
             async with self.lock:
                 return await work()
-        return await asyncio.shield(locked())
+        try:
+            return await asyncio.shield(locked())
+        except PuntoBancoError:
+            raise
+        except Exception:  # the core and the database may disagree: start again from the record
+            log.exception("table %s: a dealer's action failed; resuming from the record", self.id)
+            await self._recover()
+            raise
 
     # --- shoe events ----------------------------------------------------------------------
 
@@ -160,9 +169,10 @@ class HumanDealer(TableDealer):
                 raise TableStateError("A new shoe is started between rounds.",
                                       code="round-in-progress")
             settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
-            rules = settings.rules if decks is None else settings.rules.replace(decks=decks)
-            if rules.cut_card > 52 * rules.decks - 12:
-                rules = rules.replace(cut_card=12)  # the cut card is the dealer's, not a count
+            rules = settings.rules
+            if decks is not None:  # the cut card is the dealer's: the setting only has to fit
+                rules = rules.replace(decks=decks,
+                                      cut_card=max(12, min(rules.cut_card, 52 * decks - 12)))
             rules_json = {**settings.rules_json(), "decks": rules.decks,
                           "cut_card": rules.cut_card}
             old = self.shoe_id if self.table.shoe is not None else None
