@@ -229,8 +229,8 @@ def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> N
                                  headers=desk.operator.headers)
         assert answer.json()["error"]["code"] == "not-dealer-table"
         # the operator may drive any hand-dealt table
-        state = desk.act("settle", who=desk.operator)
-        assert state.status_code == 200 and state.json()["phase"] == "settled"
+        settled = desk.act("settle", who=desk.operator)
+        assert settled.status_code == 200 and settled.json()["phase"] == "settled"
 
 
 def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(sqlite_url: str) -> None:
