@@ -184,6 +184,7 @@ class SnapshotOut(BaseModel):
     roads: list[RoadOut]
     betting_seconds: int | float
     spots: int
+    dealing: Literal["server", "dealer"] = "server"
 
 
 class BetOut(BaseModel):
