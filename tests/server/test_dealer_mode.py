@@ -117,6 +117,8 @@ def test_a_whole_shoe_dealt_by_a_dealer_with_players_betting(desk_server: LiveSe
     server = desk_server
     desk = open_desk(server)
     ann, bob = server.signup("ann"), server.signup("bob")
+    watcher = server.watch(desk.table_id, ann)
+    assert watcher.next("snapshot")["table"]["dealing"] == "dealer"
     order = new_shoe_cards(1)
     random.Random(11).shuffle(order)
     reference = Shoe.from_order(order, RuleSet(decks=1, cut_card=14))
@@ -149,6 +151,14 @@ def test_a_whole_shoe_dealt_by_a_dealer_with_players_betting(desk_server: LiveSe
         assert state["phase"] == "settled"
         dealt.append([str(c) for c in entered])
     assert dealt == expected  # the coups the core deals from the same order (R3-R6, S3)
+    # the players' pages are told as on any table: each card as entered, then each settlement
+    for coup_cards in dealt:
+        shown = [watcher.next("card-dealt")["card"] for _ in coup_cards]
+        assert shown == coup_cards
+        settlement = watcher.next("settlement")
+        assert [line["bet"] for line in settlement["lines"]] == ["banco"]
+    assert settlement["balance"] == server.balance(ann)
+    watcher.close()
     books = check_books(server.settings.database_url)
     assert books["settled"] == len(expected) and books["active_bets"] == 0
     assert set(books["in_play"].values()) == {0}
@@ -276,6 +286,18 @@ def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
         desk = open_desk(server)
         ann = server.signup("ann")
         desk.ok("shoe", {})
+        desk.ok("burn", {"cards": ["3c"], "count": 3})
+        desk.ok("open")
+        desk.ok("close")
+        for card in ("9c", "kc", "qc", "jc"):  # Punto 9: a natural
+            desk.ok("cards", {"card": card})
+        desk.ok("settle")
+        desk.ok("burn", {"count": 2})  # between coups
+        desk.ok("open")
+        desk.ok("close")
+        desk.ok("cards", {"card": "ac"})
+        desk.ok("misdeal")
+        desk.ok("cut-card")  # out during the first coup: the second is the last (S3)
         desk.ok("open")
         assert server.bet(ann, desk.table_id, "banco", 3000).status_code == 200
         desk.ok("close")
@@ -290,18 +312,22 @@ def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
         again = desk.state()
         assert again["hands"] == state["hands"] and again["step"] == state["step"]
         assert again["phase"] == "closed" and again["spots"] == 1
+        assert again["shoe"] == state["shoe"] and again["shoe"]["cards_left"] == 52 - 4 - 4 - 2 - 1 - 3
+        assert again["shoe"]["cut_card_out"] and again["shoe"]["last_coup"]
         for card in ("3d", "7c", "5c"):
             again = desk.ok("cards", {"card": card})
         assert again["step"]["complete"]
         assert again["step"]["text"] == "Coup complete: Punto 0, Banco 0"
-        desk.ok("settle")
+        state = desk.ok("settle")
         assert server.balance(ann) == 100_000  # Égalité: the Banco bet is returned (B2)
+        assert state["shoe"]["finished"] and not state["can"]["open"]
     engine = create_engine(sqlite_url)
     with Session(engine) as session:
-        coup = session.scalars(select(CoupRecord).where(CoupRecord.table_id == table_id)).one()
+        coup = session.scalars(select(CoupRecord).where(CoupRecord.table_id == table_id)
+                               .order_by(CoupRecord.id.desc()).limit(1)).one()
         assert coup.cards == "4H 2S 9S 3D 7C 5C" and coup.status == "settled"
-        statuses = [e.status for e in session.scalars(select(DealerEntry)
-                                                      .order_by(DealerEntry.id))]
+        statuses = [e.status for e in session.scalars(select(DealerEntry).where(
+            DealerEntry.coup_id == coup.id).order_by(DealerEntry.id))]
         assert statuses == ["ok", "ok", "mistyped", "ok", "ok", "ok", "ok"]
     engine.dispose()
-    assert check_books(sqlite_url)["settled"] == 1
+    assert check_books(sqlite_url)["settled"] == 2

@@ -191,7 +191,8 @@ class Resumed:
     shoe_rules: dict[str, Any] = field(default_factory=dict)
     cut_card_coup: int | None = None
     last_coup_no: int | None = None
-    #: (kind, card text, count, coup id) of every entry still in force, in order
+    #: (kind, card text, count, coup id) of every entry but the mistyped, in order (a void
+    #: coup's cards are out of the shoe too)
     entries: list[tuple[str, str | None, int | None, int | None]] = field(default_factory=list)
     #: coup id → status, for the coups of the shoe
     coup_status: dict[int, str] = field(default_factory=dict)
@@ -235,7 +236,7 @@ def resume(session: Session, table_id: int) -> Resumed:
     found.shoe_rules = dict(shoe.rules)
     found.cut_card_coup, found.last_coup_no = shoe.cut_card_coup, shoe.last_coup_no
     found.entries = [(row.kind, row.card, row.count, row.coup_id)
-                     for row in shoe_entries(session, shoe.id) if row.status == "ok"]
+                     for row in shoe_entries(session, shoe.id) if row.status != "mistyped"]
     coups = session.scalars(select(CoupRecord).where(CoupRecord.shoe_id == shoe.id)
                             .order_by(CoupRecord.id)).all()
     found.coup_status = {row.id: row.status for row in coups}

@@ -101,8 +101,10 @@ class HumanDealer(TableDealer):
                     shoe.deal_coup()
 
             for kind, text, count, coup_id in found.entries:
-                if kind == "card" and coup_id != current:
-                    close_coup(current)
+                if current is not None and (kind != "card" or coup_id != current):
+                    close_coup(current)  # a coup's cards end at the first entry not its own
+                    current = None
+                if kind == "card":
                     current = coup_id
                 if kind == "burn" and text is not None:
                     shoe.burn([Card.parse(text)])
