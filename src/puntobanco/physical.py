@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from itertools import chain
 
 from puntobanco.bets import BetKind
@@ -57,21 +58,51 @@ class CardRefused(PuntoBancoError):
         self.fields = fields
 
 
-_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth",
-             7: "seventh", 8: "eighth", 9: "ninth"}
+class StepReason(Enum):
+    """Why the rules call for a card, or why they call for no more (R3-R6)."""
+
+    DEAL = "deal"  # the four first cards (R3)
+    PUNTO_DRAWS = "punto-draws"  # R5
+    BANCO_DRAWS = "banco-draws"  # R6
+    NATURAL = "natural"  # R4: complete, no card drawn
+    BANCO_STANDS = "banco-stands"  # R6: complete
+    BANCO_DREW = "banco-drew"  # complete after Banco's third card
+
+
+#: What the rules require, in the table's languages (the dealer's page shows it).
+STEP_WORDS: dict[str, dict[str, str]] = {
+    "deal": {"en": "Card {n} of 4, to {side}", "fr": "Carte {n} sur 4, à {side}",
+             "it": "Carta {n} di 4, a {side}", "es": "Carta {n} de 4, a {side}"},
+    "punto-draws": {"en": "Punto draws on {p}", "fr": "Punto tire à {p}",
+                    "it": "Punto pesca con {p}", "es": "Punto pide carta con {p}"},
+    "banco-draws": {"en": "Banco draws on {b} ({after})", "fr": "Banco tire à {b} ({after})",
+                    "it": "Banco pesca con {b} ({after})",
+                    "es": "Banco pide carta con {b} ({after})"},
+    "banco-stands": {"en": "Banco stands on {b} ({after})", "fr": "Banco reste à {b} ({after})",
+                     "it": "Banco sta con {b} ({after})", "es": "Banco se planta con {b} ({after})"},
+    "natural": {"en": "Natural: Punto {p}, Banco {b}; no card drawn",
+                "fr": "Abattage : Punto {p}, Banco {b} ; aucune carte tirée",
+                "it": "Battuta: Punto {p}, Banco {b}; nessuna carta",
+                "es": "Natural: Punto {p}, Banco {b}; no se pide carta"},
+    "banco-drew": {"en": "Coup complete: Punto {p}, Banco {b}",
+                   "fr": "Coup complet : Punto {p}, Banco {b}",
+                   "it": "Colpo completo: Punto {p}, Banco {b}",
+                   "es": "Mano completa: Punto {p}, Banco {b}"},
+    "third": {"en": "Punto's third card {t}", "fr": "troisième carte de Punto : {t}",
+              "it": "terza carta di Punto: {t}", "es": "tercera carta de Punto: {t}"},
+    "stood": {"en": "Punto stood on {p}", "fr": "Punto reste à {p}", "it": "Punto sta con {p}",
+              "es": "Punto se planta con {p}"},
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """Where a hand-dealt coup stands: the card the rules call for next, and why.
-
-    ``reason`` is ``deal`` (the first four cards, R3), ``punto-draws`` (R5), ``banco-draws`` (R6),
-    or, once ``complete``: ``natural`` (R4), ``banco-stands`` or ``banco-drew``.
-    """
+    """Where a hand-dealt coup stands: the card the rules call for next (``side``,
+    ``position``), or ``complete``, and why (``reason``, with the totals behind it)."""
 
     side: Side | None
     position: int | None
-    reason: str
+    reason: StepReason
     cards: int
     punto_total: int | None = None
     banco_total: int | None = None
@@ -82,38 +113,23 @@ class Step:
     def complete(self) -> bool:
         return self.side is None
 
-    def facts(self) -> dict[str, str]:
-        """The figures of :meth:`describe`, as texts (for a sentence in another language)."""
-        found = {"punto_total": self.punto_total, "banco_total": self.banco_total,
-                 "punto_third": self.punto_third, "cards": self.cards}
-        return {key: str(value) for key, value in found.items() if value is not None}
-
-    def describe(self) -> str:
-        """What the rules require now, in English (the server has it in fr/it/es/en)."""
-        if self.reason == "deal":
-            side = "Punto" if self.side is Side.PUNTO else "Banco"
-            return f"Deal the {_ORDINALS[self.cards + 1]} card, to {side}"
-        if self.reason == "punto-draws":
-            return f"Punto draws on {self.punto_total}"
-        if self.reason == "banco-draws":
-            return f"Banco draws on {self.banco_total} ({_after_punto(self)})"
-        if self.reason == "natural":
-            return f"Natural: Punto {self.punto_total}, Banco {self.banco_total}; no card drawn"
-        if self.reason == "banco-stands":
-            return f"Banco stands on {self.banco_total} ({_after_punto(self)})"
-        return f"Coup complete: Punto {self.punto_total}, Banco {self.banco_total}"
+    def describe(self, lang: str = "en") -> str:
+        """What the rules require now, in ``lang`` (fr, it, es, en)."""
+        words = {key: texts.get(lang, texts["en"]) for key, texts in STEP_WORDS.items()}
+        after = ""
+        if self.reason in (StepReason.BANCO_DRAWS, StepReason.BANCO_STANDS):
+            after = (words["third"].format(t=self.punto_third) if self.punto_third is not None
+                     else words["stood"].format(p=self.punto_total))
+        side = self.side.value.capitalize() if self.side is not None else ""
+        return words[self.reason.value].format(n=self.cards + 1, side=side, p=self.punto_total,
+                                               b=self.banco_total, after=after)
 
     def to_json(self) -> dict[str, object]:
         return {"side": self.side.value if self.side is not None else None,
-                "position": self.position, "reason": self.reason, "complete": self.complete,
-                "cards": self.cards, "punto_total": self.punto_total,
-                "banco_total": self.banco_total, "punto_third": self.punto_third}
-
-
-def _after_punto(step: Step) -> str:
-    if step.punto_third is None:
-        return f"Punto stood on {step.punto_total}"
-    return f"Punto's third card {step.punto_third}"
+                "position": self.position, "reason": self.reason.value,
+                "complete": self.complete, "cards": self.cards,
+                "punto_total": self.punto_total, "banco_total": self.banco_total,
+                "punto_third": self.punto_third}
 
 
 class _Asked(Exception):
@@ -133,7 +149,9 @@ def next_step(cards: Sequence[Card], *, drawing: Drawing = Drawing.STANDARD) -> 
 
     >>> from puntobanco.cards import parse_cards
     >>> next_step(parse_cards("9S 2D")).describe()
-    'Deal the third card, to Punto'
+    'Card 3 of 4, to Punto'
+    >>> next_step(parse_cards("9S 2D")).describe("fr")
+    'Carte 3 sur 4, à Punto'
     >>> next_step(parse_cards("9S 2D KH 5C")).describe()
     'Natural: Punto 9, Banco 7; no card drawn'
     >>> next_step(parse_cards("6S 2D KH 3C")).describe()
@@ -164,17 +182,17 @@ def next_step(cards: Sequence[Card], *, drawing: Drawing = Drawing.STANDARD) -> 
                               f"{entered}.", code="card-not-called")
     if entered < 4:
         assert asked is not None
-        return Step(asked.side, asked.position, "deal", entered)
+        return Step(asked.side, asked.position, StepReason.DEAL, entered)
     if asked is not None:
         third = cards[4].value if entered == 5 and asked.side is Side.BANCO else None
         punto = [cards[0], cards[2], *cards[4:5]]
         p_total = hand_total(c.value for c in punto)
         b_total = hand_total(c.value for c in (cards[1], cards[3]))
-        reason = "punto-draws" if asked.side is Side.PUNTO else "banco-draws"
+        reason = StepReason.PUNTO_DRAWS if asked.side is Side.PUNTO else StepReason.BANCO_DRAWS
         return Step(asked.side, asked.position, reason, entered, p_total, b_total, third)
     assert coup is not None
-    reason = ("natural" if coup.natural else "banco-drew" if coup.banco_third is not None
-              else "banco-stands")
+    reason = (StepReason.NATURAL if coup.natural else StepReason.BANCO_DREW
+              if coup.banco_third is not None else StepReason.BANCO_STANDS)
     third = coup.punto_third.value if coup.punto_third is not None else None
     return Step(None, None, reason, entered, coup.punto_total, coup.banco_total, third)
 
@@ -295,7 +313,7 @@ class PhysicalShoe(Shoe):
         step = self.step()
         if step.complete:
             raise CardRefused("The coup is complete: the rules call for no more card.",
-                              code="card-not-called", rule=step.describe())
+                              code="card-not-called")
         if side is not None and side is not step.side:
             assert step.side is not None
             raise CardRefused(f"The next card is {step.side.value.capitalize()}'s, not "

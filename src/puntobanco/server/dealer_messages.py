@@ -15,41 +15,10 @@ from __future__ import annotations
 from puntobanco.i18n import language
 from puntobanco.physical import Step
 
-_STEPS: dict[str, dict[str, str]] = {
-    "deal": {"en": "Card {n} of 4, to {side}", "fr": "Carte {n} sur 4, à {side}",
-             "it": "Carta {n} di 4, a {side}", "es": "Carta {n} de 4, a {side}"},
-    "punto-draws": {"en": "Punto draws on {p}", "fr": "Punto tire à {p}",
-                    "it": "Punto pesca con {p}", "es": "Punto pide carta con {p}"},
-    "banco-draws": {"en": "Banco draws on {b} ({after})", "fr": "Banco tire à {b} ({after})",
-                    "it": "Banco pesca con {b} ({after})",
-                    "es": "Banco pide carta con {b} ({after})"},
-    "banco-stands": {"en": "Banco stands on {b} ({after})", "fr": "Banco reste à {b} ({after})",
-                     "it": "Banco sta con {b} ({after})", "es": "Banco se planta con {b} ({after})"},
-    "natural": {"en": "Natural: Punto {p}, Banco {b}; no card drawn",
-                "fr": "Abattage : Punto {p}, Banco {b} ; aucune carte tirée",
-                "it": "Battuta: Punto {p}, Banco {b}; nessuna carta",
-                "es": "Natural: Punto {p}, Banco {b}; no se pide carta"},
-    "banco-drew": {"en": "Coup complete: Punto {p}, Banco {b}",
-                   "fr": "Coup complet : Punto {p}, Banco {b}",
-                   "it": "Colpo completo: Punto {p}, Banco {b}",
-                   "es": "Mano completa: Punto {p}, Banco {b}"},
-    "third": {"en": "Punto's third card {t}", "fr": "troisième carte de Punto : {t}",
-              "it": "terza carta di Punto: {t}", "es": "tercera carta de Punto: {t}"},
-    "stood": {"en": "Punto stood on {p}", "fr": "Punto reste à {p}", "it": "Punto sta con {p}",
-              "es": "Punto se planta con {p}"},
-}
-
 
 def step_text(step: Step, lang: str | None) -> str:
     """What the rules require now, as the dealer's page says it."""
-    lang = language(lang)
-    side = step.side.value.capitalize() if step.side is not None else ""
-    after = ""
-    if step.reason in ("banco-draws", "banco-stands"):
-        after = (_STEPS["third"][lang].format(t=step.punto_third) if step.punto_third is not None
-                 else _STEPS["stood"][lang].format(p=step.punto_total))
-    return _STEPS[step.reason][lang].format(n=step.cards + 1, side=side, p=step.punto_total,
-                                            b=step.banco_total, after=after)
+    return step.describe(language(lang))
 
 
 #: The refusals of the dealer's actions (``docs/dealer.md``), merged into the server's messages.

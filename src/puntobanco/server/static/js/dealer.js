@@ -184,6 +184,13 @@ function wire() {
       } else act(action);
     });
   }
+  // Typing a card anywhere on the page goes to the card field (a dealer's hands stay on the keys).
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (event.ctrlKey || event.metaKey || event.altKey || event.key.length !== 1) return;
+    if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement) return;
+    if (/^[0-9atjqkshdc]$/i.test(event.key) && !$("desk").hidden) $("card-input").focus();
+  });
   $("correcting").addEventListener("change", () => { render(); $("card-input").focus(); });
   for (const button of document.querySelectorAll(".langs button")) {
     button.addEventListener("click", () => { setLang(button.dataset.lang); translate(); refresh(); });
