@@ -114,9 +114,12 @@ def test_a_dealer_deals_a_coup_on_the_page(server: str, browser: Any, output_dir
         page.click("#ranks button[data-rank='3']")
         page.click("#suits button[data-suit='S']")
         _step(page, "Carte 3 sur 4, à Punto")
-        for card in ("3d", "2c"):
-            page.fill("#card-input", card)
-            page.press("#card-input", "Enter")
+        page.fill("#card-input", "3d")
+        page.press("#card-input", "Enter")
+        _step(page, "Carte 4 sur 4, à Banco")
+        page.click("#table-name")  # typed anywhere, a card goes to the card field
+        page.keyboard.type("2c")
+        page.keyboard.press("Enter")
         _step(page, "Punto tire à 5")
         # a card the one-deck shoe cannot hold: refused in one sentence, nothing entered
         page.fill("#card-input", "2H")
