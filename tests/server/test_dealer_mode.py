@@ -213,7 +213,11 @@ def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> N
         message = desk.refused("cards", {"card": "9h", "side": "banco"}, 409, "card-out-of-turn",
                                lang="fr")
         assert message == "Hors tour : la prochaine carte est pour punto."
-        desk.ok("cards", {"card": "AS", "side": "punto"})
+        desk.ok("cards", {"card": "AS", "side": "punto", "number": 1})
+        # a card-reading shoe's retry: the same card at the same place changes nothing
+        assert desk.ok("cards", {"card": "AS", "number": 1})["hands"]["punto"]["cards"] == ["AS"]
+        desk.refused("cards", {"card": "AH", "number": 1}, 409, "card-already-entered")
+        desk.refused("cards", {"card": "AH", "number": 3}, 409, "card-out-of-turn")
         message = desk.refused("cards", {"card": "as"}, 422, "card-not-in-shoe")
         assert message == "The shoe holds 1 deck(s): 1 AS are already out, it cannot hold one more."
         for card in ("KD", "8S", "2C"):  # Punto 9 (A + 8), a natural: no card drawn (R4)

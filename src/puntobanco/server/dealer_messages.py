@@ -38,6 +38,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "fr": "Pas de carte maintenant : les cartes se saisissent après la fin des mises.",
         "it": "Nessuna carta ora: le carte si inseriscono dopo la chiusura delle puntate.",
         "es": "Ninguna carta ahora: las cartas se introducen tras cerrar las apuestas."},
+    "card-already-entered": {
+        "en": "Card {number} of this coup is already {card}: correct it instead.",
+        "fr": "La carte {number} de ce coup est déjà {card} : corrigez-la plutôt.",
+        "it": "La carta {number} di questo colpo è già {card}: correggetela invece.",
+        "es": "La carta {number} de esta mano ya es {card}: corríjala en su lugar."},
+    "card-number-out-of-turn": {
+        "en": "Out of turn: the next card is card {number} of the coup.",
+        "fr": "Hors tour : la prochaine carte est la carte {number} du coup.",
+        "it": "Fuori turno: la prossima carta è la carta {number} del colpo.",
+        "es": "Fuera de turno: la próxima carta es la carta {number} de la mano."},
     "card-not-in-shoe": {
         "en": "The shoe holds {decks} deck(s): {out} {card} are already out, it cannot hold one "
               "more.",
@@ -124,7 +134,7 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 STATUS: dict[str, int] = {
-    "card-not-called": 409, "card-out-of-turn": 409, "card-not-in-shoe": 422,
+    "card-not-called": 409, "card-out-of-turn": 409, "card-already-entered": 409, "card-not-in-shoe": 422,
     "shoe-empty": 409, "shoe-finished": 409, "no-shoe": 409, "bad-burn": 400,
     "nothing-to-correct": 409, "nothing-to-void": 409, "round-in-progress": 409,
     "betting-not-open": 409, "coup-incomplete": 409, "cut-card-out": 409,

@@ -62,6 +62,9 @@ class CardIn(Body):
     side: Literal["punto", "banco"] | None = Field(
         None, description="the side the dealer gives it to; refused if the rules call for the "
                           "other (out of turn)")
+    number: Annotated[int, Field(strict=True, ge=1, le=6)] | None = Field(
+        None, description="the card's place in the coup (1-6): a retry of the same card changes "
+                          "nothing")
 
 
 class CorrectionIn(Body):
@@ -241,7 +244,7 @@ async def enter_card(body: CardIn, table: Driven, player: SignedIn,
                      request: Request) -> dict[str, Any]:
     """The card just drawn; refused unless the rules call for it and the shoe can hold it."""
     side = Side(body.side) if body.side is not None else None
-    await table.enter_card(player.id, _card(body.card), side=side)
+    await table.enter_card(player.id, _card(body.card), side=side, number=body.number)
     return table.dealer_state(request_lang(request))
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from puntobanco.cards import Card
 from puntobanco.errors import PuntoBancoError, TableStateError
-from puntobanco.physical import HandDealtTable, PhysicalShoe
+from puntobanco.physical import CardRefused, HandDealtTable, PhysicalShoe
 from puntobanco.rules import Side, hand_total
 from puntobanco.server.db import dealing, recall, store
 from puntobanco.server.db.engine import Database
@@ -319,9 +319,25 @@ class HumanDealer(TableDealer):
                                 "coup_id": coup_id})
         await self._act(work)
 
-    async def enter_card(self, dealer_id: int, card: Card, *, side: Side | None) -> None:
-        """Record the card the rules call for next, then give it to the core."""
+    async def enter_card(self, dealer_id: int, card: Card, *, side: Side | None,
+                         number: int | None = None) -> None:
+        """Record the card the rules call for next, then give it to the core.
+
+        ``number`` (1-6, the card's place in the coup), when given, makes a retried request
+        harmless: the same card at a place already filled changes nothing, another is refused.
+        """
         async def work() -> None:
+            pending = self.hand.physical.pending if self.table.phase is Phase.CLOSED else []
+            if number is not None and number <= len(pending):
+                if pending[number - 1] == card:
+                    return  # the same request again (a card-reading shoe's retry)
+                raise CardRefused(f"Card {number} of this coup is {pending[number - 1]}, not "
+                                  f"{card}: correct it instead.", code="card-already-entered",
+                                  number=str(number), card=str(pending[number - 1]))
+            if number is not None and number != len(pending) + 1:
+                raise CardRefused(f"The next card is card {len(pending) + 1} of the coup, not "
+                                  f"{number}.", code="card-out-of-turn",
+                                  key="card-number-out-of-turn", number=str(len(pending) + 1))
             step = self.hand.verify_enter_card(card, side=side)
             assert step.side is not None
             coup_id, shoe_id = self.view.coup_id, self._shoe_id()
