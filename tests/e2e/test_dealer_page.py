@@ -61,7 +61,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
         log.close()
 
 
-def _setup(url: str) -> tuple[int, dict[str, str]]:
+def _setup(url: str) -> tuple[int, dict[str, str], str]:
     """A one-deck hand-dealt table, its dealer, and a player: returns the table and the
     player's headers."""
     with httpx.Client(base_url=url, timeout=30) as http:
@@ -77,7 +77,7 @@ def _setup(url: str) -> tuple[int, dict[str, str]]:
                  headers=operator)
         player = http.post("/api/signup", json={"username": "ann", "password": "secret1",
                                                 "lang": "fr"}).json()["token"]
-        return table, {"Authorization": f"Bearer {player}"}
+        return table, {"Authorization": f"Bearer {player}"}, player
 
 
 def _step(page: Any, text: str) -> None:
@@ -85,8 +85,15 @@ def _step(page: Any, text: str) -> None:
 
 
 def test_a_dealer_deals_a_coup_on_the_page(server: str, browser: Any, output_dir: Path) -> None:
-    table, player = _setup(server)
+    table, player, token = _setup(server)
     page = browser.new_page(viewport={"width": 1024, "height": 768}, has_touch=True)
+    # the player's own page, on a phone, follows the hand-dealt table like any other
+    felt = browser.new_page(viewport={"width": 390, "height": 844})
+    felt.goto(f"{server}/static/img/favicon.svg")
+    felt.evaluate("([t, id]) => { localStorage.setItem('pb.token', t); "
+                  "localStorage.setItem('pb.table', id); localStorage.setItem('pb.lang', 'fr'); }",
+                  [token, str(table)])
+    felt.goto(server)
     try:
         page.goto(f"{server}/dealer?lang=fr")
         page.fill("#auth-username", "lucia")
@@ -147,8 +154,13 @@ def test_a_dealer_deals_a_coup_on_the_page(server: str, browser: Any, output_dir
         page.wait_for_function("() => document.getElementById('refusal').textContent === "
                                "\"Le coup est complet : la règle n'appelle plus de carte.\"")
         page.screenshot(path=str(output_dir / "dealer-refusal.png"))
+        felt.wait_for_function("() => [...document.querySelectorAll('#felt .card[data-card]')]"
+                               ".map(c => c.dataset.card).sort().join(' ') === "
+                               "'2C 2D 2H 3D 3S 4H'")
         page.click("[data-act=settle]")
         page.wait_for_function("() => document.getElementById('phase').dataset.phase === 'settled'")
+        felt.wait_for_function("() => document.getElementById('balance').textContent.includes('980')")
+        felt.screenshot(path=str(output_dir / "dealer-players-page.png"))
         balance = httpx.get(f"{server}/api/me", headers=player).json()["balance"]
         assert balance == 100_000 - 2000  # Punto 9 beats Banco 7: the Banco bet loses (R7)
         page.click(".langs button[data-lang=en]")
@@ -158,3 +170,4 @@ def test_a_dealer_deals_a_coup_on_the_page(server: str, browser: Any, output_dir
         page.screenshot(path=str(output_dir / "dealer-portrait.png"), full_page=True)
     finally:
         page.close()
+        felt.close()

@@ -29,6 +29,7 @@ from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.dealer_messages import step_text
 from puntobanco.server.live.dealer import TableDealer, View, now_ms
+from puntobanco.server.live.hub import dumps
 from puntobanco.server.rules_json import rules_from_json
 from puntobanco.server.settings import ServerSettings
 from puntobanco.table import Phase, Table
@@ -375,7 +376,14 @@ class HumanDealer(TableDealer):
             self.view.cards[-1] = message
             self.hub.broadcast({"type": "card-corrected", **message, "was": str(corrected.was),
                                 **self._totals()})
+            self._resnapshot()
         await self._act(work)
+
+    def _resnapshot(self) -> None:
+        """A fresh snapshot to every page: a corrected card or a void round redraws the felt
+        (pages that know ``card-corrected`` and ``round-voided`` may use those instead)."""
+        for client in list(self.hub.clients):
+            client.push(dumps({"type": "snapshot", "table": self.snapshot(client.player_id)}))
 
     def _totals(self) -> dict[str, int]:
         values: dict[str, list[int]] = {"punto": [], "banco": []}
@@ -455,6 +463,7 @@ class HumanDealer(TableDealer):
                                           "balance": balance})
             self.hub.broadcast({"type": "round-voided", "round_no": voided.round_no,
                                 "coup_id": coup_id, "cards": [str(c) for c in voided.cards]})
+            self._resnapshot()
         await self._act(work)
 
     # --- views ----------------------------------------------------------------------------
