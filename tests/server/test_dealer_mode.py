@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -335,3 +336,38 @@ def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
         assert statuses == ["ok", "ok", "mistyped", "ok", "ok", "ok", "ok"]
     engine.dispose()
     assert check_books(sqlite_url)["settled"] == 2
+
+
+def test_migration_0006_keeps_an_older_databases_tables_and_accounts(sqlite_url: str) -> None:
+    """Revision 0006 on a database made at 0002: tables become server-dealt, accounts keep their
+    roles, and the dealer role is accepted from then on."""
+    from alembic import command
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    from puntobanco.server.db.engine import alembic_config, migrate
+
+    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True)
+    command.upgrade(alembic_config(sqlite_url), "0002")
+    engine = create_engine(sqlite_url)
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO players (id, username, username_key, password_hash, role, lang, "
+            "created_at) VALUES (1, 'op', 'op', 'x', 'operator', 'fr', '2026-01-01')"))
+        connection.execute(text(
+            "INSERT INTO tables (id, name, name_key, rules, betting_seconds, created_at) "
+            "VALUES (1, 'Old', 'old', '{}', 15, '2026-01-01')"))
+    engine.dispose()
+    migrate(sqlite_url)
+    engine = create_engine(sqlite_url)
+    with engine.begin() as connection:
+        assert connection.execute(text("SELECT dealing FROM tables")).scalar_one() == "server"
+        assert connection.execute(text("SELECT role FROM players")).scalar_one() == "operator"
+        connection.execute(text(
+            "INSERT INTO players (id, username, username_key, password_hash, role, lang, "
+            "created_at) VALUES (2, 'd', 'd', 'x', 'dealer', 'fr', '2026-01-01')"))
+    with pytest.raises(IntegrityError), engine.begin() as connection:  # the check is still there
+        connection.execute(text(
+            "INSERT INTO players (id, username, username_key, password_hash, role, lang, "
+            "created_at) VALUES (3, 'c', 'c', 'x', 'croupier', 'fr', '2026-01-01')"))
+    engine.dispose()
