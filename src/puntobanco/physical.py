@@ -439,9 +439,6 @@ class HandDealtTable(Table):
             raise TableStateError("No shoe has been started.", code="no-shoe")
         return shoe
 
-    def in_coup(self) -> bool:
-        return self.phase is Phase.CLOSED
-
     def verify_enter_card(self, card: Card, *, side: Side | None = None) -> Step:
         if self.phase is not Phase.CLOSED:
             raise CardRefused("No card now: cards are entered after betting is closed.",

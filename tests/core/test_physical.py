@@ -13,7 +13,7 @@ from puntobanco.cards import Card, new_shoe_cards, parse_cards
 from puntobanco.coup import deal_coup
 from puntobanco.errors import PuntoBancoError
 from puntobanco.physical import CardRefused, HandDealtTable, PhysicalShoe, next_step
-from puntobanco.rules import RuleSet, Side
+from puntobanco.rules import LastCoup, RuleSet, Side
 from puntobanco.shoe import Shoe
 
 
@@ -103,11 +103,14 @@ def test_a_misdeal_voids_the_round_and_keeps_its_cards_out_of_the_shoe() -> None
         table.enter_card(Card.parse("9H"))
 
 
-def test_S2_S3_burn_cut_card_and_one_more_coup_match_the_server_dealt_shoe() -> None:
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("last_coup", list(LastCoup))
+def test_S2_S3_burn_cut_card_and_one_more_coup_match_the_server_dealt_shoe(
+        seed: int, last_coup: LastCoup) -> None:
     """The same order entered by hand gives the coups a server-dealt shoe deals (S2, S3)."""
-    rules = RuleSet(decks=1, cut_card=14)
-    order = new_shoe_cards(1)
-    random.Random(4).shuffle(order)
+    rules = RuleSet(decks=1 + seed % 2, cut_card=14 + seed, last_coup=last_coup)
+    order = new_shoe_cards(rules.decks)
+    random.Random(seed).shuffle(order)
     reference = Shoe.from_order(order, rules)
     table = HandDealtTable(rules)
     table.new_shoe()
