@@ -199,7 +199,8 @@ def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> N
         player = server.signup("carla")
         desk.refused("open", None, 409, "no-shoe")
         desk.refused("cards", {"card": "9h"}, 409, "card-out-of-turn")
-        desk.ok("shoe", {})
+        state = desk.ok("shoe", {})
+        assert not state["can"]["cut_card"] and not state["can"]["card"] and state["can"]["open"]
         desk.refused("cut-card", None, 409, "cut-card-early")
         desk.refused("cards", {"card": "9h"}, 409, "card-out-of-turn")  # betting not closed
         desk.refused("close", None, 409, "betting-not-open")

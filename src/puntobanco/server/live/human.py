@@ -500,8 +500,9 @@ class HumanDealer(TableDealer):
             "correct": phase is Phase.CLOSED and bool(self.view.cards),
             "settle": step_json is not None and bool(step_json["complete"]),
             "misdeal": in_round,
-            "cut_card": physical and not finished and isinstance(shoe, PhysicalShoe)
-                        and shoe.cut_card_coup is None,
+            "cut_card": isinstance(shoe, PhysicalShoe) and not finished
+                        and shoe.cut_card_coup is None
+                        and shoe.coups_dealt + (phase is Phase.CLOSED) > 0,
             "last_coup": physical and not finished,
         }
         return {"table_id": self.id, "name": self.settings.name, "phase": self.view.phase,
