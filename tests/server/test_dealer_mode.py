@@ -266,6 +266,10 @@ def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(sqlite_url: str) -> No
         assert state["phase"] == "settled" and state["hands"]["punto"]["cards"] == []
         assert server.balance(ann) == before
         assert state["shoe"]["cards_left"] == 50 and state["shoe"]["coups_dealt"] == 0
+        shoe_id = state["shoe"]["id"]
+        assert server.http.get(f"/api/shoes/{shoe_id}").json()["entries"] is None
+        live = server.http.get(f"/api/shoes/{shoe_id}", headers=desk.operator.headers).json()
+        assert [e["status"] for e in live["entries"]] == ["void", "void"]  # the operator, live
         desk.ok("last-coup")
         desk.ok("open")
         desk.ok("close")

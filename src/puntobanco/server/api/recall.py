@@ -34,12 +34,14 @@ async def coup(coup_id: int, casino: CasinoDep, player: MaybePlayer) -> dict[str
 
 
 @router.get("/shoes/{shoe_id}", response_model=ShoeOut)
-async def shoe(shoe_id: int, casino: CasinoDep) -> dict[str, Any]:
+async def shoe(shoe_id: int, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
     """A shoe's commitment; after its last coup, also its salt and order (provably fair)."""
     found = await casino.db.run_read(lambda s: recall.shoe_json(s, shoe_id))
     if found is None:
         raise NotFound(f"There is no shoe {shoe_id}.")
-    if found["dealing"] == "dealer" and found["status"] == "finished":  # docs/dealer.md
+    operator = player is not None and player.is_operator
+    if found["dealing"] == "dealer" and (found["status"] == "finished" or operator):
+        # docs/dealer.md: a hand-dealt shoe's record, for everyone once finished
         found.update(await casino.db.run_read(lambda s: dealing.hand_dealt_shoe_json(
             s, s.get_one(ShoeRecord, shoe_id),
             s.scalars(select(CoupRecord).where(CoupRecord.shoe_id == shoe_id)).all())))
