@@ -240,6 +240,10 @@ def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> N
         answer = server.http.put("/api/dealers/999/tables", json={"tables": [1]},
                                  headers=desk.operator.headers)
         assert answer.status_code == 404
+        for path, body in (("/api/dealers/99999999999/tables", {"tables": [1]}),
+                           ("/api/dealers/1/tables", {"tables": [99999999999]})):
+            answer = server.http.put(path, json=body, headers=desk.operator.headers)
+            assert answer.status_code in (400, 404), answer.text
         dealer_id = server.http.get("/api/dealers", headers=desk.operator.headers).json()[0]["id"]
         answer = server.http.put(f"/api/dealers/{dealer_id}/tables", json={"tables": [1]},
                                  headers=desk.operator.headers)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
@@ -43,8 +43,13 @@ class DealerOut(BaseModel):
     tables: list[int]
 
 
+#: a database id (a 32-bit integer in PostgreSQL)
+Id = Annotated[int, Field(strict=True, ge=1, le=2**31 - 1)]
+
+
 class AssignIn(Body):
-    tables: list[int] = Field(description="the hand-dealt tables this dealer may drive")
+    tables: Annotated[list[Id], Field(max_length=1000)] = Field(
+        description="the hand-dealt tables this dealer may drive")
 
 
 class ShoeIn(Body):
@@ -176,7 +181,7 @@ async def list_dealers(casino: CasinoDep, _operator: Operator) -> list[dict[str,
 
 
 @router.put("/api/dealers/{dealer_id}/tables", response_model=DealerOut, tags=["operator"])
-async def assign(dealer_id: int, body: AssignIn, casino: CasinoDep,
+async def assign(dealer_id: Annotated[int, Path(ge=1, le=2**31 - 1)], body: AssignIn, casino: CasinoDep,
                  _operator: Operator) -> dict[str, Any]:
     """Set exactly the hand-dealt tables a dealer may drive."""
     def write(session: Session) -> dict[str, Any]:
