@@ -141,3 +141,60 @@ def test_the_last_coup_called_ends_the_shoe_after_it() -> None:
         table.enter_card(card)
     table.deal()
     assert table.settle().shoe_finished and isinstance(table.shoe, PhysicalShoe)
+
+
+def _shoe_state(table: HandDealtTable) -> tuple[object, ...]:
+    shoe = table.physical
+    return (table.phase, tuple(shoe.pending), shoe.coups_dealt, shoe.position,
+            tuple(sorted((str(c), n) for c, n in shoe._seen.items() if n)), shoe.cut_card_coup,
+            shoe.last_coup_no, tuple(shoe.voided), shoe.counted)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_dealer_actions_refused_change_nothing_and_accepted_keep_the_shoe_whole(
+        seed: int) -> None:
+    """Issue 11: any action, allowed or not, in any order: a refusal changes nothing (M3's
+    "nothing changes", for the dealer), no card is out more than ``decks`` times (R1), the
+    shoe's cards add up, and each dealt coup is what deal_coup makes of its cards (R3-R6)."""
+    rng = random.Random(seed)
+    rules = RuleSet(decks=1, cut_card=12)
+    table = HandDealtTable(rules)
+    table.new_shoe()
+    deck = new_shoe_cards(1)
+    actions = ["open", "close", "card", "card", "card", "card", "correct", "deal", "void",
+               "burn", "cut", "last"]
+    for _ in range(120):
+        action = rng.choice(actions)
+        card = rng.choice(deck)
+        before = _shoe_state(table)
+        try:
+            if action == "open":
+                table.open_round()
+            elif action == "close":
+                table.close_bets()
+            elif action == "card":
+                table.enter_card(card, side=rng.choice([None, None, Side.PUNTO, Side.BANCO]))
+            elif action == "correct":
+                table.correct_card(card)
+            elif action == "deal":
+                pending = list(table.physical.pending)
+                dealt = table.deal()
+                assert dealt.coup == deal_coup(iter(pending))
+                table.settle()
+            elif action == "void":
+                table.void_round()
+            elif action == "burn":
+                table.physical.burn([card], counted=rng.randrange(3))
+            elif action == "cut":
+                table.physical.mark_cut_card(during_coup=table.phase.value == "closed")
+            else:
+                table.physical.mark_last_coup()
+        except PuntoBancoError:
+            assert _shoe_state(table) == before, action
+        shoe = table.physical
+        assert all(n <= rules.decks for n in shoe._seen.values())
+        assert shoe.position + shoe.cards_left == 52
+        assert shoe.position == (len(shoe.order) + shoe.counted + len(shoe.pending)
+                                 + len(shoe.voided))
+        if shoe.finished and table.phase.value in ("idle", "settled"):
+            break
