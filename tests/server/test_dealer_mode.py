@@ -253,10 +253,10 @@ def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> N
         assert settled.status_code == 200 and settled.json()["phase"] == "settled"
 
 
-def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(sqlite_url: str) -> None:
+def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(db_url: str) -> None:
     """Issue 11: a misdeal voids the coup (stakes returned), its cards stay in the record marked
-    void and out of the shoe; the shoe goes on and is verified."""
-    with running(fast_settings(sqlite_url, default_tables=("Sanremo",))) as server:
+    void and out of the shoe; the shoe goes on and is verified (SQLite and PostgreSQL)."""
+    with running(fast_settings(db_url, default_tables=("Sanremo",))) as server:
         desk = open_desk(server)
         ann = server.signup("ann")
         before = server.balance(ann)
@@ -287,15 +287,15 @@ def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(sqlite_url: str) -> No
             [("9H", "void"), ("9C", "void")]
         assert [c["status"] for c in shoe["coups"]] == ["void", "settled"]
         assert check_shoe_json(shoe).ok
-        books = check_books(sqlite_url)
+        books = check_books(db_url)
         assert books["settled"] == 1 and books["active_bets"] == 0
 
 
 def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
-        sqlite_url: str) -> None:
+        db_url: str) -> None:
     """Issue 11: the server stops after three cards (one of them corrected); the new server
     shows the same hands and step from the record, and the coup is finished and settled once."""
-    settings = fast_settings(sqlite_url, default_tables=("Sanremo",))
+    settings = fast_settings(db_url, default_tables=("Sanremo",))
     with running(settings) as server:
         desk = open_desk(server)
         ann = server.signup("ann")
@@ -335,7 +335,7 @@ def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
         state = desk.ok("settle")
         assert server.balance(ann) == 100_000  # Égalité: the Banco bet is returned (B2)
         assert state["shoe"]["finished"] and not state["can"]["open"]
-    engine = create_engine(sqlite_url)
+    engine = create_engine(db_url)
     with Session(engine) as session:
         coup = session.scalars(select(CoupRecord).where(CoupRecord.table_id == table_id)
                                .order_by(CoupRecord.id.desc()).limit(1)).one()
@@ -344,7 +344,7 @@ def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
             DealerEntry.coup_id == coup.id).order_by(DealerEntry.id))]
         assert statuses == ["ok", "ok", "mistyped", "ok", "ok", "ok", "ok"]
     engine.dispose()
-    assert check_books(sqlite_url)["settled"] == 2
+    assert check_books(db_url)["settled"] == 2
 
 
 def test_migration_0006_keeps_an_older_databases_tables_and_accounts(sqlite_url: str) -> None:
