@@ -188,6 +188,10 @@ def test_a_whole_shoe_dealt_by_a_dealer_with_players_betting(desk_server: LiveSe
                            "verify", "--url", server.url, "--shoe", str(shoe["id"])],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.startswith("verified:"), done
+    done = subprocess.run([sys.executable, "-c", "from puntobanco.cli import main; main()",
+                           "verify", "--url", server.url, "--table", "Live", "--shoe", "1"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "recorded entries" in done.stdout, done
 
 
 def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> None:
