@@ -384,3 +384,28 @@ def test_migration_0006_keeps_an_older_databases_tables_and_accounts(sqlite_url:
             "INSERT INTO players (id, username, username_key, password_hash, role, lang, "
             "created_at) VALUES (3, 'c', 'c', 'x', 'croupier', 'fr', '2026-01-01')"))
     engine.dispose()
+
+
+def test_a_restart_while_betting_is_open_keeps_the_bets(sqlite_url: str) -> None:
+    """Issue 11: a hand-dealt round does not void on a restart: its betting is still open with
+    the bets recorded, more may be placed (L4), and it is settled once."""
+    settings = fast_settings(sqlite_url, default_tables=("Sanremo",))
+    with running(settings) as server:
+        desk = open_desk(server)
+        ann = server.signup("ann")
+        desk.ok("shoe", {})
+        desk.ok("open")
+        assert server.bet(ann, desk.table_id, "punto", 2000).status_code == 200
+        table_id, dealer = desk.table_id, desk.dealer
+    with running(settings) as server:
+        desk = Desk(server, table_id, dealer, server.operator())
+        state = desk.state()
+        assert state["phase"] == "open" and state["spots"] == 1
+        assert state["totals"]["punto"] == 2000
+        assert server.bet(ann, table_id, "punto", 1000).status_code == 200
+        desk.ok("close")
+        for card in ("9h", "2d", "kh", "5c"):  # Punto 9: a natural, Punto wins (R4, B1)
+            desk.ok("cards", {"card": card})
+        desk.ok("settle")
+        assert server.balance(ann) == 100_000 + 3000
+    assert check_books(sqlite_url)["settled"] == 1

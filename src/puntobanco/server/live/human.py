@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
+from puntobanco.bets import BetKind
 from puntobanco.cards import Card
 from puntobanco.errors import PuntoBancoError, TableStateError
 from puntobanco.physical import CardRefused, HandDealtTable, PhysicalShoe
@@ -69,9 +70,11 @@ class HumanDealer(TableDealer):
     async def open(self) -> None:
         """Resume the shoe and the round in progress from the record; no timed loop."""
         await self._recover()
+        self.desk.start()
 
     async def stop(self) -> None:
         """Nothing to finish: the round waits, as recorded, for its dealer after a restart."""
+        await self.desk.stop()
 
     async def _recover(self) -> None:
         async with self.lock:
@@ -124,9 +127,12 @@ class HumanDealer(TableDealer):
                 return
             self.table.round_no = found.round_no - 1
             opened = self.table.open_round()
-            for player, bets in found.round_bets.items():
-                for kind_, stake in bets.items():
-                    self.table.place_bet(str(player), kind_, stake)
+            if found.round_status == "open":  # the bets are the desk's while betting is open
+                self._seed_desk(found.round_coup_id, opened.round_no, found.round_bets)
+            else:
+                for player, bets in found.round_bets.items():
+                    for kind_, stake in bets.items():
+                        self.table.place_bet(str(player), kind_, stake)
             self.view = View(phase="open", round_no=opened.round_no, coup_id=found.round_coup_id,
                              coup_in_shoe=opened.coup_in_shoe, shoe=self._hand_shoe_view(),
                              last_result=self.view.last_result, roads=self.view.roads)
@@ -137,6 +143,16 @@ class HumanDealer(TableDealer):
                     entered = self.hand.enter_card(card)
                     self.view.cards.append({"side": entered.side.value,
                                             "position": entered.position, "card": str(card)})
+
+    def _seed_desk(self, coup_id: int, round_no: int,
+                   bets: dict[int, dict[BetKind, int]]) -> None:
+        """The bet desk of a round resumed while its betting is open, with the recorded bets."""
+        self.desk.open(coup_id=coup_id, round_no=round_no, rules=self.table.rules)
+        self.desk.spots = {player: {kind.value: stake for kind, stake in spot.items()}
+                           for player, spot in bets.items() if spot}
+        for spot in bets.values():
+            for kind, stake in spot.items():
+                self.desk._totals[kind.value] += stake
 
     def _hand_shoe_view(self) -> dict[str, Any]:
         shoe = self.hand.physical
@@ -298,6 +314,7 @@ class HumanDealer(TableDealer):
                 s, table_id=self.id, shoe_id=shoe_id, round_no=self.table.round_no + 1,
                 coup_in_shoe=shoe.coups_dealt + 1, last_coup=shoe.is_last_coup))
             opened = self.table.open_round()
+            self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules)
             self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
                              coup_in_shoe=opened.coup_in_shoe, deadline=None,
                              shoe=self._hand_shoe_view(), last_result=self.view.last_result,
@@ -313,7 +330,14 @@ class HumanDealer(TableDealer):
             if self.table.phase is not Phase.OPEN or self.view.coup_id is None:
                 raise TableStateError("Betting is not open.", code="betting-not-open")
             coup_id = self.view.coup_id
-            await self._write(lambda s: store.close_coup(s, coup_id))
+            self.desk.close()  # "no more bets", then the bets taken before it are answered
+            await self.desk.drain()
+            self.desk.flush_totals()
+            held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
+            for player, spot in held.items():
+                for kind in BetKind:  # the core checks each spot again (M3, L1, L3)
+                    if spot.get(kind):
+                        self.table.place_bet(str(player), kind, spot[kind])
             closed = self.table.close_bets()
             self.view.phase = "closed"
             self.hub.broadcast({"type": "bets-closed", "round_no": closed.round_no,
@@ -448,6 +472,9 @@ class HumanDealer(TableDealer):
             self.hand.verify_void_round()
             coup_id = self.view.coup_id
             assert coup_id is not None
+            if self.table.phase is Phase.OPEN:  # the bets being written are taken, then refunded
+                self.desk.close()
+                await self.desk.drain()
 
             def write(session: Session) -> dict[int, int]:
                 balances = store.void_coup(session, table_id=self.id, coup_id=coup_id)
@@ -509,5 +536,5 @@ class HumanDealer(TableDealer):
                 "round_no": self.view.round_no, "coup_id": self.view.coup_id,
                 "coup_in_shoe": self.view.coup_in_shoe,
                 "shoe": self._hand_shoe_view() if physical else None, "step": step_json,
-                "hands": hands, "totals": self.totals(), "spots": len(self.table.bets),
+                "hands": hands, "totals": self.totals(), "spots": self.spots(),
                 "last_result": self.view.last_result, "can": can}

@@ -76,8 +76,10 @@ export const setMyLang = (language) => request("PATCH", "/api/me", { lang: langu
 export const words = () => request("GET", "/api/words");
 export const tables = () => request("GET", "/api/tables");
 export const table = (id) => request("GET", `/api/tables/${id}`);
-export const placeBet = (tableId, bet, stake) =>
-  request("POST", `/api/tables/${tableId}/bets`, { bet, stake, idempotency_key: uuid() });
+// coupId: the coup the player saw open; a bet for a coup already closed is refused, never moved
+export const placeBet = (tableId, bet, stake, coupId = null) =>
+  request("POST", `/api/tables/${tableId}/bets`,
+    { bet, stake, idempotency_key: uuid(), ...(coupId === null ? {} : { coup_id: coupId }) });
 export const withdrawBet = (tableId, bet) =>
   request("DELETE", `/api/tables/${tableId}/bets/${encodeURIComponent(bet)}`);
 export const myCoups = (limit = 20) => request("GET", `/api/me/coups?limit=${limit}`);

@@ -294,6 +294,7 @@ async function showSettledCoup(coupId) {
 function applySnapshot(table) {
   if (table.rules) applyRules(table.rules);
   state.phase = table.phase;
+  state.coupId = table.coup_id ?? null;
   state.totals = table.totals || {};
   state.myBets = table.my_bets || {};
   state.roads = table.roads || [];
@@ -339,6 +340,7 @@ const handlers = {
   },
   "round-opened": (m) => {
     state.phase = "open";
+    state.coupId = m.coup_id ?? null;
     state.myBets = {};
     state.totals = {};
     if (state.shoe) state.shoe.last_coup = Boolean(m.last_coup);
@@ -418,7 +420,7 @@ function handle(message) {
 async function placeChip(bet) {
   if (!felt.chip || state.tableId === null) return;
   try {
-    const answer = await api.placeBet(state.tableId, bet, felt.chip);
+    const answer = await api.placeBet(state.tableId, bet, felt.chip, state.coupId ?? null);
     state.myBets = answer.my_bets || state.myBets;
     setBalance(answer.balance);
     felt.setBets(state.myBets, state.totals, state.phase === "open");
