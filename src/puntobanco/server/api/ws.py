@@ -21,7 +21,7 @@ from fastapi import APIRouter, WebSocket
 
 from puntobanco.server.api.deps import lookup_player
 from puntobanco.server.api.guard import Guards, client_address
-from puntobanco.server.db import auth
+from puntobanco.server.db import auth, ledger
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.hub import Client
@@ -67,8 +67,15 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
         return
     player_id = player.id if player else None
     client = Client(player_id)
+    # A signed-in player's snapshot also has their balance (a page that reconnects after a
+    # refund or a credit shows the wallet as it is now).
+    balance = (await casino.db.run_read(lambda s: ledger.wallet_balance(s, player_id))
+               if player_id is not None else None)
     # No await between the snapshot and joining the hub: the client misses no event.
-    client.push(msg.encode(msg.Snapshot(table=dealer.snapshot(client.player_id))))
+    table = dealer.snapshot(client.player_id)
+    if balance is not None:
+        table["balance"] = balance
+    client.push(msg.encode(msg.Snapshot(table=table)))
     dealer.hub.add(client)
     guards.sockets.add(address, player_id)  # counted from here; uncounted in ``finally``
     ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token

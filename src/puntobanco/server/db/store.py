@@ -254,8 +254,14 @@ class BetOp:
     stake: int = 0
     key: str | None = None
     withdraw: bool = False
+    #: several stakes placed all or nothing (``POST …/bets/batch``); ``kind``/``stake`` unused
+    group: tuple[tuple[BetKind, int], ...] = ()
 
     def fingerprint(self, table_id: int) -> str:
+        if self.group:
+            return f"batch:{table_id}:" + ",".join(
+                f"{kind.value}={stake}" for kind, stake in sorted(
+                    self.group, key=lambda item: item[0].value))
         if self.withdraw:
             return f"withdraw:{table_id}:{self.kind.value}"
         return f"{table_id}:{self.kind.value}:{self.stake}"
@@ -346,6 +352,28 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
                 moves.append((BetOp(op.player_id, op.kind, amount, op.key, withdraw=True), row))
                 del live[op.kind]
                 answer = {"bet": op.kind.value, "stake": amount}
+            elif op.group:  # all or nothing: the spot with every stake, their sum paid once
+                wanted = dict(live)
+                for each, stake in op.group:
+                    if stake <= 0:
+                        raise BetRefused(f"A stake on {each.value} must be positive.",
+                                         code="non-positive-stake")
+                    wanted[each] = wanted.get(each, 0) + stake
+                verify_spot(wanted, rules)
+                wallet = wallets[op.player_id]
+                whole = sum(stake for _, stake in op.group)
+                if balances[wallet] < whole:
+                    raise ledger.short_of(whole, balances[wallet])
+                balance = balances[wallet] = balances[wallet] - whole
+                for each, stake in op.group:
+                    row = spot.get(each) or [None, 0, "active"]
+                    if row[2] != "active":
+                        row[1], row[2] = 0, "active"
+                    row[1] += stake
+                    spot[each] = row
+                    moves.append((BetOp(op.player_id, each, stake), row))
+                live = wanted
+                answer = {"placed": {each.value: stake for each, stake in op.group}}
             else:
                 if op.stake <= 0:
                     raise BetRefused(f"A stake on {op.kind.value} must be positive.",

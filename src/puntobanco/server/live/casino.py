@@ -126,6 +126,12 @@ class Casino:
             release_sqlite(self.config.database_url)
             self._held = False
 
+    def tell_player(self, player_id: int, message: dict[str, Any]) -> None:
+        """Send a message to every open page of one player, whatever table it shows (a credit
+        reaching an open page)."""
+        for dealer in self.dealers.values():
+            dealer.hub.send_to(player_id, message)
+
     def dealer(self, table_id: int) -> TableDealer:
         dealer = self.dealers.get(table_id)
         if dealer is None:

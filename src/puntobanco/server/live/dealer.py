@@ -313,8 +313,14 @@ class TableDealer:
             await self.desk.drain()
             self.desk.flush_totals()  # the final totals, if the last batch changed them
             if stopping:
-                await self._write(lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
+                refunded = {spot: sum(bets.values()) for spot, bets in self.table.bets.items()}
+                balances = await self._write(
+                    lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
                 self.table.close_bets()  # the core refuses any later bet
+                for player, balance in balances.items():  # the page says what came back
+                    self.hub.send_to(player, {"type": "balance", "reason": "void",
+                                              "coup_id": coup_id, "balance": balance,
+                                              "amount": refunded.get(str(player), 0)})
                 return
             held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
             for player, spot in held.items():
@@ -425,6 +431,29 @@ class TableDealer:
             raise
         return await asyncio.shield(self.desk.submit(
             store.BetOp(player_id, kind, key=key, withdraw=True)))
+
+    async def place_bets(self, player_id: int, stakes: list[tuple[BetKind, int]],
+                         key: str | None, *, coup_id: int | None = None) -> dict[str, Any]:
+        """Several stakes at once, all or nothing (``POST …/bets/batch``, the page's repeat
+        and double): each is checked as a single bet, then the spot with all of them by the
+        core and their sum against the balance, in the table's next group commit."""
+        merged: dict[BetKind, int] = {}
+        for kind, stake in stakes:
+            merged[kind] = merged.get(kind, 0) + stake
+        op = store.BetOp(player_id, next(iter(merged)), key=key, group=tuple(merged.items()))
+        try:
+            for kind, stake in merged.items():
+                self.desk.check(kind, stake, coup_id)
+        except BetRefused:
+            if key is not None:  # a retry of a batch already taken gets its first answer again
+                stored = await self.db.run_read(lambda s: store.find_request(s, player_id, key))
+                if stored is not None:
+                    if stored.fingerprint != op.fingerprint(self.id):
+                        raise IdempotencyConflict("This idempotency key was already used for "
+                                                  "a different bet.") from None
+                    return dict(stored.response)
+            raise
+        return await asyncio.shield(self.desk.submit(op))
 
     # --- views ----------------------------------------------------------------------------
 
