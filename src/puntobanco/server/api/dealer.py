@@ -18,13 +18,13 @@ from puntobanco.cards import Card, parse_cards
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import Side
 from puntobanco.server.api.deps import CasinoDep, Operator, SignedIn, request_lang
-from puntobanco.server.api.schemas import Body, Lang
+from puntobanco.server.api.schemas import ERRORS, Body, Lang
 from puntobanco.server.db import auth, dealing
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.human import HumanDealer
 
-router = APIRouter(tags=["dealer"])
+router = APIRouter(tags=["dealer"], responses=ERRORS)
 
 
 # --- shapes -------------------------------------------------------------------------------

@@ -69,7 +69,8 @@ class TableIn(Body):
 
 
 class RulesIn(Body):
-    rules: dict[str, Any]
+    rules: dict[str, Any] | None = None
+    name: str | None = Field(default=None, description="a new name (operator console)")
 
 
 class CreditIn(Body):
@@ -136,6 +137,7 @@ class TableItem(BaseModel):
     phase: Phase
     players: int
     spots: int
+    paused: bool = Field(default=False, description="paused by the operator (docs/operator.md)")
     dealing: Literal["server", "dealer"] = "server"
 
 
@@ -226,6 +228,7 @@ class SnapshotOut(BaseModel):
     betting_seconds: int | float
     spots: int
     balance: int | None = Field(default=None, description="the caller's wallet (signed in)")
+    paused: bool = False
     dealing: Literal["server", "dealer"] = "server"
 
 

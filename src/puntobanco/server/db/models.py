@@ -29,6 +29,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -72,6 +73,8 @@ class Player(Base):
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     #: what the name looks like (``usernames.skeleton``): look-alike names are refused
     username_skeleton: Mapped[str | None] = mapped_column(String(64), index=True)
+    #: a suspended player cannot sign in or bet (docs/operator.md; migration 0005)
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = (CheckConstraint("role IN ('player', 'operator', 'dealer')", name="role"),)
 
@@ -106,6 +109,8 @@ class GameTable(Base):
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     betting_seconds: Mapped[float] = mapped_column(Float, default=15.0)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    #: paused by the operator: the dealer opens no new round (migration 0005)
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: "server" (the server shuffles and deals) or "dealer" (a person deals a physical shoe)
     dealing: Mapped[str] = mapped_column(String(8), default="server", server_default="server")
 
@@ -193,6 +198,8 @@ class CoupRecord(Base):
     __table_args__ = (
         UniqueConstraint("table_id", "round_no", name="uq_coups_table_round_no"),
         CheckConstraint("status IN ('open', 'closed', 'dealt', 'settled', 'void')", name="status"),
+        #: the reports pick coups by the time they were settled (migration 0005)
+        Index("ix_coups_settled_at", "settled_at"),
     )
 
 
@@ -332,4 +339,28 @@ class DealerEntry(Base):
         CheckConstraint("kind IN ('card', 'burn', 'counted', 'cut-card', 'last-coup')",
                         name="kind"),
         CheckConstraint("status IN ('ok', 'mistyped', 'void')", name="status"),
+    )
+
+
+class AuditEntry(Base):
+    """One operator action: who, what, on which table or player, the state before and after.
+
+    Written in the same transaction as the action itself; never changed afterwards
+    (``docs/operator.md``; migration 0005).
+    """
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    operator_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    action: Mapped[str] = mapped_column(String(32))
+    target_kind: Mapped[str] = mapped_column(String(16))
+    target_id: Mapped[int | None] = mapped_column(Integer)
+    before: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    after: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+    __table_args__ = (
+        CheckConstraint("target_kind IN ('table', 'player')", name="target_kind"),
+        Index("ix_audit_log_target", "target_kind", "target_id"),
     )

@@ -1,7 +1,7 @@
 """Dealer mode: the dealer role, a table's dealing mode, dealers' tables and the entered cards.
 
 Revision ID: 0006
-Revises: 0004 (chained after issue 9's 0004 at the merge with main; written on 0002)
+Revises: 0005 (chained after 0004 and 0005 at the merges with main; written on 0002)
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
