@@ -235,8 +235,13 @@ def verify(
                 else _fetch_shoe(url, shoe, table=table))
         verdict = check_shoe_json(data)
         which = f"{_which_shoe(data)}: "
-        what = (f"the commitment matches; {len(data['revealed']['order'])} cards, whole decks; "
-                f"{verdict.coups_checked} coup(s) dealt exactly as the order deals them")
+        if data.get("dealing") == "dealer":  # a hand-dealt shoe (docs/dealer.md)
+            what = (f"{len(data['entries'])} recorded entries; {verdict.coups_checked} coup(s) "
+                    "drawn by the rules and settled by them")
+        else:
+            what = (f"the commitment matches; {len(data['revealed']['order'])} cards, whole "
+                    f"decks; {verdict.coups_checked} coup(s) dealt exactly as the order deals "
+                    "them")
     if not verdict.ok:
         typer.echo(f"MISMATCH: {which}{verdict.reason}")
         raise typer.Exit(1)

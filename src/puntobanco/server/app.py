@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException
 from puntobanco import __version__
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api import auth as api_auth
+from puntobanco.server.api import dealer as api_dealer
 from puntobanco.server.api import operator as api_operator
 from puntobanco.server.api import recall as api_recall
 from puntobanco.server.api import reports as api_reports
@@ -76,7 +77,8 @@ def create_app(settings: ServerSettings | None = None, *,
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)
     app.add_exception_handler(Exception, _on_unexpected)
-    for module in (api_auth, api_tables, api_recall, api_operator, api_reports, ws):
+    for module in (api_auth, api_tables, api_recall, api_operator, api_reports, api_dealer,
+                   ws):
         app.include_router(module.router)
     mount_static(app, config.static_dir)
     add_docs_routes(app)
@@ -97,6 +99,15 @@ def create_app(settings: ServerSettings | None = None, *,
             return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
         return HTMLResponse("<!doctype html><title>puntobanco</title><p>The operator console "
                             "is not installed.", status_code=503)
+
+    @app.get("/dealer", include_in_schema=False)
+    async def dealer_page() -> Response:
+        """The dealer's page of a hand-dealt table (docs/dealer.md)."""
+        page = versioned_page(config.static_dir, "dealer.html")
+        if page is not None:
+            return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse("<!doctype html><title>puntobanco</title><p>The dealer's page is "
+                            "not installed.", status_code=503)
 
     return app
 

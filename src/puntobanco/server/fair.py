@@ -135,6 +135,10 @@ def check_shoe_json(data: Mapping[str, Any]) -> Verdict:
     """
     if not isinstance(data, Mapping):
         raise PuntoBancoError("The shoe file is not a JSON object.", code="bad-shoe")
+    if data.get("dealing") == "dealer":  # a physical shoe: its record is checked instead
+        from puntobanco.server.fair_dealt import check_hand_dealt_json
+
+        return check_hand_dealt_json(data)
     revealed = data.get("revealed")
     if not isinstance(revealed, Mapping):
         raise PuntoBancoError("This shoe is not revealed yet: it is checked after its last coup.",

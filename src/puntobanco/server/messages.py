@@ -28,6 +28,7 @@ import string
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import language, refusal
+from puntobanco.server import dealer_messages
 
 _MESSAGES: dict[str, dict[str, str]] = {
     "bad-credentials": {
@@ -151,6 +152,10 @@ _STATUS: dict[str, int] = {
     "account-suspended": 403, "operator-not-suspendable": 409, "nothing-to-change": 400,
     "bad-period": 400,
 }
+
+
+_MESSAGES.update(dealer_messages.MESSAGES)  # dealer mode (docs/dealer.md)
+_STATUS.update(dealer_messages.STATUS)
 
 
 class Refusal(PuntoBancoError):

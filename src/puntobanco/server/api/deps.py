@@ -119,7 +119,8 @@ def error_response(request: Request, code: str, default: str, *, key: str | None
 
 async def on_puntobanco_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, PuntoBancoError)
-    answer = error_response(request, error.code, error.message, key=getattr(error, "key", None))
+    answer = error_response(request, error.code, error.message, key=getattr(error, "key", None),
+                            **getattr(error, "fields", {}))
     if isinstance(error, TooManyRequests):
         answer.headers["Retry-After"] = str(error.retry_after)
     return answer

@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from sqlalchemy import select
 
 from puntobanco.server.api.deps import CasinoDep, MaybePlayer, SignedIn
 from puntobanco.server.api.schemas import ERRORS, CoupOut, Id, ShoeOut
-from puntobanco.server.db import recall
+from puntobanco.server.db import dealing, recall
+from puntobanco.server.db.models import CoupRecord, ShoeRecord
 from puntobanco.server.live.casino import NotFound
 
 router = APIRouter(prefix="/api", tags=["recall"], responses=ERRORS)
@@ -33,21 +35,34 @@ async def coup(coup_id: Id, casino: CasinoDep, player: MaybePlayer) -> dict[str,
 
 
 @router.get("/shoes/{shoe_id}", response_model=ShoeOut)
-async def shoe(shoe_id: Id, casino: CasinoDep) -> dict[str, Any]:
+async def shoe(shoe_id: Id, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
     """A shoe's commitment; after its last coup, also its salt and order (provably fair)."""
     found = await casino.db.run_read(lambda s: recall.shoe_json(s, shoe_id))
     if found is None:
         raise NotFound(f"There is no shoe {shoe_id}.")
+    return await _with_record(found, casino, player)
+
+
+async def _with_record(found: dict[str, Any], casino: CasinoDep,
+                       player: MaybePlayer) -> dict[str, Any]:
+    """A hand-dealt shoe's record (docs/dealer.md): for everyone once it is finished, for the
+    operator while it is dealt too."""
+    operator = player is not None and player.is_operator
+    if found.get("dealing") == "dealer" and (found["status"] == "finished" or operator):
+        shoe_id = found["id"]
+        found.update(await casino.db.run_read(lambda s: dealing.hand_dealt_shoe_json(
+            s, s.get_one(ShoeRecord, shoe_id),
+            s.scalars(select(CoupRecord).where(CoupRecord.shoe_id == shoe_id)).all())))
     return found
 
 
 @router.get("/tables/{table}/shoes/{shoe_no}", response_model=ShoeOut)
 async def table_shoe(table: Annotated[str, Path(min_length=1, max_length=255)],
                      shoe_no: Annotated[int, Path(ge=1, le=2_147_483_647)],
-                     casino: CasinoDep) -> dict[str, Any]:
+                     casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
     """A table's shoe by the number the page shows (``table``: its name or id)."""
     found = await casino.db.run_read(lambda s: recall.table_shoe_json(s, table, shoe_no))
     if found is None:
         raise NotFound(f"Table {table} has no shoe {shoe_no}.")
-    return found
+    return await _with_record(found, casino, player)
 

@@ -64,6 +64,8 @@ class BetsIn(Body):
 class TableIn(Body):
     name: str
     rules: dict[str, Any] = Field(default_factory=dict)
+    dealing: Literal["server", "dealer"] = Field(
+        "server", description="who deals: the server's shuffled shoe, or a dealer (docs/dealer.md)")
 
 
 class RulesIn(Body):
@@ -78,7 +80,7 @@ class CreditIn(Body):
 class PlayerOut(BaseModel):
     id: int
     username: str
-    role: Literal["player", "operator"]
+    role: Literal["player", "operator", "dealer"]
     lang: Lang
     balance: int
 
@@ -136,6 +138,7 @@ class TableItem(BaseModel):
     players: int
     spots: int
     paused: bool = Field(default=False, description="paused by the operator (docs/operator.md)")
+    dealing: Literal["server", "dealer"] = "server"
 
 
 class ShoeInfo(BaseModel):
@@ -226,6 +229,7 @@ class SnapshotOut(BaseModel):
     spots: int
     balance: int | None = Field(default=None, description="the caller's wallet (signed in)")
     paused: bool = False
+    dealing: Literal["server", "dealer"] = "server"
 
 
 class BetOut(BaseModel):
@@ -282,6 +286,12 @@ class ShoeOut(BaseModel):
     started_at: int | None
     finished_at: int | None
     coups: list[ShoeCoup]
+    dealing: Literal["server", "dealer"] = "server"
+    #: a finished hand-dealt shoe (docs/dealer.md): every entry, the S3 marks, the settlements
+    entries: list[dict[str, Any]] | None = None
+    cut_card_coup: int | None = None
+    last_coup_no: int | None = None
+    settlements: dict[str, list[dict[str, Any]]] | None = None
 
 
 class ErrorBody(BaseModel):

@@ -100,7 +100,8 @@ async def create_table(body: TableIn, casino: CasinoDep, operator: Operator) -> 
                      target_kind="table", target_id=settings.id, before=None,
                      after={"name": settings.name, "rules": settings.rules_json()})
 
-    dealer = await casino.add_table(body.name, body.rules, on_write=log)
+    dealer = await casino.add_table(body.name, body.rules, on_write=log,
+                                    dealing=body.dealing)
     return dealer.summary()
 
 

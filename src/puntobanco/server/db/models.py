@@ -54,6 +54,10 @@ class Base(DeclarativeBase):
 Timestamp = DateTime(timezone=True)
 
 
+#: the roles of an account; a dealer drives the hand-dealt tables assigned to it (docs/dealer.md)
+ROLES = ("player", "operator", "dealer")
+
+
 class Player(Base):
     """A person who plays (or the operator). Passwords are stored as bcrypt hashes only."""
 
@@ -72,7 +76,7 @@ class Player(Base):
     #: a suspended player cannot sign in or bet (docs/operator.md; migration 0005)
     suspended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
-    __table_args__ = (CheckConstraint("role IN ('player', 'operator')", name="role"),)
+    __table_args__ = (CheckConstraint("role IN ('player', 'operator', 'dealer')", name="role"),)
 
 
 class LoginSession(Base):
@@ -107,6 +111,8 @@ class GameTable(Base):
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     #: paused by the operator: the dealer opens no new round (migration 0005)
     paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: "server" (the server shuffles and deals) or "dealer" (a person deals a physical shoe)
+    dealing: Mapped[str] = mapped_column(String(8), default="server", server_default="server")
 
 
 class Account(Base):
@@ -146,6 +152,11 @@ class ShoeRecord(Base):
     status: Mapped[str] = mapped_column(String(16), default="dealing")
     started_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    #: "server" (order committed before dealing) or "dealer" (cards recorded as entered)
+    dealing: Mapped[str] = mapped_column(String(8), default="server", server_default="server")
+    #: a hand-dealt shoe: the coup during which the cut card came out, the last coup called
+    cut_card_coup: Mapped[int | None] = mapped_column(Integer)
+    last_coup_no: Mapped[int | None] = mapped_column(Integer)
 
     __table_args__ = (
         UniqueConstraint("table_id", "shoe_no", name="uq_shoes_table_shoe_no"),
@@ -287,6 +298,47 @@ class LedgerEntry(Base):
     __table_args__ = (
         CheckConstraint("amount <> 0", name="amount_not_zero"),
         Index("ix_ledger_entries_account", "account_id", "id"),
+    )
+
+
+class DealerTable(Base):
+    """A dealer account assigned to a hand-dealt table (the operator assigns them)."""
+
+    __tablename__ = "dealer_tables"
+
+    dealer_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"),
+                                           primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"),
+                                          primary_key=True)
+
+
+class DealerEntry(Base):
+    """Everything a dealer entered on a hand-dealt shoe, in order, with its time and dealer.
+
+    ``kind``: ``card`` (a coup's card: ``side`` and ``position``), ``burn`` (a burned card seen),
+    ``counted`` (``count`` cards burned face down), ``cut-card``, ``last-coup``. ``status``:
+    ``ok``; ``mistyped`` (replaced by the next entry of the same place); ``void`` (a misdeal's).
+    """
+
+    __tablename__ = "dealer_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"))
+    shoe_id: Mapped[int] = mapped_column(ForeignKey("shoes.id"), index=True)
+    coup_id: Mapped[int | None] = mapped_column(ForeignKey("coups.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    card: Mapped[str | None] = mapped_column(String(3))
+    side: Mapped[str | None] = mapped_column(String(6))
+    position: Mapped[int | None] = mapped_column(Integer)
+    count: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(10), default="ok")
+    dealer_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    entered_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+    __table_args__ = (
+        CheckConstraint("kind IN ('card', 'burn', 'counted', 'cut-card', 'last-coup')",
+                        name="kind"),
+        CheckConstraint("status IN ('ok', 'mistyped', 'void')", name="status"),
     )
 
 

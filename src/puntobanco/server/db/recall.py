@@ -134,6 +134,7 @@ def shoe_json(session: Session, shoe_id: int) -> dict[str, Any] | None:
         "commitment": shoe.commitment, "status": shoe.status,
         "revealed": {"order": shoe.card_order.split(), "salt": shoe.salt} if finished else None,
         "rules": shoe.rules, "cut_index": shoe.cut_index, "burned": shoe.burned,
+        "dealing": shoe.dealing,
         "cards": len(shoe.card_order.split()),
         "started_at": epoch_ms(shoe.started_at), "finished_at": epoch_ms(shoe.finished_at),
         "coups": [{"id": c.id, "coup_in_shoe": c.coup_in_shoe, "status": c.status,

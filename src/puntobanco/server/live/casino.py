@@ -17,9 +17,11 @@ from sqlalchemy.orm import Session
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import admin, auth, ledger, store
+from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.engine import Database, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
+from puntobanco.server.live.human import dealer_for
 from puntobanco.server.messages import Refusal
 from puntobanco.server.rules_json import DEFAULT_BETTING_SECONDS, rules_from_json
 from puntobanco.server.settings import OPERATOR_USERNAME, ServerSettings
@@ -117,7 +119,7 @@ class Casino:
 
     async def _add_dealer(self, settings: store.TableSettings, *,
                           paused: bool = False) -> TableDealer:
-        dealer = TableDealer(settings, db=self.db, config=self.config)
+        dealer = await dealer_for(settings, db=self.db, config=self.config)  # dealer mode hook
         dealer.set_paused(paused)
         await dealer.open()
         self.dealers[settings.id] = dealer
@@ -147,7 +149,8 @@ class Casino:
         return dealer
 
     async def add_table(self, name: str, rules: dict[str, Any], *,
-                        on_write: OnWrite | None = None) -> TableDealer:
+                        on_write: OnWrite | None = None,
+                        dealing: str = "server") -> TableDealer:
         """A new table with its dealer (operator); names are unique ignoring case.
         ``on_write(session, settings)`` runs in the same transaction (the audit log)."""
         name = table_name(name)
@@ -158,6 +161,8 @@ class Casino:
                 raise PuntoBancoError(f"A table named {name!r} exists.", code="table-name-taken")
             settings = store.create_table(session, name=name, rules=parsed,
                                           betting_seconds=seconds)
+            if dealing != "server":  # a hand-dealt table (docs/dealer.md)
+                set_dealing(session, settings.id, dealing)
             if on_write is not None:
                 on_write(session, settings)
             return settings

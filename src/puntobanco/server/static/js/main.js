@@ -574,6 +574,7 @@ const handlers = {
     if (!coup) showSettledCoup(m.coup_id);
   },
   "shoe-finished": async (m) => {
+    if (m.dealing === "dealer") return;  // a hand-dealt shoe has no commitment (docs/dealer.md)
     state.previousShoe = { shoe_id: m.shoe_id, shoe_no: m.shoe_no, commitment: m.commitment,
       result: null };
     renderFair();

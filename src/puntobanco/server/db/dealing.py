@@ -1,0 +1,252 @@
+"""The writes and reads of hand-dealt tables (``docs/dealer.md``): dealers and their tables, the
+record of every card a dealer enters, and what a restarted server resumes from.
+
+Money moves through :mod:`puntobanco.server.db.store` (bets, settlement, void) exactly as on a
+server-dealt table; this module adds only the record of the physical shoe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from puntobanco.bets import BetKind, settle_spot
+from puntobanco.cards import parse_cards
+from puntobanco.coup import Coup
+from puntobanco.errors import PuntoBancoError
+from puntobanco.server.db import recall, store
+from puntobanco.server.db.models import (
+    CoupRecord,
+    DealerEntry,
+    DealerTable,
+    GameTable,
+    Player,
+    SettlementLineRecord,
+    ShoeRecord,
+)
+from puntobanco.server.db.recall import epoch_ms
+from puntobanco.server.rules_json import rules_from_json
+
+DEALING_MODES = ("server", "dealer")
+
+
+# --- tables and dealers -------------------------------------------------------------------
+
+
+def dealing_of(session: Session, table_id: int) -> str:
+    return str(session.execute(select(GameTable.dealing).where(GameTable.id == table_id))
+               .scalar_one())
+
+
+def set_dealing(session: Session, table_id: int, dealing: str) -> None:
+    """Set a new table's dealing mode (``server`` or ``dealer``)."""
+    if dealing not in DEALING_MODES:
+        raise PuntoBancoError(f"A table is dealt by the server or a dealer, not {dealing!r}.",
+                              code="bad-dealing")
+    session.execute(update(GameTable).where(GameTable.id == table_id).values(dealing=dealing))
+
+
+def dealer_tables(session: Session, dealer_id: int) -> list[int]:
+    return list(session.scalars(select(DealerTable.table_id).where(
+        DealerTable.dealer_id == dealer_id).order_by(DealerTable.table_id)))
+
+
+def assign_tables(session: Session, dealer_id: int, table_ids: Sequence[int]) -> list[int]:
+    """Make ``table_ids`` exactly the tables the dealer may drive (hand-dealt tables only)."""
+    dealer = session.get(Player, dealer_id)
+    if dealer is None or dealer.role != "dealer":
+        raise PuntoBancoError(f"There is no dealer {dealer_id}.", code="not-found")
+    wanted = sorted(set(table_ids))
+    for table_id in wanted:
+        table = session.get(GameTable, table_id)
+        if table is None:
+            raise PuntoBancoError(f"There is no table {table_id}.", code="not-found")
+        if table.dealing != "dealer":
+            raise PuntoBancoError(f"Table {table_id} is dealt by the server: no dealer drives it.",
+                                  code="not-dealer-table")
+    session.execute(delete(DealerTable).where(DealerTable.dealer_id == dealer_id))
+    for table_id in wanted:
+        session.add(DealerTable(dealer_id=dealer_id, table_id=table_id))
+    session.flush()
+    return wanted
+
+
+def may_drive(session: Session, dealer_id: int, table_id: int) -> bool:
+    return session.scalars(select(DealerTable.table_id).where(
+        DealerTable.dealer_id == dealer_id, DealerTable.table_id == table_id)).first() is not None
+
+
+def dealers(session: Session) -> list[dict[str, Any]]:
+    rows = session.scalars(select(Player).where(Player.role == "dealer").order_by(Player.id))
+    return [{"id": row.id, "username": row.username, "lang": row.lang,
+             "tables": dealer_tables(session, row.id)} for row in rows]
+
+
+# --- the shoe's record --------------------------------------------------------------------
+
+
+def create_shoe(session: Session, *, table_id: int, shoe_no: int,
+                rules_json: dict[str, Any]) -> int:
+    """A hand-dealt shoe: no order and no commitment; its cards are recorded as entered."""
+    row = ShoeRecord(table_id=table_id, shoe_no=shoe_no, card_order="", salt="", commitment="",
+                     rules=rules_json, cut_index=0, burned=0, status="dealing", dealing="dealer")
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def add_entry(session: Session, *, table_id: int, shoe_id: int, kind: str,
+              dealer_id: int | None, coup_id: int | None = None, card: str | None = None,
+              side: str | None = None, position: int | None = None,
+              count: int | None = None) -> int:
+    row = DealerEntry(table_id=table_id, shoe_id=shoe_id, coup_id=coup_id, kind=kind, card=card,
+                      side=side, position=position, count=count, status="ok",
+                      dealer_id=dealer_id)
+    session.add(row)
+    session.flush()
+    return row.id
+
+
+def note_burn(session: Session, shoe_id: int, cards: int) -> None:
+    session.execute(update(ShoeRecord).where(ShoeRecord.id == shoe_id)
+                    .values(burned=ShoeRecord.burned + cards))
+
+
+def mark_mistyped(session: Session, coup_id: int) -> DealerEntry:
+    """The last card entered on a coup was mistyped: it stays in the record, marked so."""
+    row = session.scalars(select(DealerEntry).where(
+        DealerEntry.coup_id == coup_id, DealerEntry.kind == "card", DealerEntry.status == "ok")
+        .order_by(DealerEntry.id.desc()).limit(1)).one()
+    row.status = "mistyped"
+    return row
+
+
+def void_entries(session: Session, coup_id: int) -> None:
+    """A misdeal: the coup's cards stay in the record, marked void."""
+    session.execute(update(DealerEntry).where(DealerEntry.coup_id == coup_id,
+                                              DealerEntry.status == "ok")
+                    .values(status="void"))
+
+
+def set_shoe_marks(session: Session, shoe_id: int, *, cut_card_coup: int | None = None,
+                   last_coup_no: int | None = None) -> None:
+    values = {key: value for key, value in (("cut_card_coup", cut_card_coup),
+                                            ("last_coup_no", last_coup_no)) if value is not None}
+    session.execute(update(ShoeRecord).where(ShoeRecord.id == shoe_id).values(**values))
+
+
+def entry_json(row: DealerEntry, dealer_names: dict[int, str]) -> dict[str, Any]:
+    return {"seq": row.id, "kind": row.kind, "card": row.card, "side": row.side,
+            "position": row.position, "count": row.count, "status": row.status,
+            "coup_id": row.coup_id, "entered_at": epoch_ms(row.entered_at),
+            "dealer": dealer_names.get(row.dealer_id) if row.dealer_id is not None else None}
+
+
+def shoe_entries(session: Session, shoe_id: int) -> list[DealerEntry]:
+    return list(session.scalars(select(DealerEntry).where(DealerEntry.shoe_id == shoe_id)
+                                .order_by(DealerEntry.id)))
+
+
+def hand_dealt_shoe_json(session: Session, shoe: ShoeRecord,
+                         coups: Sequence[CoupRecord]) -> dict[str, Any]:
+    """What ``GET /api/shoes/{id}`` adds for a hand-dealt shoe once it is finished: every entry
+    (card, time, dealer) and each coup's settlement by anonymous spot (for ``verify``)."""
+    rows = shoe_entries(session, shoe.id)
+    names = dict(session.execute(select(Player.id, Player.username).where(
+        Player.id.in_({row.dealer_id for row in rows if row.dealer_id is not None}))).all())
+    settlements: dict[int, list[dict[str, Any]]] = {}
+    coup_ids = [c.id for c in coups if c.status == "settled"]
+    spots: dict[tuple[int, int], dict[str, Any]] = {}
+    for line in session.scalars(select(SettlementLineRecord).where(
+            SettlementLineRecord.coup_id.in_(coup_ids))
+            .order_by(SettlementLineRecord.coup_id, SettlementLineRecord.player_id,
+                      SettlementLineRecord.seq)):
+        key = (line.coup_id, line.player_id)
+        if key not in spots:
+            spots[key] = {"bets": {}, "lines": []}
+            settlements.setdefault(line.coup_id, []).append(spots[key])
+        spots[key]["bets"][line.kind] = line.stake
+        spots[key]["lines"].append({"bet": line.kind, "stake": line.stake,
+                                    "outcome": line.outcome, "net": line.net})
+    return {"entries": [entry_json(row, names) for row in rows],
+            "cut_card_coup": shoe.cut_card_coup, "last_coup_no": shoe.last_coup_no,
+            "settlements": {str(coup_id): found for coup_id, found in settlements.items()}}
+
+
+# --- restart ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Resumed:
+    """What a hand-dealt table resumes from: its shoe's record and the round under way."""
+
+    last_round_no: int
+    settled: list[int] = field(default_factory=list)
+    shoe_id: int | None = None
+    shoe_no: int = 0
+    shoe_rules: dict[str, Any] = field(default_factory=dict)
+    cut_card_coup: int | None = None
+    last_coup_no: int | None = None
+    #: (kind, card text, count, coup id) of every entry but the mistyped, in order (a void
+    #: coup's cards are out of the shoe too)
+    entries: list[tuple[str, str | None, int | None, int | None]] = field(default_factory=list)
+    #: coup id → status, for the coups of the shoe
+    coup_status: dict[int, str] = field(default_factory=dict)
+    #: the round under way (open or closed), its number and bets (player → kind → stake)
+    round_coup_id: int | None = None
+    round_no: int = 0
+    round_status: str = ""
+    round_bets: dict[int, dict[BetKind, int]] = field(default_factory=dict)
+    last_result: dict[str, Any] | None = None
+    roads: list[dict[str, Any]] = field(default_factory=list)
+
+
+def resume(session: Session, table_id: int) -> Resumed:
+    """Settle a dealt coup a stop left unsettled; find the shoe and the round to resume."""
+    last_round = session.execute(select(func.coalesce(func.max(CoupRecord.round_no), 0))
+                                 .where(CoupRecord.table_id == table_id)).scalar_one()
+    found = Resumed(last_round_no=int(last_round))
+    for row in session.scalars(select(CoupRecord).where(
+            CoupRecord.table_id == table_id, CoupRecord.status == "dealt")).all():
+        rules, _ = rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
+        coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
+                    banco=tuple(parse_cards(row.banco_cards or "")))
+        spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}
+                 for player, kinds in store.active_bets(session, row.id).items()}
+        store.settle_coup(session, table_id=table_id, coup_id=row.id, bets=spots,
+                          lines={p: settle_spot(s, coup, rules) for p, s in spots.items()})
+        found.settled.append(row.id)
+    last = session.scalars(select(CoupRecord).where(
+        CoupRecord.table_id == table_id, CoupRecord.status == "settled")
+        .order_by(CoupRecord.round_no.desc()).limit(1)).one_or_none()
+    if last is not None:
+        found.last_result = recall.coup_json(last, shoe_no=recall.shoe_no_of(session, last.shoe_id))
+    shoe = session.scalars(select(ShoeRecord).where(ShoeRecord.table_id == table_id)
+                           .order_by(ShoeRecord.shoe_no.desc()).limit(1)).one_or_none()
+    if shoe is None:
+        return found
+    found.shoe_no = shoe.shoe_no
+    if shoe.status != "dealing":
+        return found
+    found.shoe_id = shoe.id
+    found.shoe_rules = dict(shoe.rules)
+    found.cut_card_coup, found.last_coup_no = shoe.cut_card_coup, shoe.last_coup_no
+    found.entries = [(row.kind, row.card, row.count, row.coup_id)
+                     for row in shoe_entries(session, shoe.id) if row.status != "mistyped"]
+    coups = session.scalars(select(CoupRecord).where(CoupRecord.shoe_id == shoe.id)
+                            .order_by(CoupRecord.id)).all()
+    found.coup_status = {row.id: row.status for row in coups}
+    for row in coups:
+        if row.status == "settled":
+            found.roads.append(recall.road_json(recall.coup_json(row, shoe_no=shoe.shoe_no)))
+        if row.status in ("open", "closed"):
+            found.round_coup_id, found.round_no, found.round_status = row.id, row.round_no, \
+                row.status
+            found.round_bets = {player: {kind: stake for kind, (_, stake) in kinds.items()}
+                                for player, kinds in store.active_bets(session, row.id).items()}
+    return found
+

@@ -1,0 +1,540 @@
+"""A hand-dealt table (``dealing: "dealer"``): the server follows a person dealing a real shoe.
+
+:class:`HumanDealer` is a :class:`~puntobanco.server.live.dealer.TableDealer` without the timed
+loop: each step waits for the dealer's action (``docs/dealer.md``) — new shoe, burn, open and
+close betting, each card as it is drawn, settle, cut card, last coup, misdeal, correction. The
+core decides what is allowed (:class:`puntobanco.physical.HandDealtTable`: the drawing rules of
+:func:`puntobanco.coup.deal_coup`, the shoe's ``decks`` of each card; bets L4/M3); bets and the
+settlement go through the same code and the same ledger as on a server-dealt table, and every
+card is recorded, with its time and its dealer, before the core takes it. A restarted server
+resumes the shoe and the round in progress from that record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy.orm import Session
+
+from puntobanco.bets import BetKind
+from puntobanco.cards import Card
+from puntobanco.errors import PuntoBancoError, TableStateError
+from puntobanco.physical import CardRefused, HandDealtTable, PhysicalShoe
+from puntobanco.rules import Side, hand_total
+from puntobanco.server.db import dealing, recall, store
+from puntobanco.server.db.engine import Database
+from puntobanco.server.db.models import CoupRecord
+from puntobanco.server.db.store import TableSettings
+from puntobanco.server.dealer_messages import step_text
+from puntobanco.server.live.dealer import TableDealer, View, now_ms
+from puntobanco.server.live.hub import dumps
+from puntobanco.server.rules_json import rules_from_json
+from puntobanco.server.settings import ServerSettings
+from puntobanco.table import Phase, Table
+
+T = TypeVar("T")
+log = logging.getLogger("puntobanco.server.live.human")
+
+
+async def dealer_for(settings: TableSettings, *, db: Database,
+                     config: ServerSettings) -> TableDealer:
+    """The dealer of a table: the server's own (a shuffled shoe) or a person's (a real shoe)."""
+    mode = await db.run_read(lambda s: dealing.dealing_of(s, settings.id))
+    if mode == "dealer":
+        return HumanDealer(settings, db=db, config=config)
+    return TableDealer(settings, db=db, config=config)
+
+
+class HumanDealer(TableDealer):
+    """One hand-dealt table: the core round, the record of its shoe, and its clients."""
+
+    def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings) -> None:
+        super().__init__(settings, db=db, config=config)
+        self.shoe_id: int | None = None
+
+    def _new_table(self, settings: TableSettings) -> Table:
+        table = HandDealtTable(rules=settings.rules)
+        table.subscribe(self._on_event)
+        return table
+
+    @property
+    def hand(self) -> HandDealtTable:
+        assert isinstance(self.table, HandDealtTable)
+        return self.table
+
+    # --- life cycle -----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Resume the shoe and the round in progress from the record; no timed loop."""
+        await self._recover()
+        self.desk.start()
+
+    async def stop(self) -> None:
+        """Nothing to finish: the round waits, as recorded, for its dealer after a restart."""
+        await self.desk.stop()
+
+    async def _recover(self) -> None:
+        async with self.lock:
+            found = await self._write(lambda s: dealing.resume(s, self.id))
+            self.settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
+            self.table = self._new_table(self.settings)
+            self.table.round_no = found.last_round_no
+            self.table.shoe_no = found.shoe_no
+            self.view = View(round_no=found.last_round_no, last_result=found.last_result)
+            self.shoe_id = found.shoe_id
+            if found.shoe_id is None:
+                return
+            rules, seconds = rules_from_json(found.shoe_rules)
+            self.table.rules = rules
+            self.table.shoe_no = found.shoe_no - 1
+            self.table.new_shoe()
+            self.shoe_rules, self.betting_seconds = found.shoe_rules, seconds
+            shoe = self.hand.physical
+            in_round: list[Card] = []
+            current: int | None = None
+
+            def close_coup(coup_id: int | None) -> None:
+                if coup_id is None or coup_id == found.round_coup_id:
+                    return
+                if found.coup_status.get(coup_id) == "void":
+                    shoe.void_pending()
+                else:
+                    shoe.deal_coup()
+
+            for kind, text, count, coup_id in found.entries:
+                if current is not None and (kind != "card" or coup_id != current):
+                    close_coup(current)  # a coup's cards end at the first entry not its own
+                    current = None
+                if kind == "card":
+                    current = coup_id
+                if kind == "burn" and text is not None:
+                    shoe.burn([Card.parse(text)])
+                elif kind == "counted" and count:
+                    shoe.burn(counted=count)
+                elif kind == "card" and text is not None:
+                    if coup_id == found.round_coup_id:
+                        in_round.append(Card.parse(text))
+                    else:
+                        shoe.enter(Card.parse(text))
+            close_coup(current)
+            shoe.restore_marks(cut_card_coup=found.cut_card_coup, last_coup_no=found.last_coup_no)
+            self.view.roads = found.roads
+            self.view.shoe = self._hand_shoe_view()
+            if found.round_coup_id is None:
+                return
+            self.table.round_no = found.round_no - 1
+            opened = self.table.open_round()
+            if found.round_status == "open":  # the bets are the desk's while betting is open
+                self._seed_desk(found.round_coup_id, opened.round_no, found.round_bets)
+            else:
+                for player, bets in found.round_bets.items():
+                    for kind_, stake in bets.items():
+                        self.table.place_bet(str(player), kind_, stake)
+            self.view = View(phase="open", round_no=opened.round_no, coup_id=found.round_coup_id,
+                             coup_in_shoe=opened.coup_in_shoe, shoe=self._hand_shoe_view(),
+                             last_result=self.view.last_result, roads=self.view.roads)
+            if found.round_status == "closed":
+                self.table.close_bets()
+                self.view.phase = "closed"
+                for card in in_round:
+                    entered = self.hand.enter_card(card)
+                    self.view.cards.append({"side": entered.side.value,
+                                            "position": entered.position, "card": str(card)})
+
+    def _seed_desk(self, coup_id: int, round_no: int,
+                   bets: dict[int, dict[BetKind, int]]) -> None:
+        """The bet desk of a round resumed while its betting is open, with the recorded bets."""
+        self.desk.open(coup_id=coup_id, round_no=round_no, rules=self.table.rules)
+        self.desk.spots = {player: {kind.value: stake for kind, stake in spot.items()}
+                           for player, spot in bets.items() if spot}
+        for spot in bets.values():
+            for kind, stake in spot.items():
+                self.desk._totals[kind.value] += stake
+
+    def _hand_shoe_view(self) -> dict[str, Any]:
+        shoe = self.hand.physical
+        return {"id": self.shoe_id, "shoe_no": self.table.shoe_no, "commitment": "",
+                "cards_left": shoe.cards_left, "cut_card_out": shoe.cut_card_out,
+                "last_coup": shoe.is_last_coup, "coups_dealt": shoe.coups_dealt,
+                "cut_index": 0, "burned": len(shoe.burned) + shoe.counted,
+                "dealing": "dealer", "decks": shoe.rules.decks, "finished": shoe.finished}
+
+    async def _act(self, work: Callable[[], Awaitable[T]]) -> T:
+        """A dealer's action: under the table's lock, and completed even if the client leaves."""
+        async def locked() -> T:
+            async with self.lock:
+                return await work()
+        try:
+            return await asyncio.shield(locked())
+        except PuntoBancoError:
+            raise
+        except Exception:  # the core and the database may disagree: start again from the record
+            log.exception("table %s: a dealer's action failed; resuming from the record", self.id)
+            await self._recover()
+            raise
+
+    # --- shoe events ----------------------------------------------------------------------
+
+    def _between_rounds(self) -> bool:
+        return self.table.phase in (Phase.IDLE, Phase.SETTLED)
+
+    async def new_shoe(self, dealer_id: int, *, decks: int | None) -> None:
+        """A new shoe (of ``decks`` decks, else the table's); a shoe in play is ended first."""
+        async def work() -> None:
+            if not self._between_rounds():
+                raise TableStateError("A new shoe is started between rounds.",
+                                      code="round-in-progress")
+            settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
+            rules = settings.rules
+            if decks is not None:  # the cut card is the dealer's: the setting only has to fit
+                rules = rules.replace(decks=decks,
+                                      cut_card=max(12, min(rules.cut_card, 52 * decks - 12)))
+            rules_json = {**settings.rules_json(), "decks": rules.decks,
+                          "cut_card": rules.cut_card}
+            old = self.shoe_id if self.table.shoe is not None else None
+
+            def write(session: Session) -> int:
+                if old is not None:
+                    store.finish_shoe(session, old)
+                return dealing.create_shoe(session, table_id=self.id,
+                                           shoe_no=self.table.shoe_no + 1, rules_json=rules_json)
+
+            self.shoe_id = await self._write(write)
+            self.settings = settings
+            self.table.rules = rules
+            self.table.log.clear()
+            started = self.table.new_shoe()
+            self.shoe_rules, self.betting_seconds = rules_json, settings.betting_seconds
+            self.view.shoe = self._hand_shoe_view()
+            self.view.roads = []
+            self.hub.broadcast({"type": "shoe-started", "shoe_id": self.shoe_id,
+                                "shoe_no": started.shoe_no, "commitment": "",
+                                "dealing": "dealer", "cards_left": self.hand.physical.cards_left,
+                                "cut_index": 0, "burned": 0, "cards": 52 * rules.decks,
+                                "rules": rules_json})
+        await self._act(work)
+
+    async def burn(self, dealer_id: int, *, cards: Sequence[Card], counted: int) -> None:
+        """Burn cards seen (entered) and/or counted face down (S2); not during a coup."""
+        async def work() -> None:
+            shoe = self.hand.physical
+            if self.table.phase is Phase.CLOSED:
+                raise TableStateError("Cards are burned between coups, not during one.",
+                                      code="card-out-of-turn")
+            shoe_id = self._shoe_id()
+            shoe.verify_burn(cards, counted=counted)
+
+            def write(session: Session) -> None:
+                for card in cards:
+                    dealing.add_entry(session, table_id=self.id, shoe_id=shoe_id, kind="burn",
+                                      card=str(card), dealer_id=dealer_id)
+                if counted:
+                    dealing.add_entry(session, table_id=self.id, shoe_id=shoe_id,
+                                      kind="counted", count=counted, dealer_id=dealer_id)
+                dealing.note_burn(session, shoe_id, len(cards) + counted)
+
+            await self._write(write)
+            shoe.burn(cards, counted=counted)
+            self._tell_shoe("burn", cards=[str(c) for c in cards], counted=counted)
+        await self._act(work)
+
+    async def cut_card(self, dealer_id: int) -> None:
+        """S3: the cut card came out; the coup in progress is completed and one more played."""
+        async def work() -> None:
+            shoe = self.hand.physical
+            shoe_id = self._shoe_id()
+            during = self.table.phase is Phase.CLOSED
+            shoe.verify_cut_card(during_coup=during)
+            coup_no = shoe.coups_dealt + (1 if during else 0)
+
+            def write(session: Session) -> None:
+                dealing.add_entry(session, table_id=self.id, shoe_id=shoe_id, kind="cut-card",
+                                  coup_id=self.view.coup_id if during else None,
+                                  dealer_id=dealer_id)
+                dealing.set_shoe_marks(session, shoe_id, cut_card_coup=coup_no)
+
+            await self._write(write)
+            shoe.mark_cut_card(during_coup=during)
+            await self._finish_if_done()
+            self._tell_shoe("cut-card")
+        await self._act(work)
+
+    async def last_coup(self, dealer_id: int) -> None:
+        """The next coup (or the one in progress) is the shoe's last."""
+        async def work() -> None:
+            shoe = self.hand.physical
+            shoe_id = self._shoe_id()
+            if shoe.finished:
+                raise TableStateError("The shoe is finished.", code="shoe-finished")
+            coup_no = shoe.coups_dealt + 1
+
+            def write(session: Session) -> None:
+                dealing.add_entry(session, table_id=self.id, shoe_id=shoe_id, kind="last-coup",
+                                  coup_id=self.view.coup_id, dealer_id=dealer_id)
+                dealing.set_shoe_marks(session, shoe_id, last_coup_no=coup_no)
+
+            await self._write(write)
+            shoe.mark_last_coup()
+            self._tell_shoe("last-coup")
+        await self._act(work)
+
+    def _shoe_id(self) -> int:
+        if self.shoe_id is None or self.table.shoe is None:
+            raise TableStateError("Start a new shoe first.", code="no-shoe")
+        return self.shoe_id
+
+    def _tell_shoe(self, event: str, **facts: Any) -> None:
+        self.view.shoe = self._hand_shoe_view()
+        self.hub.broadcast({"type": "shoe-event", "event": event, "shoe": self.view.shoe,
+                            **facts})
+
+    async def _finish_if_done(self) -> None:
+        shoe = self.hand.physical
+        if shoe.finished and self._between_rounds() and self.shoe_id is not None:
+            shoe_id = self.shoe_id
+            row = await self._write(lambda s: store.finish_shoe(s, shoe_id))
+            self.view.shoe = self._hand_shoe_view()
+            self.hub.broadcast({"type": "shoe-finished", "shoe_id": shoe_id,
+                                "shoe_no": row.shoe_no, "dealing": "dealer"})
+
+    # --- rounds ---------------------------------------------------------------------------
+
+    async def open_betting(self, dealer_id: int) -> None:
+        async def work() -> None:
+            shoe_id = self._shoe_id()
+            shoe = self.hand.physical
+            if shoe.finished:
+                raise TableStateError("The shoe is finished: start a new shoe.",
+                                      code="shoe-finished")
+            self.table.verify_open_round()
+            coup_id = await self._write(lambda s: store.open_coup(
+                s, table_id=self.id, shoe_id=shoe_id, round_no=self.table.round_no + 1,
+                coup_in_shoe=shoe.coups_dealt + 1, last_coup=shoe.is_last_coup))
+            opened = self.table.open_round()
+            self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules)
+            self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
+                             coup_in_shoe=opened.coup_in_shoe, deadline=None,
+                             shoe=self._hand_shoe_view(), last_result=self.view.last_result,
+                             roads=self.view.roads)
+            self.hub.broadcast({"type": "round-opened", "round_no": opened.round_no,
+                                "coup_id": coup_id, "coup_in_shoe": opened.coup_in_shoe,
+                                "last_coup": opened.last_coup, "deadline": None,
+                                "server_time": now_ms(), "seconds": None, "dealing": "dealer"})
+        await self._act(work)
+
+    async def close_betting(self, dealer_id: int) -> None:
+        async def work() -> None:
+            if self.table.phase is not Phase.OPEN or self.view.coup_id is None:
+                raise TableStateError("Betting is not open.", code="betting-not-open")
+            coup_id = self.view.coup_id
+            self.desk.close()  # "no more bets", then the bets taken before it are answered
+            await self.desk.drain()
+            self.desk.flush_totals()
+            held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
+            for player, spot in held.items():
+                for kind in BetKind:  # the core checks each spot again (M3, L1, L3)
+                    if spot.get(kind):
+                        self.table.place_bet(str(player), kind, spot[kind])
+            closed = self.table.close_bets()
+            self.view.phase = "closed"
+            self.hub.broadcast({"type": "bets-closed", "round_no": closed.round_no,
+                                "coup_id": coup_id})
+        await self._act(work)
+
+    async def enter_card(self, dealer_id: int, card: Card, *, side: Side | None,
+                         number: int | None = None) -> None:
+        """Record the card the rules call for next, then give it to the core.
+
+        ``number`` (1-6, the card's place in the coup), when given, makes a retried request
+        harmless: the same card at a place already filled changes nothing, another is refused.
+        """
+        async def work() -> None:
+            pending = self.hand.physical.pending if self.table.phase is Phase.CLOSED else []
+            if number is not None and number <= len(pending):
+                if pending[number - 1] == card:
+                    return  # the same request again (a card-reading shoe's retry)
+                raise CardRefused(f"Card {number} of this coup is {pending[number - 1]}, not "
+                                  f"{card}: correct it instead.", code="card-already-entered",
+                                  number=str(number), card=str(pending[number - 1]))
+            if number is not None and number != len(pending) + 1:
+                raise CardRefused(f"The next card is card {len(pending) + 1} of the coup, not "
+                                  f"{number}.", code="card-out-of-turn",
+                                  key="card-number-out-of-turn", number=str(len(pending) + 1))
+            step = self.hand.verify_enter_card(card, side=side)
+            assert step.side is not None
+            coup_id, shoe_id = self.view.coup_id, self._shoe_id()
+            await self._write(lambda s: dealing.add_entry(
+                s, table_id=self.id, shoe_id=shoe_id, kind="card", coup_id=coup_id,
+                card=str(card), side=step.side.value if step.side else None,
+                position=step.position, dealer_id=dealer_id))
+            entered = self.hand.enter_card(card, side=side)
+            message = {"side": entered.side.value, "position": entered.position,
+                       "card": str(card)}
+            self.view.cards.append(message)
+            self.hub.broadcast({"type": "card-dealt", **message, **self._totals()})
+        await self._act(work)
+
+    async def correct_card(self, dealer_id: int, card: Card) -> None:
+        """Replace the last card entered in the coup in progress (a mistyped card)."""
+        async def work() -> None:
+            if self.table.phase is not Phase.CLOSED:
+                raise PuntoBancoError("There is no card of this coup to correct.",
+                                      code="nothing-to-correct")
+            self.hand.physical.verify_correct(card)
+            coup_id, shoe_id = self.view.coup_id, self._shoe_id()
+            assert coup_id is not None
+
+            def write(session: Session) -> None:
+                was = dealing.mark_mistyped(session, coup_id)
+                dealing.add_entry(session, table_id=self.id, shoe_id=shoe_id, kind="card",
+                                  coup_id=coup_id, card=str(card), side=was.side,
+                                  position=was.position, dealer_id=dealer_id)
+
+            await self._write(write)
+            corrected = self.hand.correct_card(card)
+            message = {"side": corrected.side.value, "position": corrected.position,
+                       "card": str(card)}
+            self.view.cards[-1] = message
+            self.hub.broadcast({"type": "card-corrected", **message, "was": str(corrected.was),
+                                **self._totals()})
+            self._resnapshot()
+        await self._act(work)
+
+    def _resnapshot(self) -> None:
+        """A fresh snapshot to every page: a corrected card or a void round redraws the felt
+        (pages that know ``card-corrected`` and ``round-voided`` may use those instead)."""
+        for client in list(self.hub.clients):
+            client.push(dumps({"type": "snapshot", "table": self.snapshot(client.player_id)}))
+
+    def _totals(self) -> dict[str, int]:
+        values: dict[str, list[int]] = {"punto": [], "banco": []}
+        for shown in self.view.cards:
+            values[shown["side"]].append(Card.parse(shown["card"]).value)
+        return {"punto_total": hand_total(values["punto"]),
+                "banco_total": hand_total(values["banco"])}
+
+    async def settle(self, dealer_id: int) -> None:
+        """The coup is complete: deal it in the core and settle it exactly as today."""
+        async def work() -> None:
+            if self.table.phase is not Phase.CLOSED or not self.hand.physical.step().complete:
+                raise PuntoBancoError("The coup is not complete: the rules call for another "
+                                      "card.", code="coup-incomplete")
+            await self._deal_and_settle_entered()
+            await self._finish_if_done()
+        await self._act(work)
+
+    async def _deal_and_settle_entered(self) -> None:
+        coup_id = self.view.coup_id
+        assert coup_id is not None and self.view.shoe is not None
+        shoe = self.hand.physical
+        first_card = shoe.position - len(shoe.pending)
+        bets = {int(spot): dict(spot_bets) for spot, spot_bets in self.table.bets.items()}
+        dealt = self.table.deal()
+        shoe_no = self.table.shoe_no
+
+        def record(session: Session) -> dict[str, Any]:
+            store.record_deal(session, coup_id, dealt.coup, first_card=first_card)
+            return recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
+
+        coup_json = await self._write(record)
+        self.view.phase = "dealt"
+        self.view.shoe = self._hand_shoe_view()
+        self.hub.broadcast({"type": "coup-dealt", "coup": coup_json,
+                            "cards_left": dealt.cards_left, "cut_card_out": dealt.cut_card_out})
+        settled = self.table.settle()
+        lines = {int(spot): spot_lines for spot, spot_lines in settled.lines.items()}
+
+        def settle(session: Session) -> tuple[dict[str, Any], dict[int, Any]]:
+            balances = store.settle_coup(session, table_id=self.id, coup_id=coup_id, bets=bets,
+                                         lines=lines)
+            result = recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
+            return result, {player: (recall.lines_of(session, coup_id, player), balance)
+                            for player, balance in balances.items()}
+
+        result, per_player = await self._write(settle)
+        for player, (player_lines, balance) in per_player.items():
+            self.hub.send_to(player, {"type": "settlement", "coup_id": coup_id,
+                                      "lines": player_lines, "balance": balance})
+        self.view.phase = "settled"
+        self.view.last_result = result
+        self.view.roads.append(recall.road_json(result))
+        self.hub.broadcast({"type": "round-settled", "round_no": settled.round_no,
+                            "coup_id": coup_id, "winner": result["winner"],
+                            "shoe_finished": settled.shoe_finished})
+        self.rounds_played += 1
+
+    async def misdeal(self, dealer_id: int) -> None:
+        """Void the round: every stake returned, its cards kept in the record marked void."""
+        async def work() -> None:
+            self.hand.verify_void_round()
+            coup_id = self.view.coup_id
+            assert coup_id is not None
+            if self.table.phase is Phase.OPEN:  # the bets being written are taken, then refunded
+                self.desk.close()
+                await self.desk.drain()
+
+            def write(session: Session) -> dict[int, int]:
+                balances = store.void_coup(session, table_id=self.id, coup_id=coup_id)
+                dealing.void_entries(session, coup_id)
+                return balances
+
+            balances = await self._write(write)
+            voided = self.hand.void_round()
+            self.view.phase, self.view.cards = "settled", []
+            self.view.shoe = self._hand_shoe_view()
+            for player, balance in balances.items():
+                self.hub.send_to(player, {"type": "my-bets", "coup_id": coup_id, "my_bets": {},
+                                          "balance": balance})
+            self.hub.broadcast({"type": "round-voided", "round_no": voided.round_no,
+                                "coup_id": coup_id, "cards": [str(c) for c in voided.cards]})
+            self._resnapshot()
+        await self._act(work)
+
+    # --- views ----------------------------------------------------------------------------
+
+    def snapshot(self, player_id: int | None) -> dict[str, Any]:
+        return {**super().snapshot(player_id), "dealing": "dealer"}
+
+    def summary(self) -> dict[str, Any]:
+        return {**super().summary(), "dealing": "dealer"}
+
+    def dealer_state(self, lang: str) -> dict[str, Any]:
+        """What the dealer's page shows: the step the rules require, hands, bets, the shoe."""
+        shoe = self.table.shoe
+        phase = self.table.phase
+        step_json: dict[str, Any] | None = None
+        if isinstance(shoe, PhysicalShoe) and phase is Phase.CLOSED:
+            step = shoe.step()
+            step_json = {**step.to_json(), "text": step_text(step, lang)}
+        hands: dict[str, dict[str, Any]] = {"punto": {"cards": []}, "banco": {"cards": []}}
+        for shown in self.view.cards:
+            hands[shown["side"]]["cards"].append(shown["card"])
+        totals = self._totals()
+        for side in ("punto", "banco"):
+            hands[side]["total"] = totals[f"{side}_total"] if hands[side]["cards"] else None
+        physical = isinstance(shoe, PhysicalShoe)
+        finished = physical and shoe.finished if shoe is not None else False
+        in_round = phase in (Phase.OPEN, Phase.CLOSED)
+        can = {
+            "new_shoe": not in_round,
+            "burn": physical and not finished and phase is not Phase.CLOSED,
+            "open": physical and not finished and not in_round,
+            "close": phase is Phase.OPEN,
+            "card": phase is Phase.CLOSED and step_json is not None and not step_json["complete"],
+            "correct": phase is Phase.CLOSED and bool(self.view.cards),
+            "settle": step_json is not None and bool(step_json["complete"]),
+            "misdeal": in_round,
+            "cut_card": isinstance(shoe, PhysicalShoe) and not finished
+                        and shoe.cut_card_coup is None
+                        and shoe.coups_dealt + (phase is Phase.CLOSED) > 0,
+            "last_coup": physical and not finished,
+        }
+        return {"table_id": self.id, "name": self.settings.name, "phase": self.view.phase,
+                "round_no": self.view.round_no, "coup_id": self.view.coup_id,
+                "coup_in_shoe": self.view.coup_in_shoe,
+                "shoe": self._hand_shoe_view() if physical else None, "step": step_json,
+                "hands": hands, "totals": self.totals(), "spots": self.spots(),
+                "last_result": self.view.last_result, "can": can}
