@@ -16,14 +16,28 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from puntobanco.errors import CardParseError
+from puntobanco.errors import CardParseError, RuleSetError
 
 #: A composition counts the cards of each baccarat value: index 0 holds the tens and faces,
 #: index 1 the aces, index v the cards of value v (2–9).
 Composition = tuple[int, int, int, int, int, int, int, int, int, int]
 
 DECK_SIZE = 52
+#: R1: a shoe holds one to eight decks (checked by :func:`verify_decks`, the one place).
 MIN_DECKS, MAX_DECKS = 1, 8
+
+
+def verify_decks(decks: int, *, code: str = "bad-decks") -> None:
+    """Raise :class:`RuleSetError` (``code``) unless a shoe of ``decks`` decks is allowed (R1).
+
+    >>> verify_decks(9)
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.RuleSetError: A shoe holds 1 to 8 decks, not 9.
+    """
+    if not MIN_DECKS <= decks <= MAX_DECKS:
+        raise RuleSetError(f"A shoe holds {MIN_DECKS} to {MAX_DECKS} decks, not {decks}.",
+                           code=code)
 
 
 class Rank(Enum):
@@ -123,15 +137,13 @@ def standard_deck() -> list[Card]:
 
 def new_shoe_cards(decks: int) -> list[Card]:
     """``decks`` standard decks, unshuffled (R1)."""
-    if not MIN_DECKS <= decks <= MAX_DECKS:
-        raise CardParseError(f"A shoe holds 1 to 8 decks, not {decks}.", code="bad-decks")
+    verify_decks(decks)
     return standard_deck() * decks
 
 
 def full_composition(decks: int) -> Composition:
     """The composition of ``decks`` full decks: 16 zero-value cards and 4 of each other value."""
-    if decks < 1:
-        raise CardParseError(f"A shoe holds at least one deck, not {decks}.", code="bad-decks")
+    verify_decks(decks)
     return (16 * decks, *([4 * decks] * 9))  # type: ignore[return-value]
 
 

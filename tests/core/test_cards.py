@@ -15,7 +15,7 @@ from puntobanco.cards import (
     parse_cards,
     standard_deck,
 )
-from puntobanco.errors import CardParseError, PuntoBancoError
+from puntobanco.errors import CardParseError, PuntoBancoError, RuleSetError
 
 
 @pytest.mark.parametrize("decks", [1, 6, 8])
@@ -33,9 +33,12 @@ def test_R1_six_decks_make_312_cards() -> None:
 
 @pytest.mark.parametrize("decks", [0, 9, -1])
 def test_R1_shoe_of_0_or_9_decks_is_refused(decks: int) -> None:
-    with pytest.raises(CardParseError, match=str(decks)) as info:
+    # issue 12: a bad deck count is a setting out of range, not a CardParseError
+    with pytest.raises(RuleSetError, match=str(decks)) as info:
         new_shoe_cards(decks)
-    assert info.value.code == "bad-decks"
+    assert info.value.code == "bad-decks" and not isinstance(info.value, CardParseError)
+    with pytest.raises(RuleSetError, match=str(decks)):
+        full_composition(decks)
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ FORMATS: tuple[str, ...] = ("table", "json", "md", "html", "csv")
 
 BET_LABELS: dict[str, str] = {
     "punto": "Punto", "banco": "Banco", "egalite": "Égalité",
-    "lion_punto": "Lion Bonus Punto", "lion_banco": "Lion Bonus Banco",
+    "lion-punto": "Lion Bonus Punto", "lion-banco": "Lion Bonus Banco",
 }
 _OUTCOME_LABELS: dict[str, str] = {
     "win": "Win", "push": "Push (Égalité)", "lose": "Lose",

@@ -20,7 +20,7 @@ from puntobanco.sim.counting import (
 from puntobanco.sim.tables import BET_NAMES
 
 TITLES = {"punto": "Punto", "banco": "Banco", "egalite": "Égalité",
-          "lion_punto": "Lion Bonus on Punto", "lion_banco": "Lion Bonus on Banco"}
+          "lion-punto": "Lion Bonus on Punto", "lion-banco": "Lion Bonus on Banco"}
 EV_CENTRES = (EV_EDGES[1:] + EV_EDGES[:-1]) / 2
 EV_WIDTHS = np.diff(EV_EDGES)
 

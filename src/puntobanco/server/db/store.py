@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind, Outcome, SettlementLine, settle_spot
+from puntobanco.bets import BetKind, Outcome, SettlementLine, pays_text, settle_spot
 from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
 from puntobanco.errors import BetRefused, TableStateError
@@ -271,7 +271,8 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
             rows.append({"coup_id": coup_id, "bet_id": bet_id, "player_id": player, "seq": seq,
                          "kind": line.bet.value, "stake": line.stake,
                          "outcome": line.outcome.value, "net": line.net,
-                         "returned": line.returned, "pays": line.pays, "detail": line.detail})
+                         "returned": line.returned, "pays": pays_text(line),
+                         "detail": line.reason.value})
             ids = {"coup_id": coup_id, "bet_id": bet_id, "player_id": player}
             if line.outcome is Outcome.LOSE:
                 moves.append(ledger.Move(in_play, house, line.stake, "house-win", **ids))
