@@ -50,9 +50,10 @@ def serve(
     from PUNTOBANCO_OPERATOR_PASSWORD, or is generated and printed once.
     """
     # Mistakes that need no database are answered before the web stack is even imported.
-    from puntobanco.server.rules_json import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
     from puntobanco.server.settings import (
+        MAX_BETTING_SECONDS,
         MAX_PASSWORD,
+        MIN_BETTING_SECONDS,
         MIN_PASSWORD,
         ServerSettings,
         default_database_url,

@@ -44,7 +44,7 @@ from puntobanco.server.db.models import (
     utcnow,
 )
 from puntobanco.server.fair import order_text
-from puntobanco.server.rules_json import rules_from_json, rules_to_json
+from puntobanco.server.settings import table_rules_from_json, table_rules_to_json
 from puntobanco.shoe import Shoe
 
 #: A spot's bets as the core keeps them.
@@ -61,11 +61,11 @@ class TableSettings:
     betting_seconds: float
 
     def rules_json(self) -> dict[str, Any]:
-        return rules_to_json(self.rules, betting_seconds=self.betting_seconds)
+        return table_rules_to_json(self.rules, betting_seconds=self.betting_seconds)
 
 
 def table_settings(row: GameTable) -> TableSettings:
-    rules, seconds = rules_from_json(row.rules, base_seconds=row.betting_seconds)
+    rules, seconds = table_rules_from_json(row.rules, base_seconds=row.betting_seconds)
     return TableSettings(row.id, row.name, rules, seconds)
 
 
@@ -77,7 +77,7 @@ def create_table(session: Session, *, name: str, rules: RuleSet,
                  betting_seconds: float) -> TableSettings:
     """A new table with its in-play and house accounts."""
     row = GameTable(name=name, name_key=table_name_key(name),
-                    rules=rules_to_json(rules, betting_seconds=betting_seconds),
+                    rules=table_rules_to_json(rules, betting_seconds=betting_seconds),
                     betting_seconds=betting_seconds)
     session.add(row)
     session.flush()
@@ -98,8 +98,8 @@ def update_table(session: Session, table_id: int, data: Mapping[str, Any]) -> Ta
     if row is None:
         raise LookupError(table_id)
     current = table_settings(row)
-    rules, seconds = rules_from_json(data, base=current.rules, base_seconds=current.betting_seconds)
-    row.rules = rules_to_json(rules, betting_seconds=seconds)
+    rules, seconds = table_rules_from_json(data, base=current.rules, base_seconds=current.betting_seconds)
+    row.rules = table_rules_to_json(rules, betting_seconds=seconds)
     row.betting_seconds = seconds
     return TableSettings(row.id, row.name, rules, seconds)
 
@@ -359,7 +359,7 @@ def recover(session: Session, table_id: int) -> Recovered:
             void_coup(session, table_id=table_id, coup_id=row.id)
             found.voided.append(row.id)
             continue
-        rules, _ = rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
+        rules, _ = table_rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
         coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
                     banco=tuple(parse_cards(row.banco_cards or "")))
         spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}

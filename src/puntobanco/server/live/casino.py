@@ -18,8 +18,12 @@ from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.messages import Refusal
-from puntobanco.server.rules_json import DEFAULT_BETTING_SECONDS, rules_from_json
-from puntobanco.server.settings import OPERATOR_USERNAME, ServerSettings
+from puntobanco.server.settings import (
+    DEFAULT_BETTING_SECONDS,
+    OPERATOR_USERNAME,
+    ServerSettings,
+    table_rules_from_json,
+)
 
 log = logging.getLogger("puntobanco.server")
 
@@ -88,7 +92,7 @@ class Casino:
         if not 1 <= len(name) <= MAX_TABLE_NAME:
             raise Refusal(f"A table's name is 1 to {MAX_TABLE_NAME} characters.",
                           code="bad-request", key="table-name-length")
-        parsed, seconds = rules_from_json(rules)
+        parsed, seconds = table_rules_from_json(rules)
 
         def create(session: Session) -> store.TableSettings:
             if store.find_table_named(session, name) is not None:

@@ -34,8 +34,7 @@ from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.fair import commitment, new_salt, order_text
 from puntobanco.server.live.hub import Hub, dumps
-from puntobanco.server.rules_json import rules_from_json
-from puntobanco.server.settings import ServerSettings
+from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.shoe import Shoe
 from puntobanco.table import CardDealt, Event, Table
 
@@ -202,7 +201,7 @@ class TableDealer:
             self.view = View(round_no=found.last_round_no, last_result=found.last_result)
             if found.shoe_id is None:
                 return
-            rules, seconds = rules_from_json(found.shoe_rules)
+            rules, seconds = table_rules_from_json(found.shoe_rules)
             shoe = Shoe.from_order(found.shoe_order, rules)
             for row in found.shoe_coups:
                 dealt = shoe.deal_coup()
