@@ -18,7 +18,7 @@ from enum import Enum
 from fractions import Fraction
 
 from puntobanco.coup import Coup
-from puntobanco.errors import BetRefused, PuntoBancoError
+from puntobanco.errors import BetRefused, ErrorCode, PuntoBancoError
 from puntobanco.money import format_cents
 from puntobanco.rules import BancoPayout, Limits, RuleSet, Side
 
@@ -53,7 +53,7 @@ class BetKind(Enum):
         if kind is None:
             names = ", ".join(k.value for k in cls)
             raise PuntoBancoError(f"{text!r} is not a bet: choose one of {names}.",
-                                  code="unknown-bet")
+                                  code=ErrorCode.UNKNOWN_BET, text=text)
         return kind
 
 
@@ -225,31 +225,39 @@ def limits_for(kind: BetKind, rules: RuleSet) -> Limits:
             BetKind.EGALITE: rules.egalite_limits}[kind]
 
 
+def verify_stake(kind: BetKind, stake: int) -> None:
+    """A stake is a positive number of cents (M1): the one place this is checked."""
+    if stake <= 0:
+        raise BetRefused(f"A stake on {kind.value} must be positive.",
+                         code=ErrorCode.NON_POSITIVE_STAKE, bet=kind)
+
+
 def verify_spot(bets: Mapping[BetKind, int], rules: RuleSet) -> None:
     """Check a spot's bets as a whole (M3, B4, L1, L3); raise :class:`BetRefused` if wrong."""
     for kind, stake in bets.items():
-        if stake <= 0:
-            raise BetRefused(f"A stake on {kind.value} must be positive.", code="non-positive-stake")
+        verify_stake(kind, stake)
         if stake % rules.chip_unit:
             raise BetRefused(
                 f"A stake on {kind.value} must be a whole multiple of the chip unit "
                 f"({format_cents(rules.chip_unit)}), not {format_cents(stake)}.",
-                code="not-chip-multiple")
+                code=ErrorCode.NOT_CHIP_MULTIPLE, bet=kind, chip_unit=rules.chip_unit)
         limits = limits_for(kind, rules)
         if stake < limits.minimum:
             raise BetRefused(
                 f"The minimum on {kind.value} is {format_cents(limits.minimum)}; "
-                f"{format_cents(stake)} is below it.", code="below-minimum")
+                f"{format_cents(stake)} is below it.", code=ErrorCode.BELOW_MINIMUM, bet=kind,
+                limit=limits.minimum)
         if stake > limits.maximum:
             raise BetRefused(
                 f"The maximum on {kind.value} is {format_cents(limits.maximum)}; "
-                f"{format_cents(stake)} is above it.", code="above-maximum")
+                f"{format_cents(stake)} is above it.", code=ErrorCode.ABOVE_MAXIMUM, bet=kind,
+                limit=limits.maximum)
     if BetKind.LION_PUNTO in bets and BetKind.LION_BANCO in bets:
         raise BetRefused("A spot may back the Lion Bonus on Punto or on Banco, never both.",
-                         code="both-lion-sides")
+                         code=ErrorCode.BOTH_LION_SIDES)
     if not rules.allow_punto_and_banco and BetKind.PUNTO in bets and BetKind.BANCO in bets:
         raise BetRefused("This table does not allow Punto and Banco on the same spot.",
-                         code="punto-and-banco")
+                         code=ErrorCode.PUNTO_AND_BANCO)
 
 
 def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> SettlementLine:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from puntobanco.errors import CardParseError, RuleSetError
+from puntobanco.errors import CardParseError, ErrorCode, RuleSetError
 
 #: A composition counts the cards of each baccarat value: index 0 holds the tens and faces,
 #: index 1 the aces, index v the cards of value v (2–9).
@@ -27,7 +27,7 @@ DECK_SIZE = 52
 MIN_DECKS, MAX_DECKS = 1, 8
 
 
-def verify_decks(decks: int, *, code: str = "bad-decks") -> None:
+def verify_decks(decks: int, *, code: str = ErrorCode.BAD_DECKS) -> None:
     """Raise :class:`RuleSetError` (``code``) unless a shoe of ``decks`` decks is allowed (R1).
 
     >>> verify_decks(9)
@@ -110,7 +110,7 @@ class Card:
         if match is None:
             raise CardParseError(
                 f"{text!r} is not a card: write a rank (A 2-9 T J Q K, or 10) then a suit "
-                "(S H D C), e.g. AS or 10h."
+                "(S H D C), e.g. AS or 10h.", text=text
             )
         rank_text = match.group(1).upper()
         return cls(Rank("T" if rank_text == "10" else rank_text), Suit(match.group(2).upper()))
@@ -162,6 +162,6 @@ def as_composition(counts: Sequence[int]) -> Composition:
         raise CardParseError(
             "A composition is ten non-negative whole numbers: the counts of tens/faces, aces, "
             "2, 3, 4, 5, 6, 7, 8 and 9.",
-            code="bad-composition",
+            code=ErrorCode.BAD_COMPOSITION,
         )
     return values  # type: ignore[return-value]

@@ -286,58 +286,21 @@ class TerminalGame:
             return True
 
     def _place_bets(self, seat: Seat, line: str) -> str | None:
-        """Place a seat's line of bets; on a refusal, none of them, and the refusal's sentence."""
-        typed = ""
+        """Place a seat's line of bets; on a refusal, none of them, and the refusal's sentence
+        in the table's language with the figures behind it (M3)."""
         try:
-            bets = []
-            for name, amount in bet_pairs(line):
-                typed = name
-                kind = parse_bet_kind(name)
-                typed = amount
-                bets.append((kind, parse_euros(amount)))
+            bets = [(parse_bet_kind(name), parse_euros(amount)) for name, amount in bet_pairs(line)]
         except PuntoBancoError as error:
-            return self._refusal(error, typed=typed)
+            return i18n.error_text(error, self.lang)
         for kind, stake in bets:
-            available = seat.balance - sum(self.table.bets.get(seat.name, {}).values())
+            available = seat.balance - sum(self.table.spot_bets(seat.name).values())
             try:
                 self.table.place_bet(seat.name, kind, stake, available=available)
             except PuntoBancoError as error:
-                for placed in list(self.table.bets.get(seat.name, {})):
+                for placed in self.table.spot_bets(seat.name):
                     self.table.withdraw_bet(seat.name, placed)
-                return self._refusal(error, kind=kind, available=available)
+                return i18n.error_text(error, self.lang)
         return None
-
-    def _refusal(self, error: PuntoBancoError, *, typed: str = "", kind: BetKind | None = None,
-                 available: int = 0) -> str:
-        """The refusal in the table's language, with the figures behind it (M3).
-
-        A refusal the table has no words for keeps the core's sentence.
-        """
-        lang, code = self.lang, error.code
-        if code in ("bad-bet-line", "bad-amount"):
-            sentence = i18n.phrase(f"refusal.{code}", lang)
-        else:
-            sentence = i18n.refusal(code, lang, default="")
-        if not sentence:
-            return error.message
-        detail = None
-        if code == "bad-amount":
-            detail = i18n.phrase("detail.typed", lang, text=typed)
-        elif code == "unknown-bet":
-            detail = i18n.phrase("detail.unknown-bet", lang, text=typed, choices=BET_WORDS)
-        elif code in ("above-maximum", "below-minimum") and kind is not None:
-            limits = limits_for(kind, self.settings.rules)
-            limit = limits.maximum if code == "above-maximum" else limits.minimum
-            detail = i18n.phrase(f"detail.{code}", lang, bet=i18n.bet_name(kind.value, lang),
-                                 amount=i18n.money(limit, lang, short=True))
-        elif code == "not-chip-multiple":
-            detail = i18n.phrase("detail.not-chip-multiple", lang,
-                                 amount=i18n.money(self.settings.rules.chip_unit, lang,
-                                                   short=True))
-        elif code == "insufficient-balance":
-            detail = i18n.phrase("detail.insufficient-balance", lang,
-                                 amount=i18n.money(available, lang))
-        return f"{sentence.removesuffix('.')} ({detail})." if detail else sentence
 
     def _deal(self) -> None:
         """Deal the coup; on a terminal, reveal it card by card on the felt."""

@@ -19,7 +19,7 @@ from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from puntobanco.server.db import auth
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.messages import message, status_of
+from puntobanco.server.messages import error_message, message, status_of
 
 
 def get_casino(request: Request) -> Casino:
@@ -99,7 +99,9 @@ def error_response(request: Request, code: str, default: str, *, key: str | None
 
 async def on_puntobanco_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, PuntoBancoError)
-    return error_response(request, error.code, error.message, key=getattr(error, "key", None))
+    text = error_message(error, request_lang(request))  # with the error's facts (M3)
+    return JSONResponse({"error": {"code": error.code, "message": text}},
+                        status_code=status_of(error.code))
 
 
 async def on_validation_error(request: Request, error: Exception) -> JSONResponse:

@@ -13,7 +13,7 @@ from puntobanco.server.api.deps import CasinoDep, Operator
 from puntobanco.server.api.schemas import CreditIn, PlayerOut
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.models import Account, Player
-from puntobanco.server.live.casino import NotFound
+from puntobanco.server.messages import NotFound
 
 router = APIRouter(prefix="/api/players", tags=["operator"])
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from puntobanco.server.api.deps import CasinoDep, MaybePlayer, SignedIn
 from puntobanco.server.api.schemas import CoupOut, ShoeOut
 from puntobanco.server.db import recall
-from puntobanco.server.live.casino import NotFound
+from puntobanco.server.messages import NotFound
 
 router = APIRouter(prefix="/api", tags=["recall"])
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from puntobanco.errors import BetRefused
+from puntobanco.errors import BetRefused, ErrorCode
 from puntobanco.money import format_cents
 from puntobanco.server.db.models import Account, LedgerEntry, LedgerTransaction, utcnow
 
@@ -129,7 +129,7 @@ def transfer(
     if source_balance is None:
         available = session.execute(select(Account.balance).where(Account.id == source)).scalar_one()
         raise BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
-                         "available.", code="insufficient-balance")
+                         "available.", code=ErrorCode.INSUFFICIENT_BALANCE, available=available)
     target_balance = session.execute(update(Account).where(Account.id == target)
                                      .values(balance=Account.balance + amount)
                                      .returning(Account.balance)).scalar_one()

@@ -17,7 +17,7 @@ from puntobanco.server.db import auth, ledger, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
-from puntobanco.server.messages import Refusal
+from puntobanco.server.messages import NotFound, Refusal
 from puntobanco.server.settings import (
     DEFAULT_BETTING_SECONDS,
     OPERATOR_USERNAME,
@@ -29,10 +29,6 @@ log = logging.getLogger("puntobanco.server")
 
 #: the longest table name, in characters (after trimming spaces)
 MAX_TABLE_NAME = 64
-
-
-class NotFound(PuntoBancoError):
-    code = "not-found"
 
 
 class Casino:
