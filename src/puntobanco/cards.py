@@ -18,10 +18,6 @@ from enum import Enum
 
 from puntobanco.errors import CardParseError, ErrorCode, RuleSetError
 
-#: A composition counts the cards of each baccarat value: index 0 holds the tens and faces,
-#: index 1 the aces, index v the cards of value v (2–9).
-Composition = tuple[int, int, int, int, int, int, int, int, int, int]
-
 DECK_SIZE = 52
 #: R1: a shoe holds one to eight decks (checked by :func:`verify_decks`, the one place).
 MIN_DECKS, MAX_DECKS = 1, 8
@@ -38,6 +34,39 @@ def verify_decks(decks: int, *, code: str = ErrorCode.BAD_DECKS) -> None:
     if not MIN_DECKS <= decks <= MAX_DECKS:
         raise RuleSetError(f"A shoe holds {MIN_DECKS} to {MAX_DECKS} decks, not {decks}.",
                            code=code)
+
+
+class Composition(tuple[int, ...]):
+    """A shoe's cards counted by baccarat value: ten non-negative whole numbers.
+
+    Index 0 holds the tens and faces, index 1 the aces, index v the cards of value v (2–9). It is
+    a tuple (indexing, ``sum``, numpy and equality with a plain tuple work as before) that checks
+    its counts when made, so a value of this type is always a valid composition.
+
+    >>> Composition([16, 4, 4, 4, 4, 4, 4, 4, 4, 4]).cards
+    52
+    >>> Composition((1, 2, 3))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.CardParseError: A composition is ten non-negative whole numbers: ...
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, counts: Iterable[int]) -> Composition:
+        values = tuple(counts)
+        if len(values) != 10 or any(not isinstance(v, int) or v < 0 for v in values):
+            raise CardParseError(
+                "A composition is ten non-negative whole numbers: the counts of tens/faces, "
+                "aces, 2, 3, 4, 5, 6, 7, 8 and 9.",
+                code=ErrorCode.BAD_COMPOSITION,
+            )
+        return super().__new__(cls, values)
+
+    @property
+    def cards(self) -> int:
+        """How many cards in all."""
+        return sum(self)
 
 
 class Rank(Enum):
@@ -144,7 +173,7 @@ def new_shoe_cards(decks: int) -> list[Card]:
 def full_composition(decks: int) -> Composition:
     """The composition of ``decks`` full decks: 16 zero-value cards and 4 of each other value."""
     verify_decks(decks)
-    return (16 * decks, *([4 * decks] * 9))  # type: ignore[return-value]
+    return Composition((16 * decks, *([4 * decks] * 9)))
 
 
 def composition_of(cards: Iterable[Card]) -> Composition:
@@ -152,16 +181,9 @@ def composition_of(cards: Iterable[Card]) -> Composition:
     counts = [0] * 10
     for card in cards:
         counts[card.value] += 1
-    return tuple(counts)  # type: ignore[return-value]
+    return Composition(counts)
 
 
 def as_composition(counts: Sequence[int]) -> Composition:
-    """Check a sequence of ten non-negative counts and return it as a :data:`Composition`."""
-    values = tuple(counts)
-    if len(values) != 10 or any(not isinstance(v, int) or v < 0 for v in values):
-        raise CardParseError(
-            "A composition is ten non-negative whole numbers: the counts of tens/faces, aces, "
-            "2, 3, 4, 5, 6, 7, 8 and 9.",
-            code=ErrorCode.BAD_COMPOSITION,
-        )
-    return values  # type: ignore[return-value]
+    """Check a sequence of ten non-negative counts and return it as a :class:`Composition`."""
+    return Composition(counts)
