@@ -66,8 +66,6 @@ HELP_WORDS = frozenset({"?", "h", "help"})
 SHORT_BETS: dict[str, BetKind] = {"p": BetKind.PUNTO, "b": BetKind.BANCO, "e": BetKind.EGALITE,
                                   "t": BetKind.EGALITE, "lp": BetKind.LION_PUNTO,
                                   "lb": BetKind.LION_BANCO}
-#: The bet names a seat types, whatever the table's language (its own names work too).
-BET_WORDS = ", ".join(kind.value for kind in BetKind)
 
 
 def help_text(rules: RuleSet, lang: str) -> str:
