@@ -152,6 +152,10 @@ class Limits:
 LION_PAYTABLE: tuple[int, ...] = (20, 8, 4, 4, 2, 1)
 #: The well-known Dragon Bonus pay table, for comparison.
 DRAGON_PAYTABLE: tuple[int, ...] = (30, 10, 6, 4, 2, 1)
+#: The settings that change what a bet pays (R6, B2, B3, L5): what a PAR sheet depends on and
+#: states; the limits, chip unit and shoe procedure do not change it.
+PAYOUT_SETTINGS: tuple[str, ...] = ("drawing", "banco_payout", "commission", "tie_pays",
+                                    "lion_paytable", "lion_natural_pays")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

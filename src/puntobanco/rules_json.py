@@ -28,7 +28,7 @@ from typing import Any
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import RuleSetError
-from puntobanco.rules import BancoPayout, Drawing, LastCoup, Limits, RuleSet
+from puntobanco.rules import PAYOUT_SETTINGS, BancoPayout, Drawing, LastCoup, Limits, RuleSet
 
 _LIMIT_KEYS = {BetKind.PUNTO.value: "punto_limits", BetKind.BANCO.value: "banco_limits",
                BetKind.EGALITE.value: "egalite_limits"}
@@ -36,9 +36,8 @@ _LION_KEYS = (BetKind.LION_PUNTO.value, BetKind.LION_BANCO.value)
 _KNOWN = {"decks", "drawing", "tie_pays", "banco_payout", "commission", "lion_paytable",
           "lion_natural_pays", "chip_unit", "cut_card", "limits",
           "allow_punto_and_banco", "burn", "last_coup"}
-#: The settings that change what a bet pays (B2, B3, L5, R6): what a PAR sheet states.
-PAYOUT_KEYS: tuple[str, ...] = ("drawing", "banco_payout", "commission", "tie_pays",
-                                "lion_paytable", "lion_natural_pays")
+#: The keys of the settings that change what a bet pays: what a PAR sheet states.
+PAYOUT_KEYS: tuple[str, ...] = PAYOUT_SETTINGS
 
 
 def rules_to_json(rules: RuleSet, *, only: Iterable[str] | None = None) -> dict[str, Any]:

@@ -37,6 +37,7 @@ from puntobanco.coup import Coup, deal_coup
 from puntobanco.payoffs import BET_KINDS, BET_NAMES, card_of_value, settle_unit
 from puntobanco.rules import (
     NATURAL_MIN,
+    PAYOUT_SETTINGS,
     PUNTO_DRAWS,
     PUNTO_STOOD,
     BancoPayout,
@@ -225,8 +226,7 @@ def outcome_rows(kind: BetKind, rules: RuleSet) -> tuple[str, ...]:
 
 def payout_key(rules: RuleSet) -> tuple[object, ...]:
     """The settings that change an analysis (the limits, shoe procedure and so on do not)."""
-    return (rules.drawing, rules.tie_pays, rules.banco_payout, rules.commission,
-            rules.lion_paytable, rules.lion_natural_pays)
+    return tuple(getattr(rules, name) for name in PAYOUT_SETTINGS)
 
 
 @dataclass(frozen=True, eq=False)
