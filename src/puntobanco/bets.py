@@ -156,8 +156,8 @@ class Reason(Enum):
 
 
 _LION_REASON = {outcome: Reason(outcome.value) for outcome in LionOutcome}
-_REASON_MARGIN = {reason: int(reason.value[-1]) for reason in Reason
-                  if reason.value.startswith("win-by-")}
+_REASON_MARGIN = {_LION_REASON[outcome]: outcome.margin for outcome in LionOutcome
+                  if outcome.margin is not None}
 
 
 @dataclass(frozen=True, slots=True)
