@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from fractions import Fraction
 from functools import cache
+from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -226,7 +227,10 @@ def outcome_rows(kind: BetKind, rules: RuleSet) -> tuple[str, ...]:
 
 def payout_key(rules: RuleSet) -> tuple[object, ...]:
     """The settings that change an analysis (the limits, shoe procedure and so on do not)."""
-    return tuple(getattr(rules, name) for name in PAYOUT_SETTINGS)
+    return _PAYOUT_SETTINGS(rules)
+
+
+_PAYOUT_SETTINGS = attrgetter(*PAYOUT_SETTINGS)  # one C call: this key is taken on every EV call
 
 
 @dataclass(frozen=True, eq=False)
