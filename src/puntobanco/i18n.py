@@ -212,8 +212,10 @@ _PHRASES: dict[str, dict[str, str]] = {
         "fr": "graine {seed}, un sabot reproductible", "it": "seme {seed}, un sabot riproducibile",
         "es": "semilla {seed}, un zapato reproducible", "en": "seed {seed}, a reproducible shoe"},
     "help.hint": {
-        "fr": "Tapez ? pour l'aide, q pour quitter.", "it": "Digitate ? per l'aiuto, q per uscire.",
-        "es": "Escriba ? para la ayuda, q para salir.", "en": "Type ? for help, q to quit."},
+        "fr": "Tapez ? pour l'aide, = pour rejouer les mêmes mises, q pour quitter la table.",
+        "it": "Digitate ? per l'aiuto, = per ripetere le puntate, q per lasciare il tavolo.",
+        "es": "Escriba ? para la ayuda, = para repetir las apuestas, q para dejar la mesa.",
+        "en": "Type ? for help, = for the same bets again, q to leave the table."},
     "cards.one": {"fr": "1 carte", "it": "1 carta", "es": "1 carta", "en": "1 card"},
     "cards.many": {"fr": "{n} cartes", "it": "{n} carte", "es": "{n} cartas", "en": "{n} cards"},
     "burn": {
@@ -319,45 +321,53 @@ _PHRASES: dict[str, dict[str, str]] = {
         "fr": ("Misez sur une ligne : les mises et les montants en euros, par ex. "
                "[bold]banco 25 lion-banco 10[/]\n"
                "  punto p · banco b · egalite e · lion-punto lp · lion-banco lb\n"
-               "  une ligne vide passe ce coup · [bold]q[/] quitte la partie · [bold]?[/] "
-               "affiche cette aide\n"
+               "  une ligne vide passe ce coup · [bold]=[/] les mêmes mises qu'au dernier coup\n"
+               "  [bold]q[/] cette place quitte la table · [bold]?[/] affiche cette aide\n"
                "{punto} paie 1:1. {banco_pays}\n"
                "{egalite} paie {tie}:1 (B3) ; {punto} et {banco} sont alors rendus.\n"
                "Lion Bonus, {lion}, sur {punto} ou sur {banco}, jamais les deux (L1, L3) :\n"
                "le côté gagne par abattage, {natural}:1 ; il gagne de 4 points ou plus\n"
-               "après une troisième carte, payé selon l'écart (de 9 à 4 : {paytable}, L5c).\n"
+               "après une troisième carte, payé selon l'écart (de 9 à 4 : {paytable}, L5c) ;\n"
+               "une égalité d'abattages rend la mise du Lion Bonus (L5b), toute autre la perd.\n"
                "Il est payé après les autres mises (L6)."),
         "it": ("Puntate su una riga: le puntate e gli importi in euro, ad es. "
                "[bold]banco 25 lion-banco 10[/]\n"
                "  punto p · banco b · egalite e · lion-punto lp · lion-banco lb\n"
-               "  una riga vuota passa questo colpo · [bold]q[/] esce dalla partita · "
-               "[bold]?[/] mostra questo aiuto\n"
+               "  una riga vuota passa questo colpo · [bold]=[/] le stesse puntate dell'ultimo "
+               "colpo\n"
+               "  [bold]q[/] questo posto lascia il tavolo · [bold]?[/] mostra questo aiuto\n"
                "{punto} paga 1:1. {banco_pays}\n"
                "{egalite} paga {tie}:1 (B3); {punto} e {banco} vengono restituiti.\n"
                "Lion Bonus, {lion}, sul {punto} o sul {banco}, mai su entrambi (L1, L3):\n"
                "il lato vince con una battuta, {natural}:1; vince di 4 punti o più\n"
-               "dopo una terza carta, pagato secondo lo scarto (da 9 a 4: {paytable}, L5c).\n"
+               "dopo una terza carta, pagato secondo lo scarto (da 9 a 4: {paytable}, L5c);\n"
+               "un pareggio di battute restituisce la puntata del Lion Bonus (L5b), ogni altro "
+               "pareggio la perde.\n"
                "Si paga dopo le altre puntate (L6)."),
         "es": ("Apueste en una línea: las apuestas y los importes en euros, p. ej. "
                "[bold]banco 25 lion-banco 10[/]\n"
                "  punto p · banco b · egalite e, empate · lion-punto lp · lion-banco lb\n"
-               "  una línea vacía pasa esta mano · [bold]q[/] sale de la partida · "
-               "[bold]?[/] muestra esta ayuda\n"
+               "  una línea vacía pasa esta mano · [bold]=[/] las mismas apuestas de la última "
+               "mano\n"
+               "  [bold]q[/] este puesto deja la mesa · [bold]?[/] muestra esta ayuda\n"
                "{punto} paga 1:1. {banco_pays}\n"
                "{egalite} paga {tie}:1 (B3); se devuelven {punto} y {banco}.\n"
                "Lion Bonus, {lion}, al {punto} o al {banco}, nunca a ambos (L1, L3):\n"
                "el lado gana con natural, {natural}:1; gana por 4 puntos o más\n"
-               "tras una tercera carta, pagado según la diferencia (de 9 a 4: {paytable}, L5c).\n"
+               "tras una tercera carta, pagado según la diferencia (de 9 a 4: {paytable}, L5c);\n"
+               "un empate de naturales devuelve la apuesta del Lion Bonus (L5b), cualquier otro "
+               "empate la pierde.\n"
                "Se paga después de las demás apuestas (L6)."),
         "en": ("Bet on one line: bets and amounts in euros, e.g. [bold]banco 25 lion-banco 10[/]\n"
                "  punto p · banco b · egalite e, tie · lion-punto lp · lion-banco lb\n"
-               "  an empty line passes this coup · [bold]q[/] quits the game · [bold]?[/] shows "
-               "this help\n"
+               "  an empty line passes this coup · [bold]=[/] the same bets as the last coup\n"
+               "  [bold]q[/] this seat leaves the table · [bold]?[/] shows this help\n"
                "{punto} pays 1:1. {banco_pays}\n"
                "{egalite} pays {tie}:1 (B3), and {punto} and {banco} are returned.\n"
                "Lion Bonus, {lion}, on {punto} or on {banco}, never both (L1, L3):\n"
                "the side wins with a natural, {natural}:1; it wins by 4 points or more\n"
-               "after a third card, paid by the margin (9 to 4: {paytable}, L5c).\n"
+               "after a third card, paid by the margin (9 to 4: {paytable}, L5c);\n"
+               "a natural tie returns the Lion Bonus stake (L5b), any other tie loses it.\n"
                "It is paid after the other bets (L6).")},
     "help.banco_half_on_six": {
         "fr": "{banco} paie 1:1, mais la moitié quand il gagne avec 6 (B2).",

@@ -61,7 +61,7 @@ def test_par_options_reach_the_rules(monkeypatch: pytest.MonkeyPatch,
     code, out, err = run_main(
         monkeypatch, capsys, "par", "--composition", "32,8,8,8,8,8,8,8,8,8", "--banco",
         "commission", "--commission", "0.04", "--tie-pays", "9", "--lion-paytable",
-        "30,10,6,4,2,1", "--rules", "seed-literal", "-f", "json")
+        "30,10,6,4,2,1", "--drawing", "seed-literal", "-f", "json")
     assert code == 0, err
     data = json.loads(out)
     # issue 12: the PAR report spells its rules as the server does (one RuleSet <-> JSON mapping)
@@ -120,7 +120,7 @@ def test_eor_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     (["par", "--decks", "0"], "1 to 8 decks"),
     (["par", "--decks", "6", "--composition", "96,24,24,24,24,24,24,24,24,24"], "not both"),
     (["par", "--format", "xml"], "not an output format"),
-    (["par", "--rules", "house"], "not a drawing rule"),
+    (["par", "--drawing", "house"], "not a drawing table"),
     (["par", "--banco", "free"], "not a banco payout"),
     (["par", "--tie-pays", "0"], "8:1 or 9:1"),
     (["par", "--tie-pays", "100"], "8:1 or 9:1"),
@@ -151,3 +151,25 @@ def test_par_table_never_cuts_an_exact_count(monkeypatch: pytest.MonkeyPatch,
     out = capsys.readouterr().out
     assert exit_.value.code == 0 and "…" not in out
     assert "4,998,398,275,503,360" in out.replace("\n", "").replace(" ", "").replace("│", "")
+
+
+def test_par_at_80_columns_keeps_each_figure_on_one_line_and_shows_both_edges(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 12: no count cut across lines at 80 columns, the Banco table included; the edge
+    with ties excluded and the element of risk beside the house edge."""
+    monkeypatch.setattr(sys, "argv", ["puntobanco", "par", "--decks", "8", "--banco",
+                                      "commission"])
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main()
+    out = capsys.readouterr().out
+    for count in ("4,998,398,275,503,360", "2,230,518,282,592,256"):  # total; Banco loses
+        assert count in out
+    lines = out.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    banco = next(line for line in lines if line.startswith("│Banco"))
+    # Published (8 decks, 5 % commission): Banco 1.06 %, or 1.17 % with ties excluded.
+    assert [cell.strip() for cell in banco.split("│")[3:6]] == ["1.0579%", "1.1692%", "1.0579%"]
+    punto = next(line for line in lines if line.startswith("│Punto"))
+    assert "1.2351%" in punto and "1.3650%" in punto  # Punto 1.24 %, ties excluded 1.36 %
+

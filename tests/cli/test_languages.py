@@ -26,7 +26,8 @@ from .test_replay import (
 #: English that a translated table must not show (words the table languages share with English,
 #: such as Total, Net, Natural, standard or commission, are not in it).
 ENGLISH = (" seat", "Seat", "cards", "Cards", "Summary", "Total staked", "Total net", "margin",
-           "each", "drawing", "decks", "chip", "Type ?", "help", "quits", "Bet ", "Pays", "pays",
+           "each", "drawing", "decks", "chip", "Type ?", "help", "leaves the table", "same bets",
+           "Bet ", "Pays", "pays",
            "Stake", "Start", "Game over", "Coups played", "Coups bet", "Spot", "left over",
            "too few", "wins", "Won", "Lost", "Returned", "Burned", "Shoe", "Balance", "Limits",
            "available", " on 6", " less ", " the ", "Player", "Banker", "Tie", "e.g.",
@@ -63,7 +64,7 @@ def transcripts(cli: Cli, lang: str) -> dict[str, str]:
         "play, cut card": cli("play", "--seed", "34", "--decks", "1", "--coups", "10",
                               "--lang", lang, stdin="\n" * 10),  # S3: last coup, new shoe
         "play, commission": cli("play", "--seed", "34", "--coups", "1", "--banco", "commission",
-                                "--rules", "seed-literal", "--lang", lang, stdin="?\nb 20\n"),
+                                "--drawing", "seed-literal", "--lang", lang, stdin="?\nb 20\n"),
         "replay": cli("replay", *REPLAY_CARDS, *REPLAY_BETS, "--lang", lang),
         "replay, commission": cli("replay", "TH", "3S", "5D", "3C", "KS", "--bet", "banco=20",
                                   "--banco", "commission", "--lang", lang),

@@ -172,14 +172,35 @@ def test_L6_each_seat_s_payouts_list_main_bets_before_the_lion_bonus(cli: Cli) -
     assert "Fate il vostro gioco" in run.out and "Rien ne va plus" in run.out
 
 
-def test_q_quits_and_the_abandoned_round_moves_no_money(cli: Cli) -> None:
+def test_q_lets_one_seat_leave_and_the_others_bets_are_still_dealt(cli: Cli) -> None:
+    # Issue 12: `q` at one seat ended the game for everyone and dropped Ann's placed bet.
     run = cli("play", "--seed", "4", "--player", "Ann", "--player", "Bob",
               stdin="b 25\np 10\nb 100\nq\n")
     assert run.code == 0
-    assert "Fin de la partie. Coups joués : 1." in run.out
-    [coup] = dealt_coups(4, 1)
-    assert final_balance(run.out, "Ann") == 100_000 + net_of({BetKind.BANCO: 2500}, coup)
-    assert final_balance(run.out, "Bob") == 100_000 + net_of({BetKind.PUNTO: 1000}, coup)
+    assert "Bob quitte la table." in run.out
+    assert "Fin de la partie. Coups joués : 2." in run.out
+    first, second = dealt_coups(4, 2)
+    assert final_balance(run.out, "Ann") == (100_000 + net_of({BetKind.BANCO: 2500}, first)
+                                            + net_of({BetKind.BANCO: 10_000}, second))
+    assert final_balance(run.out, "Bob") == 100_000 + net_of({BetKind.PUNTO: 1000}, first)
+    assert coups_bet(run.out, "Ann") == 2 and coups_bet(run.out, "Bob") == 1
+
+
+def test_a_bet_on_the_felt_when_the_input_ends_is_returned_out_loud_and_not_counted(
+        cli: Cli) -> None:
+    run = cli("play", "--seed", "4", "--player", "Ann", "--player", "Bob", "--lang", "en",
+              stdin="b 25\n")
+    assert run.code == 0
+    assert "Bets returned to Ann, the coup was not played: Banker €25." in run.out
+    assert "Coups played: 0." in run.out
+    assert final_balance(run.out, "Ann", title="Coups played") == 100_000
+    assert coups_bet(run.out, "Ann", title="Coups played") == 0  # only coups dealt count
+
+
+def coups_bet(out: str, name: str, *, title: str = "Coups joués") -> int:
+    summary = out[out.rindex(title):]
+    row = next(line for line in summary.splitlines() if f"│ {name} " in line)
+    return int(row.strip("│ ").split("│")[-1])
 
 
 def test_end_of_input_ends_the_game_quietly(cli: Cli) -> None:

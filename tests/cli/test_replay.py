@@ -132,7 +132,7 @@ def test_R6_seed_literal_rules_change_the_draw(cli: Cli) -> None:
     cards = ["AS", "2D", "3H", "2C", "5S", "9D"]
     [standard] = json_coups(cli, *cards)
     assert standard["banco"] == {"cards": ["2D", "2C", "9D"], "total": 3}
-    run = cli("replay", "--json", *cards, "--rules", "seed-literal")
+    run = cli("replay", "--json", *cards, "--drawing", "seed-literal", "--lang", "en")
     [literal] = [json.loads(line) for line in run.out.splitlines()]
     assert literal["banco"] == {"cards": ["2D", "2C"], "total": 4}
     assert run.code == 0 and "1 card is left over (9D)" in run.err
@@ -140,7 +140,7 @@ def test_R6_seed_literal_rules_change_the_draw(cli: Cli) -> None:
 
 def test_cards_left_that_cannot_make_a_coup_are_reported_not_an_error(cli: Cli) -> None:
     # DRAWN_TIE without its last card: Banco's third card is missing, so no coup at all.
-    run = cli("replay", "--json", *BANCO_WINS_WITH_6, *DRAWN_TIE[:5])
+    run = cli("replay", "--json", *BANCO_WINS_WITH_6, *DRAWN_TIE[:5], "--lang", "en")
     assert run.code == 0
     assert len(run.out.splitlines()) == 1
     assert run.err.strip() == ("puntobanco: 5 cards are left over (4H 2S 9S 3D 7C), too few for "
@@ -226,18 +226,19 @@ def test_rich_output_speaks_the_table_s_language(cli: Cli, lang: str,
     (["4H", "--banco", "free"], "not a Banco payout"),
     (["4H", "--banco", "commission", "--commission", "lots"], "not a commission"),
     (["4H", "--lion-paytable", "20,8,4"], "not a Lion Bonus pay table"),
-    (["4H", "--rules", "house"], "not a drawing rule"),
+    (["4H", "--drawing", "house"], "not a drawing table"),
     (["4H", "--lang", "de"], "not a table language"),
 ])
 def test_M3_and_bad_input_end_in_one_sentence_and_nonzero_exit(cli: Cli, args: list[str],
                                                               mentions: str) -> None:
-    run = cli("replay", "--json", *args)
+    run = cli("replay", "--json", "--lang", "en", *args)
     assert_one_sentence_error(run, mentions=mentions)
     assert run.out == ""
 
 
 def test_the_installed_entry_point_exits_2_without_traceback() -> None:
-    command = [sys.executable, "-c", "from puntobanco.cli import main; main()", "replay"]
+    command = [sys.executable, "-c", "from puntobanco.cli import main; main()", "replay",
+               "--lang", "en"]
     bad = subprocess.run([*command, "4H", "2S", "--bet", "lion-banco=60"], capture_output=True,
                          text=True, check=False)
     assert bad.returncode == 2

@@ -23,11 +23,17 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
+#: Where ``make browser`` (scripts/install-chromium.sh) says why Chromium could not be had.
+UNAVAILABLE_NOTE = OUTPUT_DIR / "chromium-unavailable.txt"
+
+
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     path = shutil.which("chromium")
     if path is None:
-        pytest.skip("Debian's chromium is not installed (make test installs it)")
+        reason = (UNAVAILABLE_NOTE.read_text(encoding="utf-8").strip()
+                  if UNAVAILABLE_NOTE.is_file() else "make test installs it")
+        pytest.skip(f"Debian's chromium is not installed ({reason})")
     return path
 
 

@@ -97,6 +97,16 @@ def test_verify_command_checks_a_file_a_server_and_bare_arguments(
     assert from_file.returncode == 0 and from_file.stdout.startswith("verified"), from_file
     from_server = verify("--url", live.url, "--shoe", str(shoe["id"]))
     assert from_server.returncode == 0 and "verified" in from_server.stdout, from_server
+    # Issue 12: the page shows each table's own shoe number; verify takes it with --table and
+    # always says which table and shoe it checked.
+    which = f"verified: table Quick, shoe {shoe['shoe_no']} (shoe id {shoe['id']}): "
+    assert from_server.stdout.startswith(which) and from_file.stdout.startswith(which)
+    assert live.http.get(f"/api/tables/quick/shoes/{shoe['shoe_no']}").json() == shoe
+    by_table = verify("--url", live.url, "--table", "Quick", "--shoe", str(shoe["shoe_no"]))
+    assert by_table.returncode == 0 and by_table.stdout == from_server.stdout, by_table
+    no_such = verify("--url", live.url, "--table", "Quick", "--shoe", "99")
+    assert no_such.returncode == 2
+    assert no_such.stderr == f"puntobanco: The server at {live.url} has no shoe 99 at table Quick.\n"
     bare = verify("--commitment", shoe["commitment"], "--salt", shoe["revealed"]["salt"],
                   "--cards", " ".join(shoe["revealed"]["order"]))
     assert bare.returncode == 0, bare

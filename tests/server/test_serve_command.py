@@ -102,3 +102,49 @@ def test_mistakes_end_in_one_sentence_and_exit_2(tmp_path: Path) -> None:
     finally:
         busy.send_signal(signal.SIGINT)
         busy.communicate(timeout=60)
+
+
+def test_operator_password_on_an_existing_database_is_said_and_can_be_reset(
+        tmp_path: Path) -> None:
+    """Issue 12: PUNTOBANCO_OPERATOR_PASSWORD on a database that has its operator was silently
+    ignored; serve now says so, and `puntobanco operator-password` resets it (running or not)."""
+    first = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": "first-secret"}
+    second = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": "second-secret"}
+    no_operator = subprocess.run([*COMMAND, "operator-password", "--generate"], cwd=tmp_path,
+                                 capture_output=True, text=True, timeout=60)
+    assert no_operator.returncode == 2 and "has no operator yet" in no_operator.stderr
+    port = free_port()
+    _first_lines(_start("--port", str(port), cwd=tmp_path, env=first), f"http://127.0.0.1:{port}")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = _start("--port", str(port), cwd=tmp_path, env=second)
+    try:
+        wait_until(lambda: process.poll() is not None or _up(url), timeout=60)
+        signed_in = httpx.post(f"{url}/api/login", json={"username": "operator",
+                                                         "password": "first-secret"})
+        assert signed_in.status_code == 200  # the variable was not applied
+        reset = subprocess.run([*COMMAND, "operator-password"], cwd=tmp_path, env=second,
+                               capture_output=True, text=True, timeout=60)
+        assert reset.returncode == 0 and "password is reset" in reset.stdout, reset.stderr
+        assert httpx.post(f"{url}/api/login", json={"username": "operator",
+                                                     "password": "second-secret"}).status_code == 200
+        token = signed_in.json()["token"]
+        me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {token}"})
+        assert me.status_code == 401  # signed out everywhere
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=60)
+    assert "PUNTOBANCO_OPERATOR_PASSWORD is not applied" in out
+    assert "puntobanco operator-password" in out
+
+
+def test_serve_help_has_no_hard_line_break_and_gives_the_betting_window_s_range() -> None:
+    result = subprocess.run([*COMMAND, "serve", "--help"], capture_output=True, text=True,
+                            timeout=60, env={**os.environ, "COLUMNS": "200"})
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert ("whose password comes from PUNTOBANCO_OPERATOR_PASSWORD or is generated and printed "
+            "once.") in text
+    assert "Betting window of every table in seconds, 1 to 600" in text
+    wide = [line for line in result.stdout.splitlines() if "PUNTOBANCO_OPERATOR_PASSWORD" in line]
+    assert len(wide) == 1  # one paragraph: one line on a wide terminal

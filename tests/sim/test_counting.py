@@ -224,3 +224,49 @@ def test_published_dragon_tags_judged_by_the_same_yardstick_reach_the_published_
 def test_given_tags_are_checked() -> None:
     with pytest.raises(PuntoBancoError, match="ten whole numbers"):
         counting.study(RuleSet(decks=1), shoes=2, seed=1, tags_by_bet={"lion-punto": [[1, 2]]})
+
+
+def test_plots_are_a_readable_grid_with_tags_named_by_card(small_study: counting.CountStudy,
+                                                           tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: five panels in a 2200 × 484 strip were unreadable; tags were bare numbers."""
+    figure = _drawn_count_plot(small_study, tmp_path / "count_vs_ev.png", monkeypatch)
+    png = (tmp_path / "count_vs_ev.png").read_bytes()
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert (width, height) == (1400, 900)  # two rows of three panels
+    rows = {round(ax.get_position().y0, 2) for ax in figure.axes[:5]}
+    assert len(rows) == 2
+    title = figure.axes[BET_NAMES.index("lion-punto")].get_title()
+    assert "10-K" in title and " · A " in title and " · 9 " in title
+    assert "per deck left" in figure.axes[0].get_xlabel()
+
+
+def test_the_threshold_reads_as_a_true_count_per_deck(small_study: counting.CountStudy) -> None:
+    text = countreport.to_text(small_study)
+    assert "true count = the tags of the cards seen less their average, per deck left" in text
+    betting = [line for line in text.splitlines() if "bet at a true count of" in line]
+    assert betting and all("cards left, as at the cut card: a running count of" in line
+                           for line in betting)
+
+
+def test_the_study_is_timed_after_the_kernels_are_compiled(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """Issue 12: the first run timed numba's compilation (0.3 M coups/s reported)."""
+    import importlib
+    import time
+
+    simulation = importlib.import_module("puntobanco.sim.simulate")
+    slow_simulate, slow_count = simulation.warm_up, counting.warm_up
+
+    def compile_slowly(warm: Any) -> Any:
+        def slow(*args: Any) -> None:
+            warm(*args)
+            time.sleep(1.0)  # as long as a first compilation may take
+        return slow
+
+    monkeypatch.setattr(simulation, "warm_up", compile_slowly(slow_simulate))
+    monkeypatch.setattr(counting, "warm_up", compile_slowly(slow_count))
+    run = simulation.simulate(RuleSet(decks=1), shoes=50, seed=1, threads=1)
+    assert run.seconds < 0.9
+    study = counting.study(RuleSet(decks=1), shoes=4, seed=1, threads=1)
+    assert study.seconds < 0.9

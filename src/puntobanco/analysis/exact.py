@@ -100,6 +100,30 @@ class BetAnalysis:
     def house_edge(self) -> float:
         return float(-self.ev)
 
+    @property
+    def push_probability(self) -> Fraction:
+        """Probability that the stake comes back as it was (B1, B2 on an Égalité; L5b)."""
+        pushes = sum(r.combinations for r in self.outcomes if r.pays == 0)
+        return Fraction(pushes, self.total_combinations)
+
+    @property
+    def edge_ties_excluded(self) -> Fraction:
+        """The house edge per bet decided: pushes (a returned stake) are not counted as coups.
+
+        For Punto and Banco this is the edge "with ties excluded" of the published tables.
+        """
+        return -self.ev / (1 - self.push_probability)
+
+    @property
+    def element_of_risk(self) -> Fraction:
+        """Expected loss over the average amount wagered on the coup, a push counted as a wager.
+
+        No Punto Banco bet can be raised, so the average amount wagered is the stake itself
+        and the element of risk equals the house edge; it differs where a wager grows.
+        """
+        average_wagered = Fraction(1)
+        return -self.ev / average_wagered
+
     def row(self, name: str) -> OutcomeRow:
         for row in self.outcomes:
             if row.name == name:

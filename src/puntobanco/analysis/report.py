@@ -104,6 +104,9 @@ def _bet_to_dict(bet: BetAnalysis) -> dict[str, Any]:
         "ev": str(bet.ev),
         "rtp": float(bet.rtp),
         "house_edge": bet.house_edge,
+        "edge_ties_excluded": float(bet.edge_ties_excluded),
+        "element_of_risk": float(bet.element_of_risk),
+        "push_probability": str(bet.push_probability),
         "variance": str(bet.variance),
         "std_dev": bet.std_dev,
         "hit_frequency": bet.hit_frequency,
@@ -148,11 +151,17 @@ def par_csv(sheet: ParSheet) -> str:
 
 def _summary_rows(sheet: ParSheet) -> list[list[str]]:
     return [[BET_LABELS[name], f"{float(bet.rtp):.4%}", f"{bet.house_edge:.4%}",
+             f"{float(bet.edge_ties_excluded):.4%}", f"{float(bet.element_of_risk):.4%}",
              f"{bet.std_dev:.4f}", f"{bet.hit_frequency:.4%}"]
             for name, bet in sheet.bets.items()]
 
 
-_SUMMARY_HEAD = ["Bet", "RTP", "House edge", "Std dev", "Hit frequency"]
+_SUMMARY_HEAD = ["Bet", "RTP", "House edge", "Ties excluded", "Element of risk", "Std dev",
+                 "Hit frequency"]
+#: Under the summary: what the two edges beside the house edge mean.
+SUMMARY_NOTE = ("House edge: expected loss per unit staked per coup. Ties excluded: per coup that "
+                "decides the bet (a returned stake is not counted). Element of risk: per unit "
+                "wagered; no bet here can be raised, so it equals the house edge.")
 _ROW_HEAD = ["Outcome", "Combinations", "Probability", "Pays", "Return"]
 
 
@@ -237,6 +246,17 @@ def par_html(sheet: ParSheet) -> str:
     return _html_page(f"PAR sheet — {shoe_description(sheet.composition)}", meta, body)
 
 
+def _figures_whole(table: Any, rows: Sequence[Sequence[str]]) -> None:
+    """Figures keep their whole width on one line, at 80 columns too: the labels and the headers
+    wrap between words instead (a count cut across two lines reads as two numbers)."""
+    for index, column in enumerate(table.columns):
+        if index == 0:
+            column.min_width = 10
+            continue
+        column.justify, column.overflow = "right", "fold"  # narrower than 80: fold, never cut
+        column.min_width = max(len(row[index]) for row in rows)
+
+
 def par_rich(sheet: ParSheet) -> Any:
     """A Rich renderable (imported lazily, for the terminal)."""
     from rich.console import Group
@@ -248,19 +268,18 @@ def par_rich(sheet: ParSheet) -> Any:
         Text(f"{rules_description(sheet.rules)}\n{sheet.total_combinations:,} ordered six-card "
              "sequences", style="dim"),
     ]
-    summary = Table(*_SUMMARY_HEAD, title="Summary", title_justify="left")
-    for column in summary.columns[1:]:
-        column.justify = "right"
-    for row in _summary_rows(sheet):
+    summary = Table(*_SUMMARY_HEAD, title="Summary", title_justify="left", pad_edge=False)
+    summary_rows = _summary_rows(sheet)
+    _figures_whole(summary, summary_rows)
+    for row in summary_rows:
         summary.add_row(*row)
     parts.append(summary)
+    parts.append(Text(SUMMARY_NOTE, style="dim"))
     for name, bet in sheet.bets.items():
         table = Table(*_ROW_HEAD, title=f"{BET_LABELS[name]} — EV {float(bet.ev):+.6%}",
                       title_justify="left")
-        for column in table.columns[1:]:  # exact figures are never cut: the labels wrap instead
-            column.justify, column.overflow = "right", "fold"
-        table.columns[0].min_width = 12
         rows = _outcome_rows(name, bet)
+        _figures_whole(table, rows)
         for index, row in enumerate(rows):
             table.add_row(*row, style="bold" if index == len(rows) - 1 else None,
                           end_section=index == len(rows) - 2)

@@ -32,11 +32,21 @@ def main() -> None:
         sys.exit(2)
     except _usage.UsageError as error:
         where = f" (see `{error.ctx.command_path} --help`)" if error.ctx is not None else ""
-        _fail(error.format_message().rstrip(".") + "." + where)
+        _fail(_sentence(error.format_message()) + where)
     except typer.Abort:
         print("Aborted.", file=sys.stderr)
         sys.exit(130)
     sys.exit(status if isinstance(status, int) else 0)
+
+
+def _sentence(text: str) -> str:
+    """A message ending in exactly one full stop, question or exclamation mark.
+
+    >>> _sentence("Did you mean 'play', 'replay'?"), _sentence("No such option: --x")
+    ("Did you mean 'play', 'replay'?", 'No such option: --x.')
+    """
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 def _fail(sentence: str) -> None:

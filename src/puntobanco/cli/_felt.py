@@ -129,10 +129,26 @@ def felt_panel(punto: Sequence[Card], banco: Sequence[Card], *, lang: str, title
                  border_style=FELT_BORDER, padding=(0, 2), expand=False)
 
 
+def payout(line: SettlementLine) -> int:
+    """What the dealer hands over on a line: nothing on a loss, else the stake and its winnings.
+
+    >>> from fractions import Fraction
+    >>> payout(SettlementLine(BetKind.BANCO, 2500, Outcome.WIN, 1250, Fraction(1, 2),
+    ...                       Reason.WIN_WITH_6))
+    3750
+    """
+    return 0 if line.outcome is Outcome.LOSE else line.stake + line.net
+
+
 def settlement_table(lines: Mapping[str, Sequence[SettlementLine]], *,
                      bet_label: Callable[[BetKind], str], title: str | None = None,
-                     spot_header: str | None = None, lang: str = "en") -> Table:
-    """Every spot's settlement lines in the order given (L6: main bets, then the Lion Bonus)."""
+                     spot_header: str | None = None, lang: str = "en",
+                     payout_header: str | None = None) -> Table:
+    """Every spot's settlement lines in the order given (L6: main bets, then the Lion Bonus).
+
+    The odds show only on a win: a loss and a push both show ``—`` beside their result. With
+    ``payout_header``, a last column gives what the dealer hands over on each line.
+    """
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     if spot_header is not None:
         table.add_column(spot_header)
@@ -141,6 +157,8 @@ def settlement_table(lines: Mapping[str, Sequence[SettlementLine]], *,
     table.add_column(i18n.phrase("col.pays", lang), justify="right")
     table.add_column(i18n.word("result", lang))
     table.add_column(i18n.phrase("col.net", lang), justify="right")
+    if payout_header is not None:
+        table.add_column(payout_header, justify="right")
     for spot, spot_lines in lines.items():
         for index, line in enumerate(spot_lines):
             outcome = Text(i18n.word(line.outcome.value, lang), style=OUTCOME_STYLE[line.outcome])
@@ -149,8 +167,11 @@ def settlement_table(lines: Mapping[str, Sequence[SettlementLine]], *,
             cells: list[RenderableType] = []
             if spot_header is not None:
                 cells.append(spot if index == 0 else "")
-            cells.extend([bet_label(line.bet), i18n.money(line.stake, lang),
-                          odds_text(line, lang), outcome, signed(line.net, lang)])
+            pays = odds_text(line, lang) if line.outcome is Outcome.WIN else "—"
+            cells.extend([bet_label(line.bet), i18n.money(line.stake, lang), pays, outcome,
+                          signed(line.net, lang)])
+            if payout_header is not None:
+                cells.append(i18n.money(payout(line), lang))
             table.add_row(*cells)
     return table
 

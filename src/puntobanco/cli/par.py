@@ -15,16 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from puntobanco.cli._app import app
-from puntobanco.cli.ruleopts import (
-    BancoOption,
-    CommissionOption,
-    CompositionOption,
-    DecksOption,
-    LionPaytableOption,
-    RulesOption,
-    TiePaysOption,
-    shoe_and_rules,
-)
+from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 
 FORMATS = ("table", "json", "md", "html", "csv")
@@ -81,22 +72,16 @@ def _emit_format(fmt: str, out: Path | None, rich: Callable[[], Any],
 
 
 @app.command()
+@rule_options()
 def par(
-    decks: DecksOption = None,
-    composition: CompositionOption = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    *,
+    rules: RuleOptions,
     output_format: FormatOption = "table",
     out: OutOption = None,
 ) -> None:
     """Print the exact PAR sheet: every bet's outcomes, combinations, pays, RTP and edge."""
     fmt = _check_format(output_format)
-    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules)
+    shoe, ruleset = rules.shoe_and_rules()
     from puntobanco.analysis import analyse, report
 
     sheet = analyse(shoe, ruleset)
@@ -106,22 +91,16 @@ def par(
 
 
 @app.command()
+@rule_options()
 def eor(
-    decks: DecksOption = None,
-    composition: CompositionOption = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    *,
+    rules: RuleOptions,
     output_format: FormatOption = "table",
     out: OutOption = None,
 ) -> None:
     """Print the effects of removal: each bet's exact change in EV per card of each value removed."""
     fmt = _check_format(output_format)
-    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules)
+    shoe, ruleset = rules.shoe_and_rules()
     from puntobanco.analysis import effects_of_removal, report
 
     effects = effects_of_removal(shoe, ruleset)

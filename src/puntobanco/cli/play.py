@@ -5,8 +5,14 @@ The game drives a :class:`~puntobanco.table.Table` round by round: open, each se
 revealed one by one from the table's events, settlement in L6 order, balances, the shoe's bead
 plate and progress (S3). Nothing here knows a rule: totals, draws and payouts are the core's.
 
+A seat types its bets on one line (``banco 25 lb 10``; ``banco 10,50`` at a French, Italian
+or Spanish table), ``=`` for the same bets as its last coup, an empty line to pass, ``q`` to
+leave the table (the others play on), ``?`` for help.
+
 >>> [(kind.value, cents) for kind, cents in parse_bet_line("banco 25 lb 10")]
 [('banco', 2500), ('lion-banco', 1000)]
+>>> [(kind.value, cents) for kind, cents in parse_bet_line("banco 10,50; lb 10", "fr")]
+[('banco', 1050), ('lion-banco', 1000)]
 """
 
 from __future__ import annotations
@@ -15,9 +21,10 @@ import random
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 from rich.console import Console
@@ -44,14 +51,13 @@ from puntobanco.cli._felt import (
     shoe_progress,
     signed,
 )
+from puntobanco.cli._words import say
 from puntobanco.cli.ruleopts import (
-    BancoOption,
-    CommissionOption,
-    DecksOption,
-    LionPaytableOption,
-    RulesOption,
-    TiePaysOption,
-    shoe_and_rules,
+    ChipOption,
+    LimitOption,
+    RuleOptions,
+    apply_limits,
+    rule_options,
 )
 from puntobanco.errors import PuntoBancoError
 from puntobanco.money import parse_euros
@@ -63,6 +69,8 @@ CARD_PAUSE = 0.6
 MAX_SEATS = 14
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 HELP_WORDS = frozenset({"?", "h", "help"})
+#: "The same bets as my last coup", in any table language.
+AGAIN_WORDS = frozenset({"=", "r", "again", "same", "idem", "encore", "ancora", "otra"})
 SHORT_BETS: dict[str, BetKind] = {"p": BetKind.PUNTO, "b": BetKind.BANCO, "e": BetKind.EGALITE,
                                   "t": BetKind.EGALITE, "lp": BetKind.LION_PUNTO,
                                   "lb": BetKind.LION_BANCO}
@@ -71,7 +79,7 @@ SHORT_BETS: dict[str, BetKind] = {"p": BetKind.PUNTO, "b": BetKind.BANCO, "e": B
 def help_text(rules: RuleSet, lang: str) -> str:
     """How to bet, with this table's pays and Lion Bonus limits, in its language (Rich markup).
 
-    >>> help_text(RuleSet(), "it").splitlines()[4]
+    >>> help_text(RuleSet(), "it").splitlines()[5]
     'Egalité paga 8:1 (B3); Punto e Banco vengono restituiti.'
     """
     punto, banco, egalite = (i18n.bet_name(kind.value, lang)
@@ -89,31 +97,75 @@ def help_text(rules: RuleSet, lang: str) -> str:
         paytable="-".join(str(p) for p in rules.lion_paytable))
 
 
+def parse_amount(text: str, lang: str = "en") -> int:
+    """An amount in euros as the table's language writes it, in cents.
+
+    French, Italian and Spanish write the decimals after a comma and may group thousands with
+    a dot; English groups with a comma. A dot followed by one or two digits is read as decimals
+    everywhere.
+
+    >>> parse_amount("10,50", "fr"), parse_amount("1.000", "it"), parse_amount("12.50", "es")
+    (1050, 100000, 1250)
+    >>> parse_amount("1,000", "en"), parse_amount("1,000.50", "en")
+    (100000, 100050)
+    """
+    raw = text.strip().replace("€", "").replace("\u202f", "").replace("\xa0", "").strip()
+    if lang == "en":
+        if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d*)?", raw):
+            raw = raw.replace(",", "")
+    else:
+        if re.fullmatch(r"\d{1,3}(\.\d{3})+(,\d*)?", raw):
+            raw = raw.replace(".", "")
+        raw = raw.replace(",", ".")
+    try:
+        return parse_euros(raw)
+    except PuntoBancoError as error:
+        raise PuntoBancoError(error.message.replace(repr(raw), repr(text.strip())),
+                              code=error.code, text=text.strip()) from None
+
+
+def table_minimum(rules: RuleSet) -> int:
+    """The smallest stake any box takes (M2, L3): a seat with less cannot bet.
+
+    >>> table_minimum(RuleSet())
+    1000
+    """
+    return min(limits_for(kind, rules).minimum for kind in BetKind)
+
+
 def parse_bet_kind(text: str) -> BetKind:
     """A bet name, in any table language, or its short form (``p b e t lp lb``)."""
     return SHORT_BETS.get(text.strip().lower()) or BetKind.parse(text)
 
 
-def parse_bet_line(text: str) -> list[tuple[BetKind, int]]:
+def parse_bet_line(text: str, lang: str = "en") -> list[tuple[BetKind, int]]:
     """Read a seat's bets: pairs of a bet and an amount in euros (``banco 25 lion-banco 10``).
 
-    ``=`` and commas may separate them too (``banco=25, lb=10``).
+    ``=``, ``;`` and commas may separate them too (``banco=25, lb=10``); a comma between two
+    digits is the decimal comma at a French, Italian or Spanish table.
 
     >>> parse_bet_line("tie 12,5")
     Traceback (most recent call last):
     ...
     puntobanco.errors.PuntoBancoError: Give each bet as a name and an amount, e.g. banco 25 lion-banco 10.
     """
-    return [(parse_bet_kind(name), parse_euros(amount)) for name, amount in bet_pairs(text)]
+    return [(parse_bet_kind(name), parse_amount(amount, lang))
+            for name, amount in bet_pairs(text, lang)]
 
 
-def bet_pairs(text: str) -> list[tuple[str, str]]:
+def bet_pairs(text: str, lang: str = "en") -> list[tuple[str, str]]:
     """A seat's line cut into (bet, amount) texts, not yet read.
 
     >>> bet_pairs("banco=25, lb 10")
     [('banco', '25'), ('lb', '10')]
+    >>> bet_pairs("banco 10,50, lb 1.000", "it")
+    [('banco', '10,50'), ('lb', '1.000')]
+    >>> bet_pairs("banco 1,000, lb 10", "en")
+    [('banco', '1,000'), ('lb', '10')]
     """
-    tokens = [token for token in re.split(r"[\s,=]+", text.strip()) if token]
+    keep = r"(?<=\d),(?=\d)" if lang != "en" else r"(?<=\d),(?=\d{3}(?!\d))"
+    marked = re.sub(keep, "\x00", text.strip())
+    tokens = [token.replace("\x00", ",") for token in re.split(r"[\s,=;]+", marked) if token]
     if not tokens or len(tokens) % 2:
         raise PuntoBancoError("Give each bet as a name and an amount, e.g. banco 25 lion-banco 10.",
                               code="bad-bet-line")
@@ -164,7 +216,12 @@ class Seat:
     name: str
     start: int
     balance: int
+    #: coups on which the seat's bets were dealt and settled
     coups_bet: int = 0
+    #: the seat typed ``q``: it has left the table
+    left: bool = False
+    #: the bets of the seat's last coup, for "the same again" (``=``)
+    last_bets: dict[BetKind, int] = field(default_factory=dict)
 
     @property
     def net(self) -> int:
@@ -189,7 +246,7 @@ class TerminalGame:
         self.coups_played = 0
         self._hands: dict[Side, list[Card]] = {Side.PUNTO: [], Side.BANCO: []}
         self._live: Live | None = None
-        self._minimum = min(limits_for(kind, settings.rules).minimum for kind in BetKind)
+        self._minimum = table_minimum(settings.rules)
 
     # --- the game ------------------------------------------------------------------------------
 
@@ -202,18 +259,19 @@ class TerminalGame:
                 if self.settings.coups is not None and self.coups_played >= self.settings.coups:
                     reason = "end.coups"
                     break
-                if all(self._broke(seat) for seat in self.seats):
-                    reason = "end.broke"
+                if all(seat.left or self._broke(seat) for seat in self.seats):
+                    reason = ("end.broke" if any(not seat.left for seat in self.seats)
+                              else "end.quit")
                     break
-                if not self._play_coup():
-                    break
+                self._play_coup()
         except (EOFError, KeyboardInterrupt):
             reason = "end.quit"
+            self._return_open_bets()
         self._goodbye(i18n.phrase(reason, self.lang))
         return self.seats
 
-    def _play_coup(self) -> bool:
-        """One round; ``False`` when a seat asked to quit."""
+    def _play_coup(self) -> None:
+        """One round: the seats still at the table bet, then it is dealt and settled."""
         opened = self.table.open_round()
         shoe = self.table.shoe
         assert shoe is not None
@@ -227,13 +285,14 @@ class TerminalGame:
         self.console.print(Text(i18n.word("place_bets", lang), style="bold"))
         self.console.print(limits_text(self.settings.rules, lang))
         for seat in self.seats:
+            if seat.left:
+                continue
             if self._broke(seat):
                 self.console.print(Text(i18n.phrase(
                     "seat.out", lang, seat=seat.name, balance=i18n.money(seat.balance, lang)),
                     style="dim"))
                 continue
-            if not self._take_bets(seat):
-                return False
+            self._take_bets(seat)
         self.table.close_bets()
         self.console.print(Text(i18n.word("no_more_bets", lang), style="bold italic"))
         self._deal()
@@ -252,17 +311,34 @@ class TerminalGame:
             self.console.print(Text(f"{i18n.word('shoe', lang)} {self.table.shoe_no}: "
                                     f"{i18n.word('last_coup', lang).lower()} ✓ — "
                                     f"{i18n.word('new_shoe', lang).lower()}…", style="yellow"))
-        return True
 
-    def _take_bets(self, seat: Seat) -> bool:
-        """Ask one seat for its bets until they are accepted or it passes; ``False`` quits."""
+    def _return_open_bets(self) -> None:
+        """The game ends while bets are on the felt: return them, and say so (never silently)."""
+        if self.table.round_no == 0 or not self.table.bets:
+            return
+        for name, bets in list(self.table.bets.items()):
+            if not bets:
+                continue
+            shown = " · ".join(f"{i18n.bet_name(kind.value, self.lang)} "
+                               f"{i18n.money(stake, self.lang, short=True)}"
+                               for kind, stake in bets.items())
+            for kind in list(bets):
+                self.table.withdraw_bet(name, kind)
+            self.console.print(Text(say("play.returned", self.lang, seat=name, bets=shown),
+                                    style="yellow"))
+
+    def _take_bets(self, seat: Seat) -> None:
+        """Ask one seat for its bets until they are accepted, it passes, or it leaves."""
         prompt = (f"[bold]{escape(seat.name)}[/] "
                   f"[dim]({escape(i18n.money(seat.balance, self.lang))})[/] [bold green]›[/] ")
         while True:
             line = self.read_line(prompt).strip()
             command = line.lower()
             if command in QUIT_WORDS:
-                return False
+                seat.left = True
+                self.console.print(Text(f"  {say('play.left', self.lang, seat=seat.name)}",
+                                        style="dim"))
+                return
             if command in HELP_WORDS:
                 self.console.print(Panel(help_text(self.settings.rules, self.lang),
                                          border_style="cyan", expand=False))
@@ -270,8 +346,13 @@ class TerminalGame:
                 continue
             if not line:
                 self.console.print(Text(f"  {i18n.word('pass', self.lang)}", style="dim"))
-                return True
-            refused = self._place_bets(seat, line)
+                return
+            if command in AGAIN_WORDS and not seat.last_bets:
+                self.console.print(Text(f"  ✗ {say('play.no_last_bets', self.lang)}",
+                                        style="bold red"))
+                continue
+            refused = (self._place(seat, list(seat.last_bets.items()))
+                       if command in AGAIN_WORDS else self._place_bets(seat, line))
             if refused is not None:
                 self.console.print(Text(f"  ✗ {refused}", style="bold red"))
                 continue
@@ -280,16 +361,21 @@ class TerminalGame:
                                 f"{i18n.money(stake, self.lang, short=True)}"
                                 for kind, stake in bets.items())
             self.console.print(Text(f"  ✓ {placed}", style="green"))
-            seat.coups_bet += 1
-            return True
+            seat.last_bets = dict(bets)
+            return
 
     def _place_bets(self, seat: Seat, line: str) -> str | None:
         """Place a seat's line of bets; on a refusal, none of them, and the refusal's sentence
         in the table's language with the figures behind it (M3)."""
         try:
-            bets = [(parse_bet_kind(name), parse_euros(amount)) for name, amount in bet_pairs(line)]
+            bets = [(parse_bet_kind(name), parse_amount(amount, self.lang))
+                    for name, amount in bet_pairs(line, self.lang)]
         except PuntoBancoError as error:
             return i18n.error_text(error, self.lang)
+        return self._place(seat, bets)
+
+    def _place(self, seat: Seat, bets: Sequence[tuple[BetKind, int]]) -> str | None:
+        """Place the bets, all or none; on a refusal, the refusal's sentence (M3)."""
         for kind, stake in bets:
             available = seat.balance - sum(self.table.spot_bets(seat.name).values())
             try:
@@ -304,8 +390,8 @@ class TerminalGame:
         """Deal the coup; on a terminal, reveal it card by card on the felt."""
         self._hands = {Side.PUNTO: [], Side.BANCO: []}
         if self.settings.pause > 0 and self.console.is_terminal:
-            with Live(self._felt(), console=self.console, auto_refresh=False,
-                      transient=True) as live:
+            with keys_not_echoed(), Live(self._felt(), console=self.console, auto_refresh=False,
+                                         transient=True) as live:
                 self._live = live
                 try:
                     self.table.deal()
@@ -351,6 +437,10 @@ class TerminalGame:
         for seat in self.seats:
             net = settled.net(seat.name)
             seat.balance += net
+            if seat.name in lines:
+                seat.coups_bet += 1
+            elif seat.left:
+                continue  # gone from the table: its balance is in the summary at the end
             row_net = signed(net, self.lang) if seat.name in lines else Text("")
             balances.add_row(Text(seat.name, style="bold"), i18n.word("balance", self.lang),
                              i18n.money(seat.balance, self.lang), row_net)
@@ -394,6 +484,33 @@ class TerminalGame:
         self.console.print(summary)
 
 
+@contextmanager
+def keys_not_echoed(stream: TextIO | None = None) -> Iterator[None]:
+    """While the cards are revealed, keys typed are neither echoed nor kept.
+
+    An echoed key moves the cursor under Rich's live felt, which then redraws one line too low
+    and leaves a copy of the coup's header behind; a kept key would become the next seat's bet.
+    Does nothing when the input is not a terminal (or on a system without ``termios``).
+    """
+    stream = sys.stdin if stream is None else stream
+    try:
+        import termios
+
+        descriptor = stream.fileno()
+        saved = termios.tcgetattr(descriptor)
+    except (ImportError, OSError, ValueError, AttributeError):
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ICANON)
+    termios.tcsetattr(descriptor, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcflush(descriptor, termios.TCIFLUSH)  # forget what was typed meanwhile
+        termios.tcsetattr(descriptor, termios.TCSANOW, saved)
+
+
 def _reader(console: Console, *, echo: bool) -> Callable[[str], str]:
     """Read a line after a prompt; echo it when the input is not typed at a terminal."""
 
@@ -407,7 +524,9 @@ def _reader(console: Console, *, echo: bool) -> Callable[[str], str]:
 
 
 @app.command()
+@rule_options(composition=False)
 def play(
+    *,
     seats: Annotated[int | None, typer.Option(
         "--seats", help="Number of seats (default 1), numbered in the table's language.",
         show_default=False)] = None,
@@ -425,26 +544,28 @@ def play(
         "--coups", help="Stop after this many coups.", show_default=False)] = None,
     fast: Annotated[bool, typer.Option(
         "--fast", help="Deal at once, without the pause between cards.")] = False,
-    decks: DecksOption = None,
     cut_card: Annotated[int | None, typer.Option(
         "--cut-card", help="Cards behind the cut card (S3, default 14).",
         show_default=False)] = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    limit: LimitOption = None,
+    chip: ChipOption = None,
+    rules: RuleOptions,
 ) -> None:
     """Play Punto Banco 2000 with the Lion Bonus at the terminal, one or more seats."""
     check_language(lang)
-    _, ruleset = shoe_and_rules(decks=decks, banco=banco, commission=commission,
-                                tie_pays=tie_pays, lion_paytable=lion_paytable, rules=rules)
+    ruleset = apply_limits(rules.ruleset(), limits=limit or (), chip=chip)
     if cut_card is not None:
         ruleset = ruleset.replace(cut_card=cut_card)
-    start = parse_euros(bankroll)
+    start = parse_amount(bankroll, lang)
     if start <= 0:
         raise PuntoBancoError(f"The bankroll must be positive, not {bankroll}.",
                               code="bad-bankroll")
+    smallest = table_minimum(ruleset)
+    if start < smallest:
+        raise PuntoBancoError(
+            f"A bankroll of {i18n.money(start, 'en')} cannot cover the table's smallest minimum "
+            f"stake ({i18n.money(smallest, 'en')}); give --bankroll {smallest // 100} or more.",
+            code="bad-bankroll")
     if coups is not None and coups < 1:
         raise PuntoBancoError(f"--coups takes a positive number, not {coups}.", code="bad-coups")
     interactive = sys.stdin.isatty()

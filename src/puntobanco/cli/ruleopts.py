@@ -1,74 +1,174 @@
-"""Shoe and rule options shared by the analysis commands (``par``, ``eor``, ``count``, …).
+"""The table-rule options every analysis and game command shares, declared once.
 
-A command declares the options with the ``Annotated`` aliases below and turns their values into a
-``(composition, RuleSet)`` pair with :func:`shoe_and_rules`; every mistake raises
+Seven options describe a table's shoe and pays: ``--decks``, ``--composition``, ``--banco``,
+``--commission``, ``--tie-pays``, ``--lion-paytable`` and ``--drawing`` (the R6 drawing table, or
+the rule texts read literally). A command takes them all with one decorator and receives them as
+one :class:`RuleOptions` value in its ``rules`` parameter; every mistake raises
 :class:`~puntobanco.errors.PuntoBancoError` with one sentence, which ``cli.main`` prints::
 
     @app.command()
-    def par(decks: DecksOption = None, composition: CompositionOption = None,
-            banco: BancoOption = "no-commission", commission: CommissionOption = "0.05",
-            tie_pays: TiePaysOption = 8, lion_paytable: LionPaytableOption = None,
-            rules: RulesOption = "standard") -> None:
-        shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
-                                       commission=commission, tie_pays=tie_pays,
-                                       lion_paytable=lion_paytable, rules=rules)
+    @rule_options()                      # or rule_options(shoe=False): no --decks/--composition
+    def par(*, rules: RuleOptions, output_format: FormatOption = "table") -> None:
+        shoe, ruleset = rules.shoe_and_rules()
+
+The options appear under their own "Table rules" heading in ``--help``. A new command (``risk``,
+``design``, …) reuses them the same way; :func:`shoe_and_rules` stays for code that has the values
+already. ``--limit`` and ``--chip`` (:func:`apply_limits`) change the stake limits of a dealt table.
 
 >>> shoe, ruleset = shoe_and_rules(decks=8, banco="commission", commission="0.04")
 >>> shoe, ruleset.banco_payout.value, ruleset.commission, ruleset.decks
 ((128, 32, 32, 32, 32, 32, 32, 32, 32, 32), 'commission', Fraction(1, 25), 8)
 >>> shoe_and_rules(composition="1,2,3,4,5,6,7,8,9,10", lion_paytable="30,10,6,4,2,1")[1].lion_paytable
 (30, 10, 6, 4, 2, 1)
+>>> RuleOptions(drawing="seed-literal").ruleset().drawing.value
+'seed-literal'
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
 from enum import Enum
 from fractions import Fraction
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from puntobanco.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, Composition, full_composition
 from puntobanco.errors import PuntoBancoError
-from puntobanco.rules import LION_PAYTABLE, BancoPayout, Drawing, RuleSet, parse_paytable
+from puntobanco.money import parse_euros
+from puntobanco.rules import LION_PAYTABLE, BancoPayout, Drawing, Limits, RuleSet, parse_paytable
 
 #: The fewest cards a coup can need: three for each side.
 MIN_CARDS = 6
 _Choice = TypeVar("_Choice", bound=Enum)
+_Command = TypeVar("_Command", bound=Callable[..., Any])
 DEFAULT_DECKS = 6
+#: The ``--help`` heading of the shared options.
+RULES_PANEL = "Table rules"
 
 DecksOption = Annotated[
     int | None,
-    typer.Option("--decks", help="Full decks in the shoe, 1-8 (default 6).", show_default=False),
+    typer.Option("--decks", help="Full decks in the shoe, 1-8 (default 6).", show_default=False,
+                 rich_help_panel=RULES_PANEL),
 ]
 CompositionOption = Annotated[
     str | None,
     typer.Option(
         "--composition",
         help="Cards left by value: ten counts c0,c1,...,c9 (c0 = tens and faces, c1 = aces).",
-        show_default=False,
+        show_default=False, metavar="COUNTS", rich_help_panel=RULES_PANEL,
     ),
 ]
 BancoOption = Annotated[
     str,
-    typer.Option("--banco", help="Banco pays: no-commission (half on a winning 6) or commission."),
+    typer.Option("--banco", help="Banco pays: no-commission (half on a winning 6) or commission.",
+                 metavar="PAYOUT", rich_help_panel=RULES_PANEL),
 ]
 CommissionOption = Annotated[
     str,
-    typer.Option("--commission", help="Commission on Banco wins with --banco commission, e.g. 0.05."),
+    typer.Option("--commission", help="Commission on Banco wins with --banco commission, e.g. 0.05.",
+                 metavar="RATE", rich_help_panel=RULES_PANEL),
 ]
-TiePaysOption = Annotated[int, typer.Option("--tie-pays", help="Égalité pays N:1 (8 or 9).")]
+TiePaysOption = Annotated[
+    int, typer.Option("--tie-pays", help="Égalité pays N:1 (8 or 9).", metavar="N",
+                      rich_help_panel=RULES_PANEL)]
 LionPaytableOption = Annotated[
     str | None,
     typer.Option(
         "--lion-paytable",
         help="Lion Bonus pays for margins 9,8,7,6,5,4 (default 20,8,4,4,2,1).",
-        show_default=False,
+        show_default=False, metavar="PAYS", rich_help_panel=RULES_PANEL,
     ),
 ]
-RulesOption = Annotated[
-    str, typer.Option("--rules", help="Drawing rule: standard (R6) or seed-literal.")
+DrawingOption = Annotated[
+    str,
+    typer.Option("--drawing", help="Drawing table: standard (R6) or seed-literal (the rule texts "
+                 "read literally, analysis only).", metavar="TABLE", rich_help_panel=RULES_PANEL),
 ]
+#: The old name of :data:`DrawingOption`, for a command written before ``--rules`` became
+#: ``--drawing``; new code takes :func:`rule_options`.
+RulesOption = DrawingOption
+LimitOption = Annotated[
+    list[str] | None,
+    typer.Option("--limit", help="A box's stake limits in euros as KIND=MIN-MAX, KIND one of punto, "
+                 "banco, egalite, lion; repeat it, e.g. --limit egalite=5-500 --limit lion=5-100.",
+                 show_default=False, metavar="KIND=MIN-MAX", rich_help_panel=RULES_PANEL),
+]
+ChipOption = Annotated[
+    str | None,
+    typer.Option("--chip", help="The smallest chip in euros (default 1); every stake is a multiple.",
+                 show_default=False, metavar="EUROS", rich_help_panel=RULES_PANEL),
+]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleOptions:
+    """The seven shared options' values as typed, not yet read (see :func:`rule_options`)."""
+
+    decks: int | None = None
+    composition: str | None = None
+    banco: str = "no-commission"
+    commission: str = "0.05"
+    tie_pays: int = 8
+    lion_paytable: str | None = None
+    drawing: str = "standard"
+
+    def shoe_and_rules(self) -> tuple[Composition, RuleSet]:
+        """The shoe's composition and the :class:`RuleSet`, every value checked."""
+        return shoe_and_rules(decks=self.decks, composition=self.composition, banco=self.banco,
+                              commission=self.commission, tie_pays=self.tie_pays,
+                              lion_paytable=self.lion_paytable, drawing=self.drawing)
+
+    def ruleset(self) -> RuleSet:
+        """Only the :class:`RuleSet`."""
+        return self.shoe_and_rules()[1]
+
+
+_OPTION_TYPES: dict[str, Any] = {
+    "decks": DecksOption, "composition": CompositionOption, "banco": BancoOption,
+    "commission": CommissionOption, "tie_pays": TiePaysOption,
+    "lion_paytable": LionPaytableOption, "drawing": DrawingOption,
+}
+
+
+def rule_options(*, shoe: bool = True,
+                 composition: bool = True) -> Callable[[_Command], _Command]:
+    """Give a command the shared rule options; it receives them as ``rules: RuleOptions``.
+
+    With ``shoe=False`` the command has no ``--decks`` and ``--composition`` (its cards come
+    from elsewhere); with ``composition=False`` only ``--decks`` (a game deals full decks).
+    Put it under ``@app.command()``. The command's own parameters keep their order; the rule
+    options follow them, under the "Table rules" heading of ``--help``.
+    """
+
+    def decorate(command: _Command) -> _Command:
+        own = inspect.signature(command, eval_str=True)
+        if "rules" not in own.parameters:
+            raise TypeError(f"{command.__name__} needs a `rules: RuleOptions` parameter")
+        left_out = ({"decks", "composition"} if not shoe else set()) | (
+            {"composition"} if not composition else set())
+        names = [f.name for f in fields(RuleOptions) if f.name not in left_out]
+        defaults = RuleOptions()
+        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                   annotation=_OPTION_TYPES[name], default=getattr(defaults, name))
+                 for name in names]
+        kept = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+                for p in own.parameters.values() if p.name != "rules"]
+
+        @functools.wraps(command)
+        def wrapper(**values: Any) -> Any:
+            chosen = RuleOptions(**{name: values.pop(name) for name in names})
+            return command(**values, rules=chosen)
+
+        parameters = kept + added
+        wrapper.__signature__ = own.replace(parameters=parameters)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def parse_composition(text: str) -> Composition:
@@ -145,7 +245,7 @@ def parse_banco(text: str) -> BancoPayout:
 
 def parse_drawing(text: str) -> Drawing:
     """Read ``standard`` or ``seed-literal`` (R6)."""
-    return _choice(Drawing, text, what="a drawing rule", code="bad-rules")
+    return _choice(Drawing, text, what="a drawing table", code="bad-drawing")
 
 
 def shoe_and_rules(
@@ -156,13 +256,17 @@ def shoe_and_rules(
     commission: str = "0.05",
     tie_pays: int = 8,
     lion_paytable: str | None = None,
-    rules: str = "standard",
+    drawing: str = "standard",
+    rules: str | None = None,
 ) -> tuple[Composition, RuleSet]:
     """Turn the shared options' values into the shoe's composition and a :class:`RuleSet`.
 
     With neither ``decks`` nor ``composition``, the shoe is six full decks (R1). With a
     composition, ``RuleSet.decks`` is the number of decks the cards would fill (1–8).
+    ``rules`` is the old name of ``drawing`` (for callers written before ``--drawing``).
     """
+    if rules is not None:
+        drawing = rules
     if decks is not None and composition is not None:
         raise PuntoBancoError("Give --decks or --composition, not both.", code="bad-shoe")
     if composition is not None:
@@ -180,10 +284,65 @@ def shoe_and_rules(
     table = LION_PAYTABLE if lion_paytable is None else parse_paytable(lion_paytable)
     ruleset = RuleSet(
         decks=deck_count,
-        drawing=parse_drawing(rules),
+        drawing=parse_drawing(drawing),
         tie_pays=tie_pays,
         banco_payout=payout,
         commission=rate,
         lion_paytable=table,
     )
     return shoe, ruleset
+
+
+_LIMIT_FIELDS = {"punto": "punto_limits", "banco": "banco_limits", "egalite": "egalite_limits",
+                 "lion": "lion_limits"}
+
+
+def parse_limit(text: str) -> tuple[str, Limits]:
+    """Read one ``--limit KIND=MIN-MAX`` in euros: the RuleSet field and its limits.
+
+    >>> parse_limit("egalite=5-500")
+    ('egalite_limits', Limits(minimum=500, maximum=50000))
+    >>> parse_limit("lion=50-10")
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.PuntoBancoError: --limit lion=50-10: the minimum cannot exceed the maximum.
+    """
+    kind, equals, span = text.partition("=")
+    low, dash, high = span.partition("-")
+    field_name = _LIMIT_FIELDS.get(kind.strip().lower())
+    if not equals or not dash or field_name is None:
+        raise PuntoBancoError(
+            f"--limit takes KIND=MIN-MAX in euros, KIND one of punto, banco, egalite, lion "
+            f"(e.g. egalite=5-500), not {text!r}.", code="bad-limit")
+    minimum, maximum = parse_euros(low), parse_euros(high)
+    if minimum <= 0:
+        raise PuntoBancoError(f"--limit {text}: the minimum must be positive.", code="bad-limit")
+    if minimum > maximum:
+        raise PuntoBancoError(f"--limit {text}: the minimum cannot exceed the maximum.",
+                              code="bad-limit")
+    return field_name, Limits(minimum, maximum)
+
+
+def apply_limits(ruleset: RuleSet, *, limits: Sequence[str] = (),
+                 chip: str | None = None) -> RuleSet:
+    """The rules with the ``--limit`` and ``--chip`` options applied (M1, M2, L3).
+
+    >>> rules = apply_limits(RuleSet(), limits=["punto=20-2000", "banco=20-2000"], chip="5")
+    >>> rules.punto_limits.minimum, rules.banco_limits.maximum, rules.chip_unit
+    (2000, 200000, 500)
+    """
+    changes: dict[str, Any] = {}
+    for text in limits:
+        field_name, span = parse_limit(text)
+        if field_name in changes:
+            raise PuntoBancoError(f"--limit gives {text.partition('=')[0].strip()} twice; give "
+                                  "each box once.", code="bad-limit")
+        changes[field_name] = span
+    if chip is not None:
+        changes["chip_unit"] = parse_euros(chip)
+        if changes["chip_unit"] <= 0:
+            raise PuntoBancoError(f"--chip takes a positive amount in euros, not {chip}.",
+                                  code="bad-chip")
+    if not changes:
+        return ruleset
+    return ruleset.replace(**changes)  # RuleSetError (one sentence) for an impossible table

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -25,36 +27,41 @@ if TYPE_CHECKING:
 OPERATOR_PASSWORD_VARIABLE = "PUNTOBANCO_OPERATOR_PASSWORD"
 
 
-@app.command()
+#: ``serve --help``: paragraphs without hard line breaks (the terminal wraps them), URLs whole.
+_SERVE_HELP = (
+    "Run the live table: the web page, its API and a dealer per table, on a real database.\n\n"
+    "An empty database gets two tables and an operator account, whose password comes from "
+    "PUNTOBANCO_OPERATOR_PASSWORD or is generated and printed once. On a database that has its "
+    "operator already, the variable is not applied (serve says so): reset the password with "
+    "`puntobanco operator-password`.")
+
+
+@app.command(help=_SERVE_HELP)
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     database_url: Annotated[str | None, typer.Option(
-        help="SQLAlchemy URL; default: an SQLite file under ./var/ "
-             "(PostgreSQL: postgresql+psycopg://user:password@host/db).")] = None,
+        help="SQLAlchemy URL of the database (default: an SQLite file under ./var/); for "
+             "PostgreSQL see docs/server.md.", metavar="URL", show_default=False)] = None,
     betting_seconds: Annotated[float | None, typer.Option(
-        help="Betting window of every table, overriding the tables' own settings.")] = None,
+        help=f"Betting window of every table in seconds, {_betting_range()}, overriding the "
+             "tables' own settings.", metavar="SECONDS", show_default=False)] = None,
     closed_seconds: Annotated[float, typer.Option(
         help="Pause between \"no more bets\" and the first card, so players see betting "
-             "close.")] = 1.0,
-    card_seconds: Annotated[float, typer.Option(help="Pause between two dealt cards.")] = 0.6,
+             "close.", metavar="SECONDS")] = 1.0,
+    card_seconds: Annotated[float, typer.Option(help="Pause between two dealt cards.",
+                                                metavar="SECONDS")] = 0.6,
     result_seconds: Annotated[float, typer.Option(
-        help="Pause between a settled coup and the next betting window.")] = 4.0,
+        help="Pause between a settled coup and the next betting window.",
+        metavar="SECONDS")] = 4.0,
     always_deal: Annotated[bool, typer.Option(
-        help="Deal even while nobody watches a table (by default an unwatched table waits).")
-    ] = False,
+        "--always-deal", help="Deal even while nobody watches a table (by default an unwatched "
+        "table waits).")] = False,
 ) -> None:
-    """Run the live table: the web page, its API and a dealer per table, on a real database.
-
-    An empty database gets two tables and an operator account; the operator's password comes
-    from PUNTOBANCO_OPERATOR_PASSWORD, or is generated and printed once.
-    """
     # Mistakes that need no database are answered before the web stack is even imported.
     from puntobanco.server.settings import (
         MAX_BETTING_SECONDS,
-        MAX_PASSWORD,
         MIN_BETTING_SECONDS,
-        MIN_PASSWORD,
         ServerSettings,
         default_database_url,
     )
@@ -66,10 +73,7 @@ def serve(
                               f"{MAX_BETTING_SECONDS} seconds, not {betting_seconds}.")
     if not all(value >= 0 for value in (closed_seconds, card_seconds, result_seconds)):
         raise PuntoBancoError("A pause cannot be negative.")
-    password = os.environ.get(OPERATOR_PASSWORD_VARIABLE) or None
-    if password is not None and not MIN_PASSWORD <= len(password.encode()) <= MAX_PASSWORD:
-        raise PuntoBancoError(f"{OPERATOR_PASSWORD_VARIABLE} must be {MIN_PASSWORD} to "
-                              f"{MAX_PASSWORD} bytes long.")
+    password = _password_from_environment()
     _check_port_free(host, port)
 
     import uvicorn
@@ -95,9 +99,87 @@ def serve(
             typer.echo(f"puntobanco: operator account created: user 'operator', password "
                        f"'{casino.generated_operator_password}' (shown only now; set "
                        f"{OPERATOR_PASSWORD_VARIABLE} to choose it).")
+        if getattr(casino, "operator_password_ignored", False):
+            typer.echo(f"puntobanco: {OPERATOR_PASSWORD_VARIABLE} is not applied: this database "
+                       "has its operator already, with another password. Reset it with "
+                       f"`puntobanco operator-password --database-url {shown_url}`.")
 
     uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level="warning",
                 timeout_graceful_shutdown=5)
+
+
+def _betting_range() -> str:
+    from puntobanco.server.settings import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
+
+    return f"{MIN_BETTING_SECONDS:g} to {MAX_BETTING_SECONDS:g}"
+
+
+def _password_from_environment() -> str | None:
+    from puntobanco.server.settings import MAX_PASSWORD, MIN_PASSWORD
+
+    password = os.environ.get(OPERATOR_PASSWORD_VARIABLE) or None
+    if password is not None and not MIN_PASSWORD <= len(password.encode()) <= MAX_PASSWORD:
+        raise PuntoBancoError(f"{OPERATOR_PASSWORD_VARIABLE} must be {MIN_PASSWORD} to "
+                              f"{MAX_PASSWORD} bytes long.")
+    return password
+
+
+@app.command("operator-password")
+def operator_password(
+    database_url: Annotated[str | None, typer.Option(
+        help="The server's database (default: the SQLite file under ./var/ that serve uses).",
+        metavar="URL", show_default=False)] = None,
+    generate: Annotated[bool, typer.Option(
+        "--generate", help="Make up a new password and print it once.")] = False,
+) -> None:
+    """Reset the operator's password, and sign the operator out everywhere.
+
+    The new password comes from PUNTOBANCO_OPERATOR_PASSWORD, or is typed twice at the prompt, or
+    is made up with --generate. Works whether the server runs or not.
+    """
+    import secrets
+
+    from puntobanco.server.db.engine import Database, check_database
+    from puntobanco.server.settings import default_database_url
+
+    password = _password_from_environment()
+    shown = password is None and generate
+    if password is None:
+        if generate:
+            password = secrets.token_urlsafe(12)
+        elif sys.stdin.isatty():
+            password = typer.prompt("New operator password", hide_input=True,
+                                    confirmation_prompt=True)
+        else:
+            raise PuntoBancoError(f"Give the new password in {OPERATOR_PASSWORD_VARIABLE}, type "
+                                  "it at a terminal, or use --generate.")
+    url = database_url or default_database_url()
+    check_database(url)
+    database = Database(url, threads=1)
+    try:
+        with database.write() as session:
+            _reset_operator_password(session, password)
+    finally:
+        database.close()
+    typer.echo("puntobanco: the operator's password is reset; the operator is signed out "
+               "everywhere." + (f" New password: '{password}' (shown only now)." if shown else ""))
+
+
+def _reset_operator_password(session: Any, password: str) -> None:
+    from sqlalchemy import delete, select
+
+    from puntobanco.server.db import auth
+    from puntobanco.server.db.models import LoginSession, Player
+
+    auth.check_password(password)
+    operator = session.scalars(select(Player).where(Player.role == "operator")
+                               .order_by(Player.id)).first()
+    if operator is None:
+        raise PuntoBancoError("This database has no operator yet: `puntobanco serve` creates one "
+                              f"on its first start (with {OPERATOR_PASSWORD_VARIABLE}, your "
+                              "password).")
+    operator.password_hash = auth.hash_password(password)
+    session.execute(delete(LoginSession).where(LoginSession.player_id == operator.id))
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -124,36 +206,59 @@ def verify(
     shoe_file: Annotated[Path | None, typer.Option(
         help="A shoe as GET /api/shoes/{id} returns it (JSON).")] = None,
     url: Annotated[str | None, typer.Option(
-        help="A running server, e.g. http://127.0.0.1:8000 (with --shoe).")] = None,
-    shoe: Annotated[int | None, typer.Option(help="The shoe's id on that server.")] = None,
+        help="A running server, e.g. http://127.0.0.1:8000 (with --table and --shoe).")] = None,
+    table: Annotated[str | None, typer.Option(
+        help="The table's name, as the page shows it (with --url and --shoe).")] = None,
+    shoe: Annotated[int | None, typer.Option(
+        help="With --table: the table's shoe number, as the page shows it. Alone: the shoe's "
+             "id on the server.")] = None,
 ) -> None:
     """Check a provably fair shoe: its commitment, its cards and every coup dealt from it.
 
-    Prints "verified" (exit 0) or "MISMATCH: reason" (exit 1); bad input exits 2.
+    Prints "verified: table T, shoe N: …" (exit 0) or "MISMATCH: table T, shoe N: reason"
+    (exit 1), naming the table and shoe checked; bad input exits 2.
     """
     from puntobanco.cards import parse_cards
     from puntobanco.server.fair import Verdict, check_commitment, check_shoe_json
 
     modes = [commitment is not None or salt is not None or cards is not None,
-             shoe_file is not None, url is not None or shoe is not None]
+             shoe_file is not None, url is not None or shoe is not None or table is not None]
     if sum(modes) != 1:
         raise PuntoBancoError("Give either --commitment, --salt and --cards, or --shoe-file, or "
-                              "--url and --shoe.")
+                              "--url, --table and --shoe.")
     verdict: Verdict
     if modes[0]:
         if commitment is None or salt is None or cards is None:
             raise PuntoBancoError("--commitment, --salt and --cards go together.")
         verdict = check_commitment(commitment, salt, parse_cards(cards))
+        which = ""
         what = "the commitment matches the salt and order"
     else:
-        data = _read_shoe_file(shoe_file) if shoe_file is not None else _fetch_shoe(url, shoe)
+        data = (_read_shoe_file(shoe_file) if shoe_file is not None
+                else _fetch_shoe(url, shoe, table=table))
         verdict = check_shoe_json(data)
+        which = f"{_which_shoe(data)}: "
         what = (f"the commitment matches; {len(data['revealed']['order'])} cards, whole decks; "
                 f"{verdict.coups_checked} coup(s) dealt exactly as the order deals them")
     if not verdict.ok:
-        typer.echo(f"MISMATCH: {verdict.reason}")
+        typer.echo(f"MISMATCH: {which}{verdict.reason}")
         raise typer.Exit(1)
-    typer.echo(f"verified: {what}")
+    typer.echo(f"verified: {which}{what}")
+
+
+def _which_shoe(data: Any) -> str:
+    """``table Roma, shoe 3 (shoe id 17)``: what was checked, from the shoe's JSON.
+
+    >>> _which_shoe({"id": 17, "table_id": 2, "table_name": "Roma", "shoe_no": 3})
+    'table Roma, shoe 3 (shoe id 17)'
+    >>> _which_shoe({"id": 4, "table_id": 1, "shoe_no": 1})
+    'table 1, shoe 1 (shoe id 4)'
+    """
+    try:
+        table = data.get("table_name") or data["table_id"]
+        return f"table {table}, shoe {data['shoe_no']} (shoe id {data['id']})"
+    except (AttributeError, KeyError, TypeError):
+        return "a shoe without its table and number"
 
 
 def _read_shoe_file(path: Path) -> Any:
@@ -165,10 +270,19 @@ def _read_shoe_file(path: Path) -> Any:
         raise PuntoBancoError(f"{str(path)!r} is not JSON.") from None
 
 
-def _fetch_shoe(url: str | None, shoe: int | None) -> Any:
+def _fetch_shoe(url: str | None, shoe: int | None, *, table: str | None = None) -> Any:
     if url is None or shoe is None:
-        raise PuntoBancoError("--url and --shoe go together.")
-    address = f"{url.rstrip('/')}/api/shoes/{shoe}"
+        raise PuntoBancoError("--url and --shoe go together (with --table for the table's own "
+                              "shoe number).")
+    base = url.rstrip("/")
+    if table is not None:
+        if not table.strip():
+            raise PuntoBancoError("--table needs the table's name.")
+        address = f"{base}/api/tables/{urllib.parse.quote(table.strip(), safe='')}/shoes/{shoe}"
+        missing = f"The server at {base} has no shoe {shoe} at table {table.strip()}."
+    else:
+        address = f"{base}/api/shoes/{shoe}"
+        missing = f"The server at {base} has no shoe {shoe}."
     if not address.startswith(("http://", "https://")):
         raise PuntoBancoError(f"{url!r} is not an http:// or https:// address.")
     # The command speaks English: so should the server's refusals it passes on.
@@ -179,7 +293,7 @@ def _fetch_shoe(url: str | None, shoe: int | None) -> Any:
             return json.loads(answer.read().decode("utf-8"))
     except urllib.error.HTTPError as error:
         if error.code == 404:
-            raise PuntoBancoError(f"The server at {url.rstrip('/')} has no shoe {shoe}.") from None
+            raise PuntoBancoError(missing) from None
         raise PuntoBancoError(f"{address} answered {error.code}{_error_message(error)}.") from None
     except (urllib.error.URLError, OSError) as error:
         raise PuntoBancoError(f"Cannot reach {address} ({getattr(error, 'reason', error)}).") from None

@@ -14,16 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from puntobanco.cli._app import app
-from puntobanco.cli.ruleopts import (
-    BancoOption,
-    CommissionOption,
-    CompositionOption,
-    DecksOption,
-    LionPaytableOption,
-    RulesOption,
-    TiePaysOption,
-    shoe_and_rules,
-)
+from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import LastCoup, RuleSet
 
@@ -46,13 +37,9 @@ SchedulerOption = Annotated[str | None, typer.Option(
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
-def table_and_shoe(*, decks: int | None, composition: str | None, banco: str, commission: str,
-                   tie_pays: int, lion_paytable: str | None, rules: str,
-                   cut_card: int) -> tuple[Composition, RuleSet]:
+def table_and_shoe(rules: RuleOptions, *, cut_card: int) -> tuple[Composition, RuleSet]:
     """The shared rule options plus ``--cut-card``, checked, as (composition, RuleSet)."""
-    shoe, ruleset = shoe_and_rules(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules)
+    shoe, ruleset = rules.shoe_and_rules()
     return shoe, ruleset.replace(cut_card=cut_card)
 
 
@@ -90,6 +77,18 @@ def progress_bar(label: str, total: int, *, enabled: bool) -> Iterator[Callable[
         yield lambda done: progress.advance(task, done)
 
 
+@contextmanager
+def compiling(*, enabled: bool) -> Iterator[None]:
+    """``compiling (first run only)…`` on the terminal's stderr while the kernels get ready."""
+    if not enabled or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status("compiling (first run only)…"):
+        yield
+
+
 def _rate(per_second: float) -> str:
     if per_second >= 1e6:
         return f"{per_second / 1e6:.1f} million coups per second"
@@ -109,26 +108,20 @@ def shoe_sentence(rules: RuleSet, composition: Composition) -> str:
 
 
 @app.command()
+@rule_options()
 def simulate(
+    *,
     shoes: Annotated[int, typer.Option("--shoes", help="How many shoes to play.")] = 100_000,
     seed: SeedOption = None,
     cut_card: CutCardOption = 14,
     workers: WorkersOption = None,
     scheduler: SchedulerOption = None,
     json_output: JsonOption = False,
-    decks: DecksOption = None,
-    composition: CompositionOption = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    rules: RuleOptions,
 ) -> None:
     """Play whole shoes (shuffle, burn, cut card, one more coup) and settle all five bets."""
     check_shoes(shoes)
-    shoe, ruleset = table_and_shoe(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules, cut_card=cut_card)
+    shoe, ruleset = table_and_shoe(rules, cut_card=cut_card)
     run_seed = fresh_seed(seed)
     from puntobanco.sim import engine
     from puntobanco.sim.executors import Placement
@@ -138,12 +131,15 @@ def simulate(
         exact_evs,
         exact_std_devs,
         small_run_warning,
+        warm_up,
     )
     from puntobanco.sim.simulate import simulate as run_simulation
 
     Placement(workers=workers, scheduler=scheduler)  # refuse bad options before any work
-    engine.ShoeSpec.build(ruleset, shoe)
+    spec = engine.ShoeSpec.build(ruleset, shoe)
     plan = engine.chunk_plan(shoes)
+    with compiling(enabled=not json_output):
+        warm_up(spec)  # the run is timed after it
     with progress_bar("Simulating", len(plan), enabled=not json_output) as advance:
         run = run_simulation(ruleset, shoes=shoes, seed=run_seed, composition=shoe,
                              workers=workers, scheduler=scheduler, progress=advance)
@@ -187,7 +183,9 @@ def simulate(
 
 
 @app.command()
+@rule_options()
 def count(
+    *,
     shoes: Annotated[int, typer.Option("--shoes", help="How many shoes to study.")] = 10_000,
     seed: SeedOption = None,
     cut_card: CutCardOption = 14,
@@ -197,28 +195,23 @@ def count(
         "--out", help="Folder for the plots (PNG); none are drawn without it.",
         show_default=False)] = None,
     json_output: JsonOption = False,
-    decks: DecksOption = None,
-    composition: CompositionOption = None,
-    banco: BancoOption = "no-commission",
-    commission: CommissionOption = "0.05",
-    tie_pays: TiePaysOption = 8,
-    lion_paytable: LionPaytableOption = None,
-    rules: RulesOption = "standard",
+    rules: RuleOptions,
 ) -> None:
     """Can counting cards beat the bets? Exact EV at every coup, the ceiling, the best count."""
     check_shoes(shoes, least=2)
-    shoe, ruleset = table_and_shoe(decks=decks, composition=composition, banco=banco,
-                                   commission=commission, tie_pays=tie_pays,
-                                   lion_paytable=lion_paytable, rules=rules, cut_card=cut_card)
+    shoe, ruleset = table_and_shoe(rules, cut_card=cut_card)
     run_seed = fresh_seed(seed)
     if out is not None and out.exists() and not out.is_dir():
         raise PuntoBancoError(f"--out {out} is a file, not a folder.", code="bad-out")
-    from puntobanco.sim import countreport
-    from puntobanco.sim.counting import count_chunk_plan, study
+    from puntobanco.sim import countreport, engine
+    from puntobanco.sim.counting import build_setup, count_chunk_plan, study
+    from puntobanco.sim.counting import warm_up as warm_up_count
     from puntobanco.sim.executors import Placement
 
     Placement(workers=workers, scheduler=scheduler)
     plan = count_chunk_plan(shoes)
+    with compiling(enabled=not json_output):
+        warm_up_count(build_setup(engine.ShoeSpec.build(ruleset, shoe), shoes)[0])
     with progress_bar("Counting", len(plan), enabled=not json_output) as advance:
         result = study(ruleset, shoes=shoes, seed=run_seed, composition=shoe, workers=workers,
                        scheduler=scheduler, progress=advance)

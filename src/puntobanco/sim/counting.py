@@ -435,6 +435,7 @@ def study(rules: RuleSet, *, shoes: int, seed: int, composition: Composition | N
     setup, effects = build_setup(engine.ShoeSpec.build(rules, composition), shoes, tags_by_bet)
     plan = count_chunk_plan(shoes)
     tasks = [(chunk, chunk * COUNT_CHUNK_SHOES, size) for chunk, size in plan]
+    warm_up(setup)  # numba compiles (or loads its cache) here, not inside the timed study
     began = time.perf_counter()
     totals = fold_chunks(count_chunk, tasks, _add, _empty(setup), threads=threads,
                          workers=workers, scheduler=scheduler, progress=progress,
@@ -443,6 +444,12 @@ def study(rules: RuleSet, *, shoes: int, seed: int, composition: Composition | N
     choices = {name: choose_count(totals, setup, k) for k, name in enumerate(BET_NAMES)}
     return CountStudy(setup=setup, seed=seed, seconds=seconds, placement=placement.describe(),
                       totals=totals, choices=choices, effects=effects)
+
+
+def warm_up(setup: CountSetup) -> None:
+    """Study one shoe, so the compiled kernels (the shoe's and the exact EVs') are ready before a
+    study is timed: compiled on the first run only, then loaded from numba's cache."""
+    count_chunk(0, 0, 1, setup=setup, seed=0)
 
 
 def _add(total: CountChunk, chunk: CountChunk) -> CountChunk:

@@ -1,4 +1,8 @@
-"""Plots of the counting study (matplotlib, PNG): EV by shoe depth, EV distribution, count vs EV."""
+"""Plots of the counting study (matplotlib, PNG): EV by shoe depth, EV distribution, count vs EV.
+
+Each figure puts the five bets in a grid of two rows of three panels (about 1,400 × 900 pixels,
+readable on an ordinary screen); the sixth cell holds the legend and the notes.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,9 @@ from puntobanco.sim.tables import BET_NAMES
 
 TITLES = {"punto": "Punto", "banco": "Banco", "egalite": "Égalité",
           "lion-punto": "Lion Bonus on Punto", "lion-banco": "Lion Bonus on Banco"}
+#: Card values in the order of the tags, as the plots name them.
+CARD_NAMES = ("10-K", "A", "2", "3", "4", "5", "6", "7", "8", "9")
+FIGURE_SIZE, DPI = (14.0, 9.0), 100
 EV_CENTRES = (EV_EDGES[1:] + EV_EDGES[:-1]) / 2
 EV_WIDTHS = np.diff(EV_EDGES)
 
@@ -32,6 +39,40 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _panels(plt: Any) -> tuple[Any, list[Any], Any]:
+    """A figure with five panels in two rows of three, and the sixth cell for the notes."""
+    fig, grid = plt.subplots(2, 3, figsize=FIGURE_SIZE)
+    cells = list(grid.flat)
+    notes = cells[5]
+    notes.axis("off")
+    return fig, cells[:5], notes
+
+
+def tags_label(tags: tuple[int, ...]) -> str:
+    """The tags by card name, on two lines: ``10-K +0 · A -1 · …``.
+
+    >>> print(tags_label((0, -1, -1, -1, -2, 1, 2, 1, 1, 0)))
+    10-K 0 · A −1 · 2 −1 · 3 −1 · 4 −2
+    5 +1 · 6 +2 · 7 +1 · 8 +1 · 9 0
+    """
+    parts = [f"{name} {'0' if tag == 0 else f'{tag:+d}'.replace('-', '−')}"
+             for name, tag in zip(CARD_NAMES, tags, strict=True)]
+    return " · ".join(parts[:5]) + "\n" + " · ".join(parts[5:])
+
+
+def _finish(fig: Any, notes: Any, result: CountStudy, title: str, path: Path, *,
+            handles: Any = None, text: str = "") -> Path:
+    if handles:
+        notes.legend(*handles, loc="upper left", fontsize=10, frameon=False)
+    if text:
+        notes.text(0.0, 0.0, text, fontsize=9.5, va="bottom", wrap=True,
+                   transform=notes.transAxes)
+    fig.suptitle(_caption(result, title), fontsize=13)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    return path
 
 
 def _quantiles(hist: npt.NDArray[np.int64], qs: tuple[float, ...]) -> npt.NDArray[np.float64]:
@@ -56,7 +97,7 @@ def _occupied(hist: npt.NDArray[np.int64]) -> slice:
 def plot_ev_by_depth(result: CountStudy, path: Path) -> Path:
     """Each bet's exact EV against the share of the shoe dealt: median, 50 % and 90 % bands."""
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(BET_NAMES), figsize=(20, 4.4), sharex=True)
+    fig, axes, notes = _panels(plt)
     depth = (np.arange(DEPTH_BINS) + 0.5) / DEPTH_BINS * 100
     for k, name in enumerate(BET_NAMES):
         ax = axes[k]
@@ -72,12 +113,12 @@ def plot_ev_by_depth(result: CountStudy, path: Path) -> Path:
         ax.axhline(0, color="black", lw=0.8)
         ax.set_title(TITLES[name])
         ax.set_xlabel("shoe dealt (%)")
+        ax.set_ylabel("exact EV of the cards left (%)")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("exact EV of the cards left (%)")
-    axes[0].legend(loc="lower left", fontsize=8)
-    fig.suptitle(_caption(result, "Exact EV against shoe depth"))
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _finish(fig, notes, result, "Exact EV against shoe depth", path,
+            handles=axes[0].get_legend_handles_labels(),
+            text="Each bet's exact EV for the cards left\nbefore every coup: the mean, and the\n"
+                 "bands holding 50 % and 90 % of coups.")
     plt.close(fig)
     return path
 
@@ -85,7 +126,7 @@ def plot_ev_by_depth(result: CountStudy, path: Path) -> Path:
 def plot_ev_distribution(result: CountStudy, path: Path) -> Path:
     """Histogram of the exact EV over all coups, per bet (log scale), with the share above 0."""
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(BET_NAMES), figsize=(20, 4.4))
+    fig, axes, notes = _panels(plt)
     totals = result.totals
     for k, name in enumerate(BET_NAMES):
         ax = axes[k]
@@ -105,11 +146,12 @@ def plot_ev_distribution(result: CountStudy, path: Path) -> Path:
         positive = int(totals.positive[k].sum()) / totals.coups
         ax.set_title(f"{TITLES[name]}\nEV > 0 on {positive:.2%} of coups")
         ax.set_xlabel("exact EV (%)")
+        ax.set_ylabel("share of coups per 0.1 % of EV")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("share of coups per 0.1 % of EV")
-    fig.suptitle(_caption(result, "Distribution of the exact EV"))
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _finish(fig, notes, result, "Distribution of the exact EV", path,
+            handles=axes[0].get_legend_handles_labels(),
+            text="Share of coups at each exact EV\n(log scale); red: the coups where the\n"
+                 "bet has the edge (EV > 0).")
     plt.close(fig)
     return path
 
@@ -124,7 +166,7 @@ def plot_count_vs_ev(result: CountStudy, path: Path) -> Path:
     sample's others, and the legend says so. All use the true count that chose the threshold.
     """
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(BET_NAMES), figsize=(20, 4.6))
+    fig, axes, notes = _panels(plt)
     totals, setup = result.totals, result.setup
     for k, name in enumerate(BET_NAMES):
         ax = axes[k]
@@ -164,7 +206,7 @@ def plot_count_vs_ev(result: CountStudy, path: Path) -> Path:
         ax.axhline(0, color="black", lw=0.8)
         if choice.threshold is not None:
             ax.axvline(choice.threshold, color="tab:red", ls="--",
-                       label=f"bet at ≥ {choice.threshold:+.2f}")
+                       label=f"bet at true count ≥ {choice.threshold:+.1f}")
         if enough.sum() > 1:
             low, high = float(centres[enough].min()), float(centres[enough].max())
             if choice.threshold is not None:  # keep the betting line and its coups in view
@@ -173,17 +215,16 @@ def plot_count_vs_ev(result: CountStudy, path: Path) -> Path:
                 if tail.shape[0]:
                     high = max(high, float(tail.max()) + max(choice.step, (high - low) / 30))
             ax.set_xlim(low, high)
-        ax.set_title(f"{TITLES[name]}\ntags {' '.join(f'{t:+d}' for t in choice.tags)}",
-                     fontsize=10)
-        ax.set_xlabel("true count")
+        ax.set_title(f"{TITLES[name]} — tags\n{tags_label(choice.tags)}", fontsize=10)
+        ax.set_xlabel("true count (running count per deck left)")
+        ax.set_ylabel("exact EV (%)")
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", fontsize=7)
-    axes[0].set_ylabel("exact EV (%)")
-    fig.suptitle(_caption(result, "Best simple count against the exact EV") + "\nred: the coups "
-                 "at or above the betting threshold, from all shoes (see each legend); grey: a "
-                 "sample of the others")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+        ax.legend(loc="upper left", fontsize=8)
+    _finish(fig, notes, result, "Best simple count against the exact EV", path,
+            text="Red: the coups at or above the betting\nthreshold, from all shoes (see each\n"
+                 "legend); grey: a sample of the others.\nBlue: the mean exact EV at each true\n"
+                 "count. The true count is the tags of\nthe cards seen, less their average,\n"
+                 "per deck left in the shoe.")
     plt.close(fig)
     return path
 

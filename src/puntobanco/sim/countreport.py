@@ -9,7 +9,18 @@ from puntobanco.sim.counting import CountStudy
 from puntobanco.sim.tables import BET_NAMES
 
 #: Card values in the order of the tags, as printed.
-VALUE_NAMES = ("T/J/Q/K", "A", "2", "3", "4", "5", "6", "7", "8", "9")
+VALUE_NAMES = ("10-K", "A", "2", "3", "4", "5", "6", "7", "8", "9")
+
+
+def threshold_text(threshold: float, cut_card: int) -> str:
+    """The betting threshold on the true-count scale, and what it means at the cut card.
+
+    >>> threshold_text(30.4, 14)
+    'a true count of +30.4 or more (with 14 cards left, as at the cut card: a running count of +8.2)'
+    """
+    at_cut = threshold * cut_card / 52
+    return (f"a true count of {threshold:+.1f} or more (with {cut_card} cards left, as at the cut "
+            f"card: a running count of {at_cut:+.1f})")
 
 
 def bet_summary(result: CountStudy, bet: int) -> dict[str, Any]:
@@ -66,7 +77,8 @@ def to_text(result: CountStudy, *, plots: Sequence[str] = ()) -> str:
         f"{rules.tie_pays}:1. {document['seconds']:.1f} s on {document['placement']} "
         f"(exact EVs: {document['ev_seconds']:.1f} s of work).",
         "Ceiling: one unit whenever the exact EV of the cards left is positive (its expectation, "
-        "the sum of those EVs). Count: integer tags from the effects of removal; tags and "
+        "the sum of those EVs). Count: integer tags from the effects of removal, true count = "
+        "the tags of the cards seen less their average, per deck left; tags and "
         f"threshold chosen on the first {document['train_shoes']:,} shoes, judged on the other "
         f"{document['test_shoes']:,}.",
     ]
@@ -81,13 +93,14 @@ def to_text(result: CountStudy, *, plots: Sequence[str] = ()) -> str:
                      f"{bet['ceiling_bets_per_shoe']:.2f} bets per shoe"
                      + ("" if edge is None else f", edge {100 * edge:+.2f}% when betting")
                      + f"; realised {bet['ceiling_realised_units_per_shoe']:+.4f}")
-        tags = " ".join(f"{v}:{t:+d}" for v, t in zip(VALUE_NAMES, count["tags"], strict=True))
+        tags = " ".join(f"{v} {t:+d}" for v, t in zip(VALUE_NAMES, count["tags"], strict=True))
         if count["threshold"] is None:
             lines.append(f"  best count: none profitable on the training shoes (tags {tags})")
         else:
             count_edge = count["edge_when_betting"]
             lines.append(
-                f"  best count: {tags}; bet at true count ≥ {count['threshold']:+.2f}: "
+                f"  best count: {tags}; bet at "
+                f"{threshold_text(count['threshold'], rules.cut_card)}: "
                 f"{count['units_per_shoe']:.4f} units per shoe, {count['bets_per_shoe']:.2f} bets "
                 "per shoe"
                 + ("" if count_edge is None else f", edge {100 * count_edge:+.2f}% when betting")

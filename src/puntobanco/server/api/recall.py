@@ -1,10 +1,11 @@
-"""Game recall: a player's last coups, any coup by id, and shoes (revealed once finished)."""
+"""Game recall: a player's last coups, any coup by id, and shoes (revealed once finished), by
+id or by a table's own shoe number."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from puntobanco.server.api.deps import CasinoDep, MaybePlayer, SignedIn
 from puntobanco.server.api.schemas import CoupOut, ShoeOut
@@ -38,3 +39,15 @@ async def shoe(shoe_id: int, casino: CasinoDep) -> dict[str, Any]:
     if found is None:
         raise NotFound(f"There is no shoe {shoe_id}.")
     return found
+
+
+@router.get("/tables/{table}/shoes/{shoe_no}", response_model=ShoeOut)
+async def table_shoe(table: Annotated[str, Path(min_length=1, max_length=255)],
+                     shoe_no: Annotated[int, Path(ge=1, le=2_147_483_647)],
+                     casino: CasinoDep) -> dict[str, Any]:
+    """A table's shoe by the number the page shows (``table``: its name or id)."""
+    found = await casino.db.run_read(lambda s: recall.table_shoe_json(s, table, shoe_no))
+    if found is None:
+        raise NotFound(f"Table {table} has no shoe {shoe_no}.")
+    return found
+

@@ -217,6 +217,7 @@ class ShoeCoup(BaseModel):
 class ShoeOut(BaseModel):
     id: int
     table_id: int
+    table_name: str | None = None
     shoe_no: int
     commitment: str
     status: Literal["dealing", "finished"]

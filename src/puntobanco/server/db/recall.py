@@ -12,7 +12,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
-from puntobanco.server.db.models import BetRecord, CoupRecord, SettlementLineRecord, ShoeRecord
+from puntobanco.server.db.models import (
+    BetRecord,
+    CoupRecord,
+    GameTable,
+    SettlementLineRecord,
+    ShoeRecord,
+    table_name_key,
+)
 
 _SIDE_POSITIONS = ((("punto", 0), ("banco", 0), ("punto", 1), ("banco", 1)))
 
@@ -120,8 +127,10 @@ def shoe_json(session: Session, shoe_id: int) -> dict[str, Any] | None:
     coups = session.scalars(select(CoupRecord).where(CoupRecord.shoe_id == shoe_id)
                             .order_by(CoupRecord.coup_in_shoe, CoupRecord.id)).all()
     finished = shoe.status == "finished"
+    table = session.get(GameTable, shoe.table_id)
     return {
-        "id": shoe.id, "table_id": shoe.table_id, "shoe_no": shoe.shoe_no,
+        "id": shoe.id, "table_id": shoe.table_id, "table_name": table.name if table else None,
+        "shoe_no": shoe.shoe_no,
         "commitment": shoe.commitment, "status": shoe.status,
         "revealed": {"order": shoe.card_order.split(), "salt": shoe.salt} if finished else None,
         "rules": shoe.rules, "cut_index": shoe.cut_index, "burned": shoe.burned,
@@ -130,6 +139,21 @@ def shoe_json(session: Session, shoe_id: int) -> dict[str, Any] | None:
         "coups": [{"id": c.id, "coup_in_shoe": c.coup_in_shoe, "status": c.status,
                    "cards": c.cards.split() if c.cards else []} for c in coups],
     }
+
+
+def table_shoe_json(session: Session, table: str, shoe_no: int) -> dict[str, Any] | None:
+    """``GET /api/tables/{table}/shoes/{shoe_no}``: a table's shoe by the number the page shows.
+
+    ``table`` is the table's name (any case) or its id.
+    """
+    found = session.scalar(select(GameTable).where(GameTable.name_key == table_name_key(table)))
+    if found is None and table.isdigit():
+        found = session.get(GameTable, int(table))
+    if found is None:
+        return None
+    shoe_id = session.scalar(select(ShoeRecord.id).where(ShoeRecord.table_id == found.id,
+                                                         ShoeRecord.shoe_no == shoe_no))
+    return None if shoe_id is None else shoe_json(session, shoe_id)
 
 
 def road_json(coup: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,9 @@ class Casino:
         self.dealers: dict[int, TableDealer] = {}
         #: the operator's password when it was generated at this start (print it once)
         self.generated_operator_password: str | None = None
+        #: PUNTOBANCO_OPERATOR_PASSWORD was given, but the database's operator has another one
+        #: (``serve`` says so; ``puntobanco operator-password`` resets it)
+        self.operator_password_ignored = False
 
     async def open(self) -> None:
         """Seed an empty database, then start one dealer per table."""
@@ -53,7 +56,11 @@ class Casino:
             for name in self.config.default_tables:
                 store.create_table(session, name=name, rules=RuleSet(),
                                    betting_seconds=DEFAULT_BETTING_SECONDS)
-        if session.scalars(select(Player.id).where(Player.role == "operator")).first():
+        operator = session.scalars(select(Player).where(Player.role == "operator")).first()
+        if operator is not None:
+            wanted = self.config.operator_password
+            self.operator_password_ignored = wanted is not None and not auth.password_matches(
+                wanted, operator.password_hash)
             return None
         password = self.config.operator_password
         generated = password is None
