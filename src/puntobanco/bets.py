@@ -53,7 +53,7 @@ class BetKind(Enum):
         if kind is None:
             names = ", ".join(k.value for k in cls)
             raise PuntoBancoError(f"{text!r} is not a bet: choose one of {names}.",
-                                  code=ErrorCode.UNKNOWN_BET, text=text)
+                                  code=ErrorCode.UNKNOWN_BET, text=text.strip())
         return kind
 
 

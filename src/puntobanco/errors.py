@@ -77,6 +77,11 @@ class ErrorCode(StrEnum):
     BAD_PLACEMENT = "bad-placement"
     BAD_URL = "bad-url"
     BAD_DATABASE = "bad-database"
+    BAD_DRAWING = "bad-drawing"
+    BAD_LIMIT = "bad-limit"
+    BAD_CHIP = "bad-chip"
+    BAD_SPOT = "bad-spot"
+    IMPOSSIBLE_HAND = "impossible-hand"  # replay --punto/--banco: hands R4–R6 cannot deal
     # the server only (their sentences and HTTP statuses: puntobanco.server.messages)
     BAD_REQUEST = "bad-request"
     BAD_JSON = "bad-json"
