@@ -97,6 +97,10 @@ class ErrorCode(StrEnum):
     TABLE_NAME_LENGTH = "table-name-length"
     IDEMPOTENCY_CONFLICT = "idempotency-conflict"
     BAD_COUP_STATUS = "bad-coup-status"
+    TABLE_NAME_CHARACTERS = "table-name-characters"
+    TABLE_OUT_OF_SERVICE = "table-out-of-service"
+    TOO_MANY_REQUESTS = "too-many-requests"
+    BODY_TOO_LARGE = "body-too-large"
     INTERNAL_ERROR = "internal-error"
 
 

@@ -148,6 +148,17 @@ class Limits:
             )
 
 
+#: The ranges :class:`RuleSet` checks, so that no setting can make a settlement fail or overflow
+#: a database integer (issue 9): every pay is 0 to ``MAX_PAY`` to 1, a commission 0 to
+#: ``MAX_COMMISSION`` with a denominator of at most ``MAX_COMMISSION_DENOMINATOR``, every stake
+#: limit at most ``MAX_STAKE`` cents and the chip unit at most ``MAX_CHIP_UNIT`` cents. The
+#: largest net a bet can win is then ``MAX_STAKE * MAX_PAY`` = 10¹¹ cents, far inside 2⁶³.
+MAX_PAY = 1_000
+MAX_COMMISSION = Fraction(1, 4)
+MAX_COMMISSION_DENOMINATOR = 10_000
+MAX_STAKE = 100_000_000  # 1,000,000.00
+MAX_CHIP_UNIT = 1_000_000  # 10,000.00
+
 #: The SPEC's Lion Bonus pay table (L5c), for margins 9, 8, 7, 6, 5, 4.
 LION_PAYTABLE: tuple[int, ...] = (20, 8, 4, 4, 2, 1)
 #: The well-known Dragon Bonus pay table, for comparison.
@@ -192,15 +203,29 @@ class RuleSet:
         verify_decks(self.decks, code=RuleSetError.code)  # R1
         if self.tie_pays not in (8, 9):
             raise RuleSetError(f"Égalité pays 8:1 or 9:1 (B3), not {self.tie_pays}:1.")
-        if not 0 <= self.commission < 1:
-            raise RuleSetError(f"A commission lies between 0 and 1, not {self.commission}.")
-        if len(self.lion_paytable) != 6 or any(p < 0 for p in self.lion_paytable):
+        if self.commission.denominator > MAX_COMMISSION_DENOMINATOR:
+            raise RuleSetError(f"A commission is a fraction whose denominator is at most "
+                               f"{MAX_COMMISSION_DENOMINATOR}.")
+        if not 0 <= self.commission <= MAX_COMMISSION:
+            raise RuleSetError(f"A commission lies between 0 and {MAX_COMMISSION}, "
+                               f"not {self.commission}.")
+        if len(self.lion_paytable) != 6:
             raise RuleSetError(
-                "A Lion Bonus pay table has six non-negative pays, for margins 9, 8, 7, 6, 5 "
-                f"and 4; got {len(self.lion_paytable)} values."
+                "A Lion Bonus pay table has six pays, for margins 9, 8, 7, 6, 5 and 4; got "
+                f"{len(self.lion_paytable)} values."
             )
-        if self.chip_unit < 1:
-            raise RuleSetError(f"The chip unit is a positive number of cents, not {self.chip_unit}.")
+        for pays in (*self.lion_paytable, self.lion_natural_pays):
+            if not 0 <= pays <= MAX_PAY:
+                raise RuleSetError(f"A Lion Bonus pay lies between 0 and {MAX_PAY} to 1, "
+                                   f"not {pays}.")
+        if not 1 <= self.chip_unit <= MAX_CHIP_UNIT:
+            raise RuleSetError(f"The chip unit is 1 to {MAX_CHIP_UNIT} cents, "
+                               f"not {self.chip_unit}.")
+        for limits in (self.punto_limits, self.banco_limits, self.egalite_limits,
+                       self.lion_limits):
+            if limits.maximum > MAX_STAKE:
+                raise RuleSetError(f"A bet's maximum is at most {MAX_STAKE} cents, "
+                                   f"not {limits.maximum}.")
         if self.banco_payout is BancoPayout.HALF_ON_SIX and self.chip_unit % 2:
             raise RuleSetError(  # M1: B2's half pay must be a whole number of cents
                 f"Where a Banco win with 6 pays half, the chip unit is an even number of cents, "

@@ -21,8 +21,9 @@ puntobanco.errors.RuleSetError: A shoe holds 1 to 8 decks, not 0.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -145,13 +146,42 @@ def _enum(kind: type[BancoPayout] | type[LastCoup], value: Any, key: str) -> Any
         raise RuleSetError(f"The setting {key!r} is one of {choices}, not {value!r}.") from None
 
 
+#: A commission as JSON: a plain decimal (``"0.05"``) or a fraction (``"1/20"``), at most
+#: ``MAX_DECIMAL_TEXT`` characters, read by a regular expression and integer arithmetic, never
+#: by ``Decimal`` (``"1e-999999999"`` would cost minutes of CPU on the event loop; issue 9).
+MAX_DECIMAL_TEXT = 12
+_PLAIN_DECIMAL = re.compile(r"(0|[1-9][0-9]{0,3})(?:\.([0-9]{1,6}))?")
+_PLAIN_FRACTION = re.compile(r"([0-9]{1,5})/([1-9][0-9]{0,4})")
+
+
 def _fraction(value: Any) -> Fraction:
+    """A commission read cheaply and exactly.
+
+    >>> _fraction("0.05"), _fraction("1/40"), _fraction(0)
+    (Fraction(1, 20), Fraction(1, 40), Fraction(0, 1))
+    >>> _fraction("1e-999999999")
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.RuleSetError: The commission is a plain decimal such as "0.05", not '1e-999999999'.
+    """
+    refused = RuleSetError(f"The commission is a plain decimal such as \"0.05\", not {value!r:.40}.")
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise RuleSetError(f"The commission is a decimal such as \"0.05\", not {value!r}.")
-    try:
-        return Fraction(Decimal(str(value)))
-    except (InvalidOperation, ValueError, OverflowError):
-        raise RuleSetError(f"The commission is a decimal such as \"0.05\", not {value!r}.") from None
+        raise refused
+    if isinstance(value, int):
+        if not 0 <= value <= 1:
+            raise refused
+        return Fraction(value)
+    text = repr(value) if isinstance(value, float) else value
+    if len(text) > MAX_DECIMAL_TEXT:
+        raise refused
+    decimal = _PLAIN_DECIMAL.fullmatch(text)
+    if decimal is not None:
+        whole, digits = decimal.group(1), decimal.group(2) or ""
+        return Fraction(int(whole + digits), 10 ** len(digits))
+    fraction = _PLAIN_FRACTION.fullmatch(text)
+    if fraction is not None:
+        return Fraction(int(fraction.group(1)), int(fraction.group(2)))
+    raise refused
 
 
 def _fraction_text(value: Fraction) -> str:
@@ -164,4 +194,7 @@ def _fraction_text(value: Fraction) -> str:
     if denominator != 1:
         return f"{value.numerator}/{value.denominator}"
     text = format(Decimal(value.numerator) / Decimal(value.denominator), "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    if len(text) > MAX_DECIMAL_TEXT or _PLAIN_DECIMAL.fullmatch(text) is None:
+        return f"{value.numerator}/{value.denominator}"  # read back exactly by _fraction
+    return text

@@ -34,9 +34,13 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.settings import ServerSettings, table_rules_from_json
+from puntobanco.server.settings import GuardSettings, ServerSettings, table_rules_from_json
 
 OPERATOR_PASSWORD = "operator-secret"
+#: Tests sign up many players from one address and hammer bets on purpose: the rate limits are
+#: raised for them (tests/server/test_hostile.py checks the real defaults).
+TEST_GUARD = GuardSettings(login_per_address=(10_000, 1000.0), login_per_account=(1000, 100.0),
+                           bets_per_player=(100_000, 10_000.0))
 
 
 def free_port() -> int:
@@ -51,7 +55,8 @@ def fast_settings(database_url: str, **changes: Any) -> ServerSettings:
     cheap password hashing."""
     values: dict[str, Any] = {"database_url": database_url, "betting_seconds": 1.0,
                               "closed_seconds": 0.0, "card_seconds": 0.0, "result_seconds": 0.05,
-                              "bcrypt_rounds": 4, "operator_password": OPERATOR_PASSWORD}
+                              "bcrypt_rounds": 4, "operator_password": OPERATOR_PASSWORD,
+                              "guard": TEST_GUARD}
     values.update(changes)
     return ServerSettings(**values)
 

@@ -45,3 +45,38 @@ def test_wrong_settings_are_refused_in_one_sentence(data: dict[str, object]) -> 
         table_rules_from_json(data)
     assert refused.value.code == "bad-rules"
     assert refused.value.message.endswith(".") and "\n" not in refused.value.message
+
+
+# --- issue 9: no setting can stop a table, no decimal can freeze the server ----------------
+
+
+@pytest.mark.parametrize("data", [
+    {"lion_natural_pays": -5}, {"lion_natural_pays": 1001},
+    {"lion_paytable": [10**17, 8, 4, 4, 2, 1]}, {"lion_paytable": [20, 8, 4, 4, 2, -1]},
+    {"limits": {"punto": [1000, 10**17]}}, {"chip_unit": 10**12}, {"commission": "0.26"},
+    {"commission": "1e-999999999"}, {"commission": "1e-100000"}, {"commission": "0." + "1" * 200},
+    {"commission": " 0.05"}, {"commission": "0.05\n"}, {"commission": "5e-2"},
+    {"commission": "1/99999"}, {"commission": 1e-300},
+])
+def test_issue9_out_of_range_or_exotic_settings_are_refused(data: dict[str, object]) -> None:
+    with pytest.raises(RuleSetError) as refused:
+        table_rules_from_json(data)
+    assert refused.value.code == "bad-rules" and len(refused.value.message) < 200
+
+
+def test_issue9_a_huge_exponent_is_refused_at_once() -> None:
+    """"1e-999999999" used to keep a core busy for minutes (Decimal → Fraction)."""
+    import time
+
+    started = time.process_time()
+    for _ in range(1000):
+        with pytest.raises(RuleSetError):
+            table_rules_from_json({"commission": "1e-999999999"})
+    assert time.process_time() - started < 1.0
+
+
+@pytest.mark.parametrize("commission", [Fraction(0), Fraction(1, 20), Fraction(1, 8192),
+                                        Fraction(1, 7), Fraction(1, 4)])
+def test_issue9_every_allowed_commission_round_trips(commission: Fraction) -> None:
+    rules = RuleSet(banco_payout=BancoPayout.COMMISSION, commission=commission)
+    assert table_rules_from_json(table_rules_to_json(rules, betting_seconds=15))[0] == rules

@@ -32,6 +32,7 @@ from puntobanco.server.api.deps import (
     on_puntobanco_error,
     on_validation_error,
 )
+from puntobanco.server.api.guard import Guard, Guards
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.settings import ServerSettings
@@ -65,6 +66,8 @@ def create_app(settings: ServerSettings | None = None, *,
 
     app = FastAPI(title="puntobanco", version=__version__, description=DESCRIPTION,
                   lifespan=lifespan)
+    app.state.guards = Guards(config.guard)
+    app.add_middleware(Guard)  # body limit and security headers (issue 9)
     app.add_exception_handler(PuntoBancoError, on_puntobanco_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)

@@ -72,6 +72,11 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "it": "Il nome di un tavolo ha da 1 a 64 caratteri.",
         "es": "El nombre de una mesa tiene de 1 a 64 caracteres.",
         "en": "A table's name is 1 to 64 characters."},
+    "table-name-characters": {
+        "fr": "Le nom d'une table ne contient aucun caractère de contrôle.",
+        "it": "Il nome di un tavolo non contiene caratteri di controllo.",
+        "es": "El nombre de una mesa no contiene caracteres de control.",
+        "en": "A table's name has no control character."},
     # The detail is the core's (or the settings reader's) English sentence: the table settings
     # have many ranges, and the lead sentence says in the player's language what was refused.
     "bad-rules": {
@@ -99,6 +104,21 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "it": "Questo indirizzo non accetta questo metodo.",
         "es": "Esta dirección no acepta este método.",
         "en": "This address does not take that method."},
+    "body-too-large": {
+        "fr": "Le corps de la requête est trop long.",
+        "it": "Il corpo della richiesta è troppo lungo.",
+        "es": "El cuerpo de la solicitud es demasiado largo.",
+        "en": "The request body is too long."},
+    "too-many-requests": {
+        "fr": "Trop de requêtes : réessayez dans un instant.",
+        "it": "Troppe richieste: riprova tra un momento.",
+        "es": "Demasiadas solicitudes: inténtelo de nuevo en un momento.",
+        "en": "Too many requests: try again in a moment."},
+    "table-out-of-service": {
+        "fr": "Cette table est hors service : {detail}",
+        "it": "Questo tavolo è fuori servizio: {detail}",
+        "es": "Esta mesa está fuera de servicio: {detail}",
+        "en": "{detail}"},
     "internal-error": {
         "fr": "Une erreur est survenue sur le serveur.",
         "it": "Si è verificato un errore sul server.",
@@ -112,6 +132,7 @@ _STATUS: dict[str, int] = {
     "not-found": 404, "no-such-bet": 404,
     "username-taken": 409, "table-name-taken": 409, "table-closed": 409,
     "idempotency-conflict": 409, "internal-error": 500,
+    "body-too-large": 413, "too-many-requests": 429, "table-out-of-service": 409,
 }
 
 

@@ -79,6 +79,33 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GuardSettings:
+    """The limits that keep a hostile caller from taking the server down (issue 9; the threat
+    model of ``docs/server.md`` lists them). A rate is ``(burst, per_second)``: so many at
+    once, then so many per second on average."""
+
+    #: log-in attempts per account name, and log-in + sign-up attempts per address
+    login_per_account: tuple[int, float] = (10, 1 / 30)
+    login_per_address: tuple[int, float] = (30, 0.5)
+    #: bets and withdrawals per player (all tables together)
+    bets_per_player: tuple[int, float] = (20, 10.0)
+    #: bcrypt runs at once (each on a thread) and requests allowed to wait for one
+    hash_slots: int = 2
+    hash_queue: int = 32
+    #: open WebSockets in all, per address, per signed-in player
+    sockets_total: int = 2_000
+    sockets_per_address: int = 100
+    sockets_per_player: int = 8
+    #: a session ends after this long unused (each use renews it, at most once per
+    #: ``session_renew_seconds``) and, whatever its use, this long after the log-in
+    session_idle_seconds: float = 7 * 24 * 3600
+    session_max_seconds: float = 30 * 24 * 3600
+    session_renew_seconds: float = 300
+    #: how often an open signed-in WebSocket checks that its session still lives (no renewal)
+    session_recheck_seconds: float = 300
+
+
 def default_database_url(path: Path = DEFAULT_DATABASE_PATH) -> str:
     """The SQLAlchemy URL of the embedded SQLite file (its directory is created on demand)."""
     return f"sqlite:///{path}"
@@ -109,3 +136,5 @@ class ServerSettings:
     static_dir: Path = STATIC_DIR
     #: a stopping dealer finishes the coup in progress, but waits at most this long for it
     stop_timeout: float = 10.0
+    #: rate limits, caps and session lifetimes (issue 9)
+    guard: GuardSettings = field(default_factory=GuardSettings)

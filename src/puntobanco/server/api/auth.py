@@ -5,19 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import all_words
-from puntobanco.server.api.deps import CasinoDep, SignedIn, bearer_token, request_lang
-from puntobanco.server.api.schemas import AuthOut, LangIn, LoginIn, OkOut, PlayerOut, SignupIn
+from puntobanco.server.api.deps import CasinoDep, GuardsDep, SignedIn, bearer_token, request_lang
+from puntobanco.server.api.guard import client_address
+from puntobanco.server.api.schemas import (
+    ERRORS,
+    AuthOut,
+    LangIn,
+    LoginIn,
+    LogoutOut,
+    OkOut,
+    PlayerOut,
+    SignupIn,
+)
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.db.models import Player
+from puntobanco.server.usernames import normalise
 
-router = APIRouter(prefix="/api", tags=["players"])
+router = APIRouter(prefix="/api", tags=["players"], responses=ERRORS)
 
 
 def player_fields(player: PlayerInfo, balance: int) -> dict[str, Any]:
@@ -31,17 +41,22 @@ def player_json(session: Session, player: PlayerInfo) -> dict[str, Any]:
 
 
 @router.post("/signup", status_code=201, response_model=AuthOut)
-async def signup(body: SignupIn, request: Request, casino: CasinoDep) -> dict[str, Any]:
-    """Open an account; it starts with a play-money welcome credit (a ledger transaction)."""
+async def signup(body: SignupIn, request: Request, casino: CasinoDep,
+                 guards: GuardsDep) -> dict[str, Any]:
+    """Open an account; it starts with a play-money welcome credit (a ledger transaction).
+
+    The name is normalised (NFKC) and refused when it looks like a taken one."""
     request.state.lang = body.lang  # a refusal speaks the language the player asked for
-    auth.check_username(body.username)
+    username = auth.check_username(body.username)
     auth.check_password(body.password)
+    guards.login_address.check(client_address(request.client),
+                               "Too many sign-ins from this address: wait a moment.")
     lang = body.lang or request_lang(request)
-    hashed = await run_in_threadpool(auth.hash_password, body.password,
-                                     rounds=casino.config.bcrypt_rounds)
+    hashed = await guards.hashing.run(auth.hash_password, body.password,
+                                      rounds=casino.config.bcrypt_rounds)
 
     def create(session: Session) -> dict[str, Any]:
-        player = auth.create_player(session, username=body.username, password_hash=hashed,
+        player = auth.create_player(session, username=username, password_hash=hashed,
                                     lang=lang, welcome=casino.config.welcome_credit)
         return {"token": auth.open_session(session, player.id),
                 "player": player_json(session, player)}
@@ -50,11 +65,17 @@ async def signup(body: SignupIn, request: Request, casino: CasinoDep) -> dict[st
 
 
 @router.post("/login", response_model=AuthOut)
-async def login(body: LoginIn, casino: CasinoDep) -> dict[str, Any]:
+async def login(body: LoginIn, request: Request, casino: CasinoDep,
+                guards: GuardsDep) -> dict[str, Any]:
+    """Sign in. Attempts are limited per account name and per address (429, ``Retry-After``)."""
+    account = normalise(body.username).casefold()[:64]
+    guards.login_address.check(client_address(request.client),
+                               "Too many sign-ins from this address: wait a moment.")
+    guards.login_account.check(account, "Too many sign-ins for this account: wait a moment.")
     found = await casino.db.run_read(lambda s: auth.find_by_username(s, body.username))
     # an unknown name costs a hash check too, so the answer's timing does not tell names apart
     hashed = found.password_hash if found is not None else auth.DUMMY_HASH
-    matches = await run_in_threadpool(auth.password_matches, body.password, hashed)
+    matches = await guards.hashing.run(auth.password_matches, body.password, hashed)
     if found is None or not matches:
         raise PuntoBancoError("Wrong username or password.", code="bad-credentials")
     player = auth.info(found)
@@ -67,12 +88,24 @@ async def login(body: LoginIn, casino: CasinoDep) -> dict[str, Any]:
 
 
 @router.post("/logout", response_model=OkOut)
-async def logout(request: Request, player: SignedIn, casino: CasinoDep) -> dict[str, Any]:
-    """Close this session (the token stops working)."""
+async def logout(request: Request, player: SignedIn, casino: CasinoDep,
+                 guards: GuardsDep) -> dict[str, Any]:
+    """Close this session (the token stops working, its WebSockets are closed)."""
     token = bearer_token(request)
     assert token is not None
     await casino.db.run_write(lambda s: auth.close_session(s, token))
+    guards.sockets.end_sessions(player.id, token)
     return {"ok": True}
+
+
+@router.post("/logout-everywhere", response_model=LogoutOut)
+async def logout_everywhere(player: SignedIn, casino: CasinoDep,
+                            guards: GuardsDep) -> dict[str, Any]:
+    """Close every session of the caller, this one included (every token stops working, every
+    signed-in WebSocket of the caller is closed with 4401)."""
+    ended = await casino.db.run_write(lambda s: auth.end_sessions(s, player.id))
+    guards.sockets.end_sessions(player.id)
+    return {"ok": True, "sessions": ended}
 
 
 @router.get("/me", response_model=PlayerOut)
@@ -92,7 +125,7 @@ async def set_language(body: LangIn, player: SignedIn, casino: CasinoDep) -> dic
     return await casino.db.run_write(change)
 
 
-@router.get("/words")
+@router.get("/words", response_model=dict[str, dict[str, str]])
 async def words() -> dict[str, dict[str, str]]:
     """Every word of the table in every language (bet names, refusals)."""
     return all_words()

@@ -16,10 +16,14 @@ from starlette.exceptions import HTTPException
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from puntobanco.server.api.guard import Guards, TooManyRequests
 from puntobanco.server.db import auth
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.messages import error_message, message, status_of
+
+#: A session token is 43 characters; anything much longer is not one (and is not hashed).
+MAX_TOKEN = 128
 
 
 def get_casino(request: Request) -> Casino:
@@ -36,10 +40,26 @@ def bearer_token(request: Request) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
+def get_guards(request: Request) -> Guards:
+    guards: Guards = request.app.state.guards
+    return guards
+
+
+GuardsDep = Annotated[Guards, Depends(get_guards)]
+
+
 async def lookup_player(casino: Casino, token: str | None) -> PlayerInfo | None:
-    if token is None:
+    """The player of a live session; a use renews the session (sliding lifetime), at most once
+    per ``session_renew_seconds``."""
+    if token is None or len(token) > MAX_TOKEN:
         return None
-    return await casino.db.run_read(lambda s: auth.player_for_token(s, token))
+    limits = casino.config.guard
+    found = await casino.db.run_read(lambda s: auth.lookup_token(s, token, limits=limits))
+    if found is None:
+        return None
+    if found.renew:
+        await casino.db.run_write(lambda s: auth.renew_session(s, token))
+    return found.player
 
 
 async def optional_player(request: Request, casino: CasinoDep) -> PlayerInfo | None:
@@ -100,8 +120,11 @@ def error_response(request: Request, code: str, default: str, *, key: str | None
 async def on_puntobanco_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, PuntoBancoError)
     text = error_message(error, request_lang(request))  # with the error's facts (M3)
-    return JSONResponse({"error": {"code": error.code, "message": text}},
-                        status_code=status_of(error.code))
+    answer = JSONResponse({"error": {"code": error.code, "message": text}},
+                          status_code=status_of(error.code))
+    if isinstance(error, TooManyRequests):
+        answer.headers["Retry-After"] = str(error.retry_after)
+    return answer
 
 
 async def on_validation_error(request: Request, error: Exception) -> JSONResponse:
@@ -116,8 +139,8 @@ async def on_validation_error(request: Request, error: Exception) -> JSONRespons
 
 async def on_http_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, HTTPException)
-    code = {401: "unauthorized", 403: "forbidden", 404: "not-found"}.get(error.status_code,
-                                                                          "bad-request")
+    code = {401: "unauthorized", 403: "forbidden", 404: "not-found",
+            413: "body-too-large"}.get(error.status_code, "bad-request")
     key = "bad-method" if error.status_code == 405 else None
     reason = str(error.detail).strip().rstrip(".") + "."
     return error_response(request, code, reason, key=key,

@@ -10,12 +10,12 @@ from sqlalchemy.orm import Session
 
 from puntobanco.server.api.auth import player_fields, player_json
 from puntobanco.server.api.deps import CasinoDep, Operator
-from puntobanco.server.api.schemas import CreditIn, PlayerOut
+from puntobanco.server.api.schemas import ERRORS, CreditIn, Id, PlayerOut
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.models import Account, Player
 from puntobanco.server.messages import NotFound
 
-router = APIRouter(prefix="/api/players", tags=["operator"])
+router = APIRouter(prefix="/api/players", tags=["operator"], responses=ERRORS)
 
 
 @router.get("", response_model=list[PlayerOut])
@@ -31,7 +31,7 @@ async def players(casino: CasinoDep, _operator: Operator) -> list[dict[str, Any]
 
 
 @router.post("/{player_id}/credit", response_model=dict[str, PlayerOut])
-async def credit(player_id: int, body: CreditIn, casino: CasinoDep,
+async def credit(player_id: Id, body: CreditIn, casino: CasinoDep,
                  _operator: Operator) -> dict[str, Any]:
     """Credit play money to a player's wallet (a ledger transaction from the issuer)."""
 

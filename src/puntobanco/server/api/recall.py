@@ -8,11 +8,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 from puntobanco.server.api.deps import CasinoDep, MaybePlayer, SignedIn
-from puntobanco.server.api.schemas import CoupOut, ShoeOut
+from puntobanco.server.api.schemas import ERRORS, CoupOut, Id, ShoeOut
 from puntobanco.server.db import recall
 from puntobanco.server.messages import NotFound
 
-router = APIRouter(prefix="/api", tags=["recall"])
+router = APIRouter(prefix="/api", tags=["recall"], responses=ERRORS)
 
 
 @router.get("/me/coups", response_model=list[CoupOut])
@@ -23,7 +23,7 @@ async def my_coups(player: SignedIn, casino: CasinoDep,
 
 
 @router.get("/coups/{coup_id}", response_model=CoupOut)
-async def coup(coup_id: int, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
+async def coup(coup_id: Id, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
     """Any coup by id; signed in, with the caller's own bets and lines in L6 order."""
     found = await casino.db.run_read(
         lambda s: recall.coup_for(s, coup_id, player.id if player else None))
@@ -33,7 +33,7 @@ async def coup(coup_id: int, casino: CasinoDep, player: MaybePlayer) -> dict[str
 
 
 @router.get("/shoes/{shoe_id}", response_model=ShoeOut)
-async def shoe(shoe_id: int, casino: CasinoDep) -> dict[str, Any]:
+async def shoe(shoe_id: Id, casino: CasinoDep) -> dict[str, Any]:
     """A shoe's commitment; after its last coup, also its salt and order (provably fair)."""
     found = await casino.db.run_read(lambda s: recall.shoe_json(s, shoe_id))
     if found is None:

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from fastapi import Header, Path
 from pydantic import BaseModel, ConfigDict, Field
+
+from puntobanco.rules import MAX_STAKE
 
 Cents = Annotated[int, Field(strict=True)]
 Lang = Literal["fr", "it", "es", "en"]
+#: Ids are the database's INTEGER columns (32 bits on PostgreSQL): a larger one is a 400, not a
+#: database error (issue 9).
+MAX_ID = 2**31 - 1
+Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+#: Printable ASCII only: no NUL byte (PostgreSQL refuses it in text) nor control character.
+PRINTABLE = r"^[\x20-\x7e]+$"
+#: A withdrawal's idempotency key travels in a header (DELETE has no body).
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", min_length=1,
+                                              max_length=100, pattern=PRINTABLE)]
 
 
 class Body(BaseModel):
@@ -31,8 +43,10 @@ class LangIn(Body):
 
 class BetIn(Body):
     bet: str = Field(description="punto, banco, egalite, lion-punto or lion-banco")
-    stake: Cents = Field(description="cents to add to the bet")
-    idempotency_key: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    stake: Annotated[int, Field(strict=True, le=MAX_STAKE)] = Field(
+        description="cents to add to the bet")
+    idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
+                                          pattern=PRINTABLE)] | None = None
 
 
 class TableIn(Body):
@@ -63,6 +77,21 @@ class AuthOut(BaseModel):
 
 class OkOut(BaseModel):
     ok: bool = True
+
+
+class LogoutOut(BaseModel):
+    ok: bool = True
+    sessions: int = Field(description="how many sessions were closed")
+
+
+class OutOfServiceOut(BaseModel):
+    """A table whose dealer could not start (its recovery failed): why, and its stored settings
+    (which the operator can correct with ``PATCH /api/tables/{id}``)."""
+
+    id: int
+    name: str
+    reason: str
+    rules: dict[str, Any]
 
 
 class Rules(BaseModel):
@@ -238,3 +267,11 @@ class ErrorBody(BaseModel):
 
 class ErrorOut(BaseModel):
     error: ErrorBody
+
+
+#: The error answers every route may give, for the OpenAPI document.
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": text} for status, text in (
+        (400, "malformed request"), (401, "not signed in"), (403, "not allowed"),
+        (404, "not found"), (409, "conflict with the table's state"),
+        (413, "body too large"), (422, "refused (bet, rules)"), (429, "rate limited"))}

@@ -7,10 +7,14 @@ from typing import Any
 from fastapi import APIRouter
 
 from puntobanco.bets import BetKind
-from puntobanco.server.api.deps import CasinoDep, MaybePlayer, Operator, SignedIn
+from puntobanco.server.api.deps import CasinoDep, GuardsDep, MaybePlayer, Operator, SignedIn
 from puntobanco.server.api.schemas import (
+    ERRORS,
     BetIn,
     BetOut,
+    Id,
+    IdempotencyKey,
+    OutOfServiceOut,
     RulesIn,
     SnapshotOut,
     TableIn,
@@ -18,7 +22,7 @@ from puntobanco.server.api.schemas import (
     WithdrawOut,
 )
 
-router = APIRouter(prefix="/api/tables", tags=["tables"])
+router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERRORS)
 
 
 @router.get("", response_model=list[TableItem])
@@ -26,8 +30,15 @@ async def list_tables(casino: CasinoDep) -> list[dict[str, Any]]:
     return [dealer.summary() for dealer in casino.dealers.values()]
 
 
+@router.get("/out-of-service", response_model=list[OutOfServiceOut])
+async def out_of_service(casino: CasinoDep, _operator: Operator) -> list[dict[str, Any]]:
+    """The tables whose dealer could not start, and why (operator); fix one with PATCH."""
+    return [{"id": b.id, "name": b.name, "reason": b.reason, "rules": b.rules}
+            for b in casino.broken.values()]
+
+
 @router.get("/{table_id}", response_model=SnapshotOut)
-async def snapshot(table_id: int, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
+async def snapshot(table_id: Id, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
     """Everything a (re)connecting page needs; also wakes an idle dealer for a round."""
     dealer = casino.dealer(table_id)
     dealer.poke()
@@ -35,20 +46,25 @@ async def snapshot(table_id: int, casino: CasinoDep, player: MaybePlayer) -> dic
 
 
 @router.post("/{table_id}/bets", response_model=BetOut)
-async def place_bet(table_id: int, body: BetIn, casino: CasinoDep,
-                    player: SignedIn) -> dict[str, Any]:
-    """Add a stake to one of the player's bets while betting is open (L4, M3)."""
+async def place_bet(table_id: Id, body: BetIn, casino: CasinoDep, player: SignedIn,
+                    guards: GuardsDep) -> dict[str, Any]:
+    """Add a stake to one of the player's bets while betting is open (L4, M3). Each player's
+    bets and withdrawals are rate limited (429, ``Retry-After``)."""
+    guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
     return await dealer.place_bet(player.id, BetKind.parse(body.bet), body.stake,
                                   body.idempotency_key)
 
 
 @router.delete("/{table_id}/bets/{bet}", response_model=WithdrawOut)
-async def withdraw_bet(table_id: int, bet: str, casino: CasinoDep,
-                       player: SignedIn) -> dict[str, Any]:
-    """Take a whole bet back while betting is open (L4)."""
+async def withdraw_bet(table_id: Id, bet: str, casino: CasinoDep, player: SignedIn,
+                       guards: GuardsDep, idempotency_key: IdempotencyKey = None
+                       ) -> dict[str, Any]:
+    """Take a whole bet back while betting is open (L4). With an ``Idempotency-Key`` header, a
+    retried withdrawal answers as the first did and moves no money."""
+    guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
-    return await dealer.withdraw_bet(player.id, BetKind.parse(bet))
+    return await dealer.withdraw_bet(player.id, BetKind.parse(bet), idempotency_key)
 
 
 @router.post("", status_code=201, response_model=TableItem)
@@ -59,7 +75,7 @@ async def create_table(body: TableIn, casino: CasinoDep, _operator: Operator) ->
 
 
 @router.patch("/{table_id}", response_model=TableItem)
-async def update_table(table_id: int, body: RulesIn, casino: CasinoDep,
+async def update_table(table_id: Id, body: RulesIn, casino: CasinoDep,
                        _operator: Operator) -> dict[str, Any]:
     """Change a table's settings; they apply from its next shoe (operator)."""
     dealer = await casino.update_table(table_id, body.rules)

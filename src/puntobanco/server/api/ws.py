@@ -1,7 +1,14 @@
 """The WebSocket of a table: a snapshot first, then every table event as it happens.
 
 ``/ws/tables/{id}?token=…`` (the token is optional: spectators see everything public). The
-client may send ``{"type": "ping"}`` and gets ``{"type": "pong"}``.
+client may send ``{"type": "ping"}`` and gets ``{"type": "pong"}``. Anything else — a binary
+frame, a text over ``MAX_CLIENT_TEXT`` characters, JSON too deeply nested, another message —
+gets ``{"type": "error", "error": {"code": "bad-request", ...}}`` and the connection stays open.
+
+Sockets are capped in all, per address and per signed-in player (``GuardSettings``); one over a
+cap is accepted then closed at once with code 4429 and the reason (issue 9). A signed-in socket
+is closed with 4401 when its session is ended (log-out, log-out-everywhere, suspension) or found
+expired (checked every ``session_recheck_seconds``, without renewing it).
 """
 
 from __future__ import annotations
@@ -10,9 +17,11 @@ import asyncio
 import json
 from contextlib import suppress
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, WebSocket
 
 from puntobanco.server.api.deps import lookup_player
+from puntobanco.server.api.guard import Guards, client_address
+from puntobanco.server.db import auth
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.hub import Client, dumps
 
@@ -20,33 +29,78 @@ router = APIRouter()
 
 #: close codes: the table or the session does not exist; the client could not keep up
 CLOSE_NOT_FOUND, CLOSE_UNAUTHORIZED, CLOSE_TOO_SLOW = 4404, 4401, 1013
+#: close code: over a socket cap (in all, per address, per player)
+CLOSE_TOO_MANY = 4429
+#: the longest text a client sends (a ping is 16 characters)
+MAX_CLIENT_TEXT = 1024
 
 
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: int, token: str | None = None) -> None:
     casino: Casino = websocket.app.state.casino
+    guards: Guards = websocket.app.state.guards
+    limits, address = guards.limits, client_address(websocket.client)
+
+    def over_cap(player_id: int | None) -> str | None:
+        return guards.sockets.refusal(address, player_id, total=limits.sockets_total,
+                                      per_address=limits.sockets_per_address,
+                                      per_player=limits.sockets_per_player)
+
     dealer = casino.dealers.get(table_id)
-    player = await lookup_player(casino, token) if token else None
+    # the caps in all and per address are checked before the token costs a database read
+    player = await lookup_player(casino, token) if token and over_cap(None) is None else None
     await websocket.accept()
     if dealer is None:
         await websocket.close(CLOSE_NOT_FOUND, f"There is no table {table_id}.")
         return
+    refused = over_cap(player.id if player else None)
+    if refused is not None:
+        await websocket.close(CLOSE_TOO_MANY, refused)
+        return
     if token and player is None:
         await websocket.close(CLOSE_UNAUTHORIZED, "The session token is unknown or was closed.")
         return
-    client = Client(player.id if player else None)
+    player_id = player.id if player else None
+    client = Client(player_id)
     # No await between the snapshot and joining the hub: the client misses no event.
     client.push(dumps({"type": "snapshot", "table": dealer.snapshot(client.player_id)}))
     dealer.hub.add(client)
+    guards.sockets.add(address, player_id)  # counted from here; uncounted in ``finally``
+    ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
+             else asyncio.Event())
     sender = asyncio.create_task(_send(websocket, client))
     receiver = asyncio.create_task(_receive(websocket, client))
+    logged_out = asyncio.create_task(
+        _session_lives(casino, token, ended, limits.session_recheck_seconds)
+        if player_id is not None and token else ended.wait())
     try:
-        await asyncio.wait((sender, receiver), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait((sender, receiver, logged_out), return_when=asyncio.FIRST_COMPLETED)
+        if logged_out.done():  # the session was ended: its private messages stop here
+            with suppress(Exception):
+                await websocket.close(CLOSE_UNAUTHORIZED, "The session was ended.")
     finally:
+        guards.sockets.remove(address, player_id)
+        if player_id is not None:
+            guards.sockets.session_unwatch(player_id, ended)
         dealer.hub.remove(client)
-        for task in (sender, receiver):
+        for task in (sender, receiver, logged_out):
             task.cancel()
-        await asyncio.gather(sender, receiver, return_exceptions=True)
+        await asyncio.gather(sender, receiver, logged_out, return_exceptions=True)
+
+
+async def _session_lives(casino: Casino, token: str, ended: asyncio.Event,
+                         every: float) -> None:
+    """Return when the socket's session ends: at once when it is ended, or at the first check
+    (every ``every`` seconds, without renewing it) that finds it expired."""
+    limits = casino.config.guard
+    while True:
+        with suppress(TimeoutError):
+            await asyncio.wait_for(ended.wait(), every)
+        if ended.is_set():
+            return
+        alive = await casino.db.run_read(lambda s: auth.lookup_token(s, token, limits=limits))
+        if alive is None:
+            return
 
 
 async def _send(websocket: WebSocket, client: Client) -> None:
@@ -60,16 +114,20 @@ async def _send(websocket: WebSocket, client: Client) -> None:
 
 
 async def _receive(websocket: WebSocket, client: Client) -> None:
-    with suppress(WebSocketDisconnect):
-        while True:
-            text = await websocket.receive_text()
+    while True:
+        frame = await websocket.receive()
+        if frame["type"] == "websocket.disconnect":
+            return
+        text = frame.get("text")
+        message: object = None
+        if isinstance(text, str) and len(text) <= MAX_CLIENT_TEXT:
             try:
                 message = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 message = None
-            if isinstance(message, dict) and message.get("type") == "ping":
-                client.push(dumps({"type": "pong"}))
-            else:
-                client.push(dumps({"type": "error", "error": {
-                    "code": "bad-request", "message": "The only message a client sends is "
-                                                      "{\"type\": \"ping\"}."}}))
+        if isinstance(message, dict) and message.get("type") == "ping":
+            client.push(dumps({"type": "pong"}))
+        else:
+            client.push(dumps({"type": "error", "error": {
+                "code": "bad-request", "message": "The only message a client sends is "
+                                                  "{\"type\": \"ping\"}, as text."}}))

@@ -1,28 +1,34 @@
 """Players, passwords and sessions.
 
 Passwords are hashed with bcrypt; session tokens are 32 random bytes given to the client once,
-and only their SHA-256 is stored, so a copy of the database opens no session.
+and only their SHA-256 is stored, so a copy of the database opens no session. A session ends
+when unused for its idle lifetime (each use renews it: sliding), and in any case at its maximum
+lifetime after the log-in; :func:`end_sessions` ends every session of a player at once (the
+player's "log out everywhere", and the operator's suspension of a player).
+
+Usernames are normalised (NFKC), matched whole, and refused when they look like an existing
+one (:mod:`puntobanco.server.usernames`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import bcrypt
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import LANGUAGES
 from puntobanco.server.db import ledger
-from puntobanco.server.db.models import LoginSession, Player
-from puntobanco.server.settings import MAX_PASSWORD, MIN_PASSWORD
+from puntobanco.server.db.models import LoginSession, Player, utcnow
+from puntobanco.server.settings import MAX_PASSWORD, MIN_PASSWORD, GuardSettings
+from puntobanco.server.usernames import normalise, skeleton, valid
 
-USERNAME = re.compile(r"^[A-Za-z0-9_.\-]{3,32}$")
 #: checked against when the username is unknown (a hash of a random password, cost 12)
 DUMMY_HASH = "$2b$12$YEZ.85XPrpJ6YX1rJWFDqOk8b2FBh.mXsX4vGSJOM6HAyUp3Aborm"
 
@@ -58,10 +64,13 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def check_username(username: str) -> None:
-    if not USERNAME.match(username):
+def check_username(username: str) -> str:
+    """The name as it will be stored (NFKC), or a ``bad-username`` refusal."""
+    name = normalise(username)
+    if not valid(name):
         raise PuntoBancoError("A username is 3 to 32 letters, digits, dots, dashes or "
                               "underscores.", code="bad-username")
+    return name
 
 
 def check_password(password: str) -> None:
@@ -79,11 +88,17 @@ def check_lang(lang: str) -> str:
 
 def create_player(session: Session, *, username: str, password_hash: str, lang: str,
                   role: str = "player", welcome: int = 0) -> PlayerInfo:
-    """A new player with a wallet, credited ``welcome`` cents of play money (one transaction)."""
-    if session.scalars(select(Player.id).where(Player.username_key == username.lower())).first():
+    """A new player with a wallet, credited ``welcome`` cents of play money (one transaction).
+
+    The name is refused when it is taken ignoring case, or looks like a taken one."""
+    username = check_username(username)
+    shape = skeleton(username)
+    if session.scalars(select(Player.id).where(
+            (Player.username_key == username.lower()) | (Player.username_skeleton == shape))
+            ).first():
         raise PuntoBancoError(f"The username {username!r} is taken.", code="username-taken")
     player = Player(username=username, username_key=username.lower(), password_hash=password_hash,
-                    role=role, lang=lang)
+                    role=role, lang=lang, username_skeleton=shape)
     session.add(player)
     try:
         session.flush()
@@ -100,13 +115,20 @@ def create_player(session: Session, *, username: str, password_hash: str, lang: 
 
 
 def find_by_username(session: Session, username: str) -> Player | None:
-    return session.scalars(select(Player).where(Player.username_key == username.lower())).first()
+    """The player of that name (after NFKC), ignoring case; a name no one can have finds no one
+    without asking the database (a NUL byte would be an error on PostgreSQL)."""
+    name = normalise(username)
+    if not valid(name):
+        return None
+    return session.scalars(select(Player).where(Player.username_key == name.lower())).first()
 
 
 def open_session(session: Session, player_id: int) -> str:
     """A new session token for the player (only its hash is stored)."""
     token = secrets.token_urlsafe(32)
-    session.add(LoginSession(player_id=player_id, token_hash=token_hash(token)))
+    now = utcnow()
+    session.add(LoginSession(player_id=player_id, token_hash=token_hash(token), created_at=now,
+                             last_seen_at=now))
     return token
 
 
@@ -114,7 +136,52 @@ def close_session(session: Session, token: str) -> None:
     session.execute(delete(LoginSession).where(LoginSession.token_hash == token_hash(token)))
 
 
-def player_for_token(session: Session, token: str) -> PlayerInfo | None:
-    player = session.scalars(select(Player).join(LoginSession).where(
+def end_sessions(session: Session, player_id: int) -> int:
+    """End every session of a player (log out everywhere; the operator's suspension). Returns
+    how many ended. Their tokens stop working at once."""
+    result = session.execute(delete(LoginSession).where(LoginSession.player_id == player_id))
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenLookup:
+    """Who a token signs in, and whether its session is due for renewal."""
+
+    player: PlayerInfo
+    renew: bool
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite gives naive datetimes back: they are UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def lookup_token(session: Session, token: str, *, limits: GuardSettings,
+                 now: datetime | None = None) -> TokenLookup | None:
+    """The player of a live session, or ``None`` when the token is unknown, closed or expired:
+    unused for ``session_idle_seconds`` or older than ``session_max_seconds``."""
+    found = session.execute(select(Player, LoginSession).join(LoginSession).where(
         LoginSession.token_hash == token_hash(token))).first()
-    return None if player is None else info(player)
+    if found is None:
+        return None
+    player, login = found
+    moment = now or utcnow()
+    created = _aware(login.created_at)
+    seen = _aware(login.last_seen_at) if login.last_seen_at is not None else created
+    if (moment - seen > timedelta(seconds=limits.session_idle_seconds)
+            or moment - created > timedelta(seconds=limits.session_max_seconds)):
+        return None
+    return TokenLookup(info(player),
+                       moment - seen > timedelta(seconds=limits.session_renew_seconds))
+
+
+def renew_session(session: Session, token: str, *, now: datetime | None = None) -> None:
+    """Slide the session's idle lifetime forward (it was just used)."""
+    session.execute(update(LoginSession).where(LoginSession.token_hash == token_hash(token))
+                    .values(last_seen_at=now or utcnow()))
+
+
+def player_for_token(session: Session, token: str) -> PlayerInfo | None:
+    """The player of a live session with the default lifetimes (no renewal)."""
+    found = lookup_token(session, token, limits=GuardSettings())
+    return None if found is None else found.player

@@ -66,6 +66,8 @@ class Player(Base):
     role: Mapped[str] = mapped_column(String(16), default="player")
     lang: Mapped[str] = mapped_column(String(2), default="fr")
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    #: what the name looks like (``usernames.skeleton``): look-alike names are refused
+    username_skeleton: Mapped[str | None] = mapped_column(String(64), index=True)
 
     __table_args__ = (CheckConstraint("role IN ('player', 'operator')", name="role"),)
 
@@ -79,6 +81,8 @@ class LoginSession(Base):
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    #: the session's last use (renewed at most every few minutes): it ends when unused too long
+    last_seen_at: Mapped[datetime | None] = mapped_column(Timestamp)
 
 
 def table_name_key(name: str) -> str:

@@ -19,6 +19,7 @@ so a settled coup leaves its table's in-play account where it found it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +30,7 @@ from sqlalchemy.orm import Session
 from puntobanco.bets import BetKind, Outcome, SettlementLine, pays_text, settle_spot
 from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
-from puntobanco.errors import BetRefused, TableStateError
+from puntobanco.errors import BetRefused, RuleSetError, TableStateError
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import ledger, recall
 from puntobanco.server.db.models import (
@@ -46,6 +47,8 @@ from puntobanco.server.db.models import (
 from puntobanco.server.fair import order_text
 from puntobanco.server.settings import table_rules_from_json, table_rules_to_json
 from puntobanco.shoe import Shoe
+
+log = logging.getLogger("puntobanco.server.db.store")
 
 #: A spot's bets as the core keeps them.
 SpotBets = dict[BetKind, int]
@@ -93,15 +96,35 @@ def find_table_named(session: Session, name: str) -> int | None:
 
 
 def update_table(session: Session, table_id: int, data: Mapping[str, Any]) -> TableSettings:
-    """Change some of a table's settings (they apply from its next shoe)."""
+    """Change some of a table's settings (they apply from its next shoe).
+
+    The change is laid over the stored JSON and the whole is read again, so a table whose
+    stored settings the core now refuses (an older server accepted them) can be repaired.
+    """
     row = session.get(GameTable, table_id)
     if row is None:
         raise LookupError(table_id)
-    current = table_settings(row)
-    rules, seconds = table_rules_from_json(data, base=current.rules, base_seconds=current.betting_seconds)
+    merged = dict(row.rules) if isinstance(row.rules, Mapping) else {}
+    for key, value in data.items():
+        old = merged.get(key)
+        if key == "limits" and isinstance(old, Mapping) and isinstance(value, Mapping):
+            limits = dict(old)
+            if {"lion-punto", "lion-banco"} & set(value):  # one Lion limit (L3): the new one
+                limits.pop("lion-punto", None)
+                limits.pop("lion-banco", None)
+            merged[key] = {**limits, **value}
+        else:
+            merged[key] = value
+    rules, seconds = table_rules_from_json(merged, base_seconds=row.betting_seconds)
     row.rules = table_rules_to_json(rules, betting_seconds=seconds)
     row.betting_seconds = seconds
     return TableSettings(row.id, row.name, rules, seconds)
+
+
+def table_rows(session: Session) -> list[tuple[int, str, dict[str, Any]]]:
+    """Every table's id, name and stored settings, unread (a bad one must not hide the rest)."""
+    return [(row.id, row.name, dict(row.rules) if isinstance(row.rules, Mapping) else {})
+            for row in session.scalars(select(GameTable).order_by(GameTable.id))]
 
 
 def all_tables(session: Session) -> list[TableSettings]:
@@ -213,6 +236,13 @@ def withdraw_bet(session: Session, *, table_id: int, coup_id: int, player_id: in
     bet.stake = 0
     bet.status = "withdrawn"
     return stake, moved.target_balance
+
+
+def bet_id(session: Session, coup_id: int, player_id: int, kind: BetKind) -> int:
+    """The id of a player's bet of one kind on a coup."""
+    return session.execute(select(BetRecord.id).where(
+        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
+        BetRecord.kind == kind.value)).scalar_one()
 
 
 def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
@@ -346,6 +376,18 @@ class Recovered:
     last_result: dict[str, Any] | None = None
 
 
+def _settling_rules(session: Session, table_id: int, shoe: ShoeRecord) -> RuleSet:
+    """The rules a coup left dealt is settled by: its shoe's, or — when the core now refuses
+    them (an older server accepted, say, a negative Lion pay) — the table's current settings,
+    which the operator can correct while the table is out of service (issue 9)."""
+    try:
+        return table_rules_from_json(shoe.rules)[0]
+    except RuleSetError:
+        log.warning("table %s: shoe %s's rules are refused; settling by the table's settings",
+                    table_id, shoe.id)
+        return load_table(session, table_id).rules
+
+
 def recover(session: Session, table_id: int) -> Recovered:
     """Void the rounds a stopped dealer left undealt, settle the one it left unsettled."""
     last_round = session.execute(select(func.coalesce(func.max(CoupRecord.round_no), 0))
@@ -359,7 +401,7 @@ def recover(session: Session, table_id: int) -> Recovered:
             void_coup(session, table_id=table_id, coup_id=row.id)
             found.voided.append(row.id)
             continue
-        rules, _ = table_rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
+        rules = _settling_rules(session, table_id, session.get_one(ShoeRecord, row.shoe_id))
         coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
                     banco=tuple(parse_cards(row.banco_cards or "")))
         spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}

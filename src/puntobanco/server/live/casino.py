@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -31,6 +33,22 @@ log = logging.getLogger("puntobanco.server")
 MAX_TABLE_NAME = 64
 
 
+class OutOfService(PuntoBancoError):
+    """The table did not start (its recovery failed); the operator sees why and can fix it."""
+
+    code = "table-out-of-service"
+
+
+@dataclass(frozen=True, slots=True)
+class Broken:
+    """A table whose dealer could not start: why, as one sentence, and when."""
+
+    id: int
+    name: str
+    reason: str
+    rules: dict[str, Any]
+
+
 class Casino:
     """Owns the database and the dealers; the web layer reaches everything through it."""
 
@@ -38,6 +56,8 @@ class Casino:
         self.config = config
         self.db = Database(config.database_url)
         self.dealers: dict[int, TableDealer] = {}
+        #: tables whose recovery failed at start: out of service until the operator fixes them
+        self.broken: dict[int, Broken] = {}
         #: the operator's password when it was generated at this start (print it once)
         self.generated_operator_password: str | None = None
         #: PUNTOBANCO_OPERATOR_PASSWORD was given, but the database's operator has another one
@@ -47,8 +67,23 @@ class Casino:
     async def open(self) -> None:
         """Seed an empty database, then start one dealer per table."""
         self.generated_operator_password = await self.db.run_write(self._seed)
-        for settings in await self.db.run_read(store.all_tables):
+        for table_id, name, rules in await self.db.run_read(store.table_rows):
+            await self._start_table(table_id, name, rules)
+
+    async def _start_table(self, table_id: int, name: str, rules: dict[str, Any]) -> bool:
+        """Start one table's dealer; a table whose settings or recovery fail is isolated (issue
+        9): logged, listed out of service with the reason, and the other tables start."""
+        try:
+            settings = await self.db.run_read(lambda s: store.load_table(s, table_id))
             await self._add_dealer(settings)
+        except Exception as error:  # whatever it is, one table must not stop the room
+            log.exception("table %s (%s) is out of service: its recovery failed", table_id, name)
+            reason = str(error).strip().splitlines()[0][:300] if str(error).strip() else \
+                type(error).__name__
+            self.broken[table_id] = Broken(table_id, name, reason, rules)
+            return False
+        self.broken.pop(table_id, None)
+        return True
 
     def _seed(self, session: Session) -> str | None:
         ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
@@ -86,6 +121,9 @@ class Casino:
     def dealer(self, table_id: int) -> TableDealer:
         dealer = self.dealers.get(table_id)
         if dealer is None:
+            if table_id in self.broken:
+                raise OutOfService(f"Table {table_id} is out of service: "
+                                   f"{self.broken[table_id].reason}")
             raise NotFound(f"There is no table {table_id}.")
         return dealer
 
@@ -95,6 +133,9 @@ class Casino:
         if not 1 <= len(name) <= MAX_TABLE_NAME:
             raise Refusal(f"A table's name is 1 to {MAX_TABLE_NAME} characters.",
                           code="bad-request", key="table-name-length")
+        if any(unicodedata.category(char)[0] == "C" for char in name):  # NUL, controls
+            raise Refusal("A table's name has no control character.", code="bad-request",
+                          key="table-name-characters")
         parsed, seconds = table_rules_from_json(rules)
 
         def create(session: Session) -> store.TableSettings:
@@ -110,7 +151,15 @@ class Casino:
         return await self._add_dealer(settings)
 
     async def update_table(self, table_id: int, rules: dict[str, Any]) -> TableDealer:
-        """Change a table's settings; its dealer uses them from the next shoe."""
+        """Change a table's settings; its dealer uses them from the next shoe. A table out of
+        service gets its settings changed, then its dealer is started again."""
+        if table_id in self.broken:
+            broken = self.broken[table_id]
+            stored = await self.db.run_write(lambda s: store.update_table(s, table_id, rules))
+            if not await self._start_table(table_id, broken.name, stored.rules_json()):
+                raise OutOfService(f"Table {table_id} is still out of service: "
+                                   f"{self.broken[table_id].reason}")
+            return self.dealers[table_id]
         dealer = self.dealer(table_id)
         dealer.settings = await self.db.run_write(lambda s: store.update_table(s, table_id, rules))
         return dealer

@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
+from puntobanco.errors import RuleSetError
 from puntobanco.rules import Side, hand_total
 from puntobanco.server.db import ledger, recall, store
 from puntobanco.server.db.engine import Database
@@ -196,7 +197,13 @@ class TableDealer:
             self.view = View(round_no=found.last_round_no, last_result=found.last_result)
             if found.shoe_id is None:
                 return
-            rules, seconds = table_rules_from_json(found.shoe_rules)
+            try:
+                rules, seconds = table_rules_from_json(found.shoe_rules)
+            except RuleSetError:  # rules an older server accepted: end that shoe (issue 9)
+                log.warning("table %s: shoe %s's rules are refused; it ends here", self.id,
+                            found.shoe_id)
+                await self._finish_shoe(found.shoe_id)
+                return
             shoe = Shoe.from_order(found.shoe_order, rules)
             for row in found.shoe_coups:
                 dealt = shoe.deal_coup()
@@ -398,22 +405,42 @@ class TableDealer:
                 self._tell_bets(player_id, answer)
             return answer
 
-    async def withdraw_bet(self, player_id: int, kind: BetKind) -> dict[str, Any]:
-        """Withdraw the player's whole bet of this kind while betting is open (L4)."""
-        return await asyncio.shield(self._withdraw_bet(player_id, kind))
+    async def withdraw_bet(self, player_id: int, kind: BetKind,
+                           key: str | None = None) -> dict[str, Any]:
+        """Withdraw the player's whole bet of this kind while betting is open (L4). With an
+        idempotency ``key``, a retry gets the first answer again and moves no money (issue 9)."""
+        return await asyncio.shield(self._withdraw_bet(player_id, kind, key))
 
-    async def _withdraw_bet(self, player_id: int, kind: BetKind) -> dict[str, Any]:
+    async def _withdraw_bet(self, player_id: int, kind: BetKind,
+                            key: str | None) -> dict[str, Any]:
         spot = str(player_id)
+        fingerprint = f"withdraw:{self.id}:{kind.value}"
         async with self.lock:
-            self.table.verify_withdraw(spot, kind)  # L4: the core
             coup_id, round_no = self.view.coup_id, self.table.round_no
-            assert coup_id is not None
-            stake, balance = await self.db.run_write(lambda session: store.withdraw_bet(
-                session, table_id=self.id, coup_id=coup_id, player_id=player_id, kind=kind))
-            self.table.withdraw_bet(spot, kind)
-            answer = {"bet": kind.value, "stake": stake, "my_bets": self._bets_of(spot, {}),
-                      "balance": balance, "coup_id": coup_id, "round_no": round_no}
-            self._tell_bets(player_id, answer)
+
+            def write(session: Session) -> tuple[dict[str, Any], bool]:
+                stored = _stored(session, player_id, key)
+                if stored is not None:
+                    return _replay(stored, fingerprint), False
+                self.table.verify_withdraw(spot, kind)  # L4: the core
+                assert coup_id is not None
+                stake, balance = store.withdraw_bet(session, table_id=self.id, coup_id=coup_id,
+                                                    player_id=player_id, kind=kind)
+                mine = {name: value for name, value in self._bets_of(spot, {}).items()
+                        if name != kind.value}
+                answer = {"bet": kind.value, "stake": stake, "my_bets": mine,
+                          "balance": balance, "coup_id": coup_id, "round_no": round_no}
+                if key is not None:
+                    store.save_request(session, player_id=player_id, key=key,
+                                       fingerprint=fingerprint, coup_id=coup_id,
+                                       bet_id=store.bet_id(session, coup_id, player_id, kind),
+                                       response=answer)
+                return answer, True
+
+            answer, withdrawn = await self.db.run_write(write)
+            if withdrawn:
+                self.table.withdraw_bet(spot, kind)
+                self._tell_bets(player_id, answer)
             return answer
 
     def _bets_of(self, spot: str, changed: Mapping[BetKind, int]) -> dict[str, int]:

@@ -1,0 +1,262 @@
+"""What keeps a hostile caller from taking the server down (issue 9): body limits, security
+headers, rate limits, bounded password hashing and WebSocket caps.
+
+Every limit is a constant here (or a :class:`~puntobanco.server.settings.ServerSettings` field
+that defaults to one), and ``docs/server.md`` lists them all in its threat model.
+
+>>> bucket = RateLimit(burst=2, per_second=1.0)
+>>> bucket.take("ann", now=0.0), bucket.take("ann", now=0.0), bucket.take("ann", now=0.0)
+(0.0, 0.0, 1.0)
+>>> bucket.take("ann", now=1.0), bucket.take("bob", now=1.0)
+(0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from puntobanco.errors import PuntoBancoError
+from puntobanco.server.settings import GuardSettings
+
+T = TypeVar("T")
+
+#: The largest request body, in bytes: every body of the API is a small JSON object.
+MAX_BODY_BYTES = 8 * 1024
+#: How many rate-limit keys (accounts, addresses, players) each limiter remembers at most; the
+#: least recently seen are forgotten first, so a flood of names cannot exhaust memory.
+MAX_TRACKED_KEYS = 50_000
+
+#: The page's Content-Security-Policy: its own ES modules, style sheets and images only, its own
+#: origin for fetch and WebSocket, and never inside a frame.
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+            "form-action 'self'; frame-ancestors 'none'")
+#: The interactive API documents (Swagger UI, ReDoc) load their script from a CDN inline.
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+            "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+            "font-src 'self' https://fonts.gstatic.com; worker-src 'self' blob:; "
+            "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+_DOCS_PATHS = ("/docs", "/redoc")
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+)
+
+
+class BodyTooLarge(HTTPException):
+    """A body over :data:`MAX_BODY_BYTES` (answered 413 ``body-too-large``)."""
+
+    def __init__(self) -> None:
+        super().__init__(413, f"A request body is at most {MAX_BODY_BYTES} bytes")
+
+
+class TooManyRequests(PuntoBancoError):
+    """A rate limit was reached: answered 429 with ``Retry-After`` (whole seconds)."""
+
+    code = "too-many-requests"
+
+    def __init__(self, message: str, *, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, math.ceil(retry_after))
+
+
+class Guard:
+    """ASGI middleware: refuses an over-long body before reading it (``Content-Length``) or as
+    soon as it grows past the limit (chunked), and adds the security headers to every answer."""
+
+    def __init__(self, app: ASGIApp, *, max_body: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
+            await _refuse_body(send)
+            return
+        path = str(scope.get("path", ""))
+        csp = DOCS_CSP if path.startswith(_DOCS_PATHS) else PAGE_CSP
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise BodyTooLarge()
+            return message
+
+        async def secured_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [(name, value) for name, value in SECURITY_HEADERS
+                            if name not in present]
+                if b"content-security-policy" not in present:
+                    headers.append((b"content-security-policy", csp.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, limited_receive, secured_send)
+
+
+async def _refuse_body(send: Send) -> None:
+    body = (b'{"error":{"code":"body-too-large","message":"A request body is at most '
+            + str(MAX_BODY_BYTES).encode() + b' bytes."}}')
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               (b"connection", b"close"), *SECURITY_HEADERS,
+               (b"content-security-policy", PAGE_CSP.encode())]
+    await send({"type": "http.response.start", "status": 413, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class RateLimit:
+    """A token bucket per key: ``burst`` requests at once, then ``per_second`` on average.
+
+    :meth:`take` answers 0 when the request may go on, else the seconds until it may.
+    """
+
+    def __init__(self, *, burst: int, per_second: float, max_keys: int = MAX_TRACKED_KEYS) -> None:
+        self.burst = burst
+        self.per_second = per_second
+        self.max_keys = max_keys
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, key: str, *, now: float | None = None) -> float:
+        moment = time.monotonic() if now is None else now
+        tokens, last = self._buckets.pop(key, (float(self.burst), moment))
+        tokens = min(float(self.burst), tokens + (moment - last) * self.per_second)
+        wait = 0.0
+        if tokens >= 1:
+            tokens -= 1
+        else:
+            wait = (1 - tokens) / self.per_second
+        self._buckets[key] = (tokens, moment)
+        while len(self._buckets) > self.max_keys:
+            self._buckets.popitem(last=False)
+        return wait
+
+    def check(self, key: str, message: str) -> None:
+        """Raise :class:`TooManyRequests` when ``key`` is over its limit."""
+        wait = self.take(key)
+        if wait > 0:
+            raise TooManyRequests(message, retry_after=wait)
+
+
+class HashSlots:
+    """Bounded password hashing: at most ``slots`` bcrypt runs at once, each on a thread, and at
+    most ``queue`` more waiting; beyond that the request is refused at once (429)."""
+
+    def __init__(self, *, slots: int, queue: int) -> None:
+        self._semaphore = asyncio.Semaphore(slots)
+        self.queue = queue
+        self.waiting = 0
+
+    async def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self.waiting >= self.queue:
+            raise TooManyRequests("Too many sign-ins at once: try again in a moment.",
+                                  retry_after=1)
+        self.waiting += 1
+        try:
+            async with self._semaphore:
+                return await asyncio.to_thread(work, *args, **kwargs)
+        finally:
+            self.waiting -= 1
+
+
+class SocketCounts:
+    """Open WebSockets in all, per address and per player (the caps of ``docs/api.md``)."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.by_address: dict[str, int] = {}
+        self.by_player: dict[int, int] = {}
+        #: each signed-in socket's "session ended" event and the token it was opened with
+        self._sessions: dict[int, dict[asyncio.Event, str]] = {}
+
+    def session_watch(self, player: int, token: str) -> asyncio.Event:
+        """An event set when this socket's session is ended (:meth:`end_sessions`)."""
+        ended = asyncio.Event()
+        self._sessions.setdefault(player, {})[ended] = token
+        return ended
+
+    def session_unwatch(self, player: int, ended: asyncio.Event) -> None:
+        watched = self._sessions.get(player, {})
+        watched.pop(ended, None)
+        if not watched:
+            self._sessions.pop(player, None)
+
+    def end_sessions(self, player: int, token: str | None = None) -> int:
+        """Close the player's sockets opened with ``token`` (all of them when ``None``): called
+        on log-out, log-out-everywhere, and by the operator's suspension. Returns how many."""
+        ended = [event for event, opened in self._sessions.get(player, {}).items()
+                 if token is None or opened == token]
+        for event in ended:
+            event.set()
+        return len(ended)
+
+    def refusal(self, address: str, player: int | None, *, total: int, per_address: int,
+                per_player: int) -> str | None:
+        """Why one more socket is refused, or ``None`` (then call :meth:`add`)."""
+        if self.total >= total:
+            return f"The server holds {total} sockets at most: try again later."
+        if self.by_address.get(address, 0) >= per_address:
+            return f"At most {per_address} sockets per address."
+        if player is not None and self.by_player.get(player, 0) >= per_player:
+            return f"At most {per_player} sockets per player."
+        return None
+
+    def add(self, address: str, player: int | None) -> None:
+        self.total += 1
+        self.by_address[address] = self.by_address.get(address, 0) + 1
+        if player is not None:
+            self.by_player[player] = self.by_player.get(player, 0) + 1
+
+    def remove(self, address: str, player: int | None) -> None:
+        self.total -= 1
+        _decrement(self.by_address, address)
+        if player is not None:
+            _decrement(self.by_player, player)
+
+
+def _decrement(counts: dict[Any, int], key: Any) -> None:
+    left = counts.get(key, 0) - 1
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
+
+
+class Guards:
+    """Every limiter of one application (``app.state.guards``), built from its settings."""
+
+    def __init__(self, limits: GuardSettings) -> None:
+        self.limits = limits
+        self.login_account = RateLimit(burst=limits.login_per_account[0],
+                                       per_second=limits.login_per_account[1])
+        self.login_address = RateLimit(burst=limits.login_per_address[0],
+                                       per_second=limits.login_per_address[1])
+        self.bets = RateLimit(burst=limits.bets_per_player[0],
+                              per_second=limits.bets_per_player[1])
+        self.hashing = HashSlots(slots=limits.hash_slots, queue=limits.hash_queue)
+        self.sockets = SocketCounts()
+
+
+def client_address(scope_client: Any) -> str:
+    """The caller's address as the server sees it (a proxy in front makes it the proxy's: run
+    one that limits per address itself, see docs/server.md)."""
+    return str(scope_client[0]) if scope_client else "unknown"
