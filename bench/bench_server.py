@@ -1,47 +1,66 @@
-"""The live table under load: bets per second, bet latency and settlement time per round.
+"""The live table at casino scale: many players on one table, bets in the last seconds.
 
-Starts ``puntobanco serve`` in a process of its own on 127.0.0.1 with a fresh SQLite file (or
-``--database-url``), signs up ``--players`` players, and has each of them watch table 1 on its
-WebSocket and, in every betting window, place bets over HTTP as fast as the answers come (up to
-``--bets`` each), for ``--rounds`` rounds. Bounded: at most ``--seconds`` in all.
+Starts one or two ``puntobanco serve`` processes on 127.0.0.1 (a fresh SQLite file, a throw-away
+PostgreSQL cluster with ``--postgres``, or ``--database-url``). The players are written into the
+database **before** the clock starts (one bulk transaction, one shared bcrypt hash at 4 rounds,
+a session token each), so sign-up cost is not measured. Then one client process drives them
+all with asyncio: every player watches table 1 on a WebSocket of its own and, in every betting
+window, places ``--bets`` bets over HTTP/1.1 keep-alive (128 shared connections, requests
+written by hand: httpx cost the client more CPU than the server) at random moments of
+the last ``--spread`` seconds before the deadline, each naming the coup it saw open and an
+idempotency key, as the page does. With two processes, half the players use each.
 
-Prints: accepted bets per second during the windows, the p50/p99 latency of a bet, the time from
-"no more bets" to the last card pushed (the deal recorded and shown) and from the coup on the
-table to "round settled" (the settlement of every spot in one transaction, then the pushes).
+Prints, per run: bets accepted per second in the spread, bet acknowledgement p50/p99/max,
+refusals, "no more bets" lag (``bets-closed`` at the first socket minus the announced deadline),
+deadline → the player's own ``settlement`` and ``round-settled`` at the **last** socket p50/max,
+the servers' RSS (and per connected player), their CPU and the client's own CPU (who saturated).
+Bounded: at most ``--seconds`` per run. ``--matrix`` runs 100/1,000/5,000 players on SQLite and
+PostgreSQL (one process: several on one database are not built yet).
 
-Run: ``.venv/bin/python bench/bench_server.py [--players 20] [--rounds 8] [--bets 25]``.
+Run: ``.venv/bin/python bench/bench_server.py [--players 100] [--rounds 3] [--postgres]
+[--processes 2] [--matrix]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
+import random
+import resource
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import httpx
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 
 PASSWORD = "bench-operator"
+KINDS = ("punto", "banco", "egalite")
+#: keep-alive connections the bets share (player n uses connection n mod CONNECTIONS, which is on
+#: the same server as the player, since both go round the processes in the same order)
+CONNECTIONS = 128
 
 
 @dataclass
 class Figures:
     latencies: list[float] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
-    window_rates: list[float] = field(default_factory=list)
-    deal_seconds: list[float] = field(default_factory=list)
-    settle_seconds: list[float] = field(default_factory=list)
+    rates: list[float] = field(default_factory=list)
+    close_lags: list[float] = field(default_factory=list)
+    settled_last: list[float] = field(default_factory=list)
     accepted: int = 0
+    rounds: int = 0
+    examples: dict[str, str] = field(default_factory=dict)
 
 
 def free_port() -> int:
@@ -53,160 +72,386 @@ def free_port() -> int:
 
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
-async def player_round(http: httpx.AsyncClient, token: str, quota: int, stop: asyncio.Event,
-                       figures: Figures, counts: list[int]) -> None:
-    headers = {"Authorization": f"Bearer {token}"}
-    for number in range(quota):
-        if stop.is_set():
-            return
-        began = time.perf_counter()
-        answer = await http.post("/api/tables/1/bets", headers=headers,
-                                 json={"bet": ("punto", "banco", "egalite")[number % 3],
-                                       "stake": 1000})
-        elapsed = time.perf_counter() - began
-        if answer.status_code == 200:
-            figures.latencies.append(elapsed)
-            counts[0] += 1
-        else:
-            code = answer.json()["error"]["code"]
-            figures.refused[code] = figures.refused.get(code, 0) + 1
-            if code == "table-closed":
-                return
+# --- the database and the servers ----------------------------------------------------------
 
 
-async def run(url: str, players: int, rounds: int, bets: int, seconds: float) -> Figures:
-    figures = Figures()
-    limits = httpx.Limits(max_connections=players + 8, max_keepalive_connections=players + 8)
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
-        boss = (await http.post("/api/login", json={"username": "operator",
-                                                    "password": PASSWORD})).json()
-        boss_headers = {"Authorization": f"Bearer {boss['token']}"}
+class Postgres:
+    """A throw-away PostgreSQL cluster (initdb/pg_ctl; as ``postgres`` when run as root)."""
 
-        async def signup(number: int) -> str:
-            answer = (await http.post("/api/signup", json={"username": f"bench{number}",
-                                                           "password": "bench-secret"})).json()
-            await http.post(f"/api/players/{answer['player']['id']}/credit",
-                            json={"amount": 10_000_000}, headers=boss_headers)
-            token: str = answer["token"]
-            return token
+    def __init__(self) -> None:
+        initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+        if initdb is None or pg_ctl is None:
+            raise SystemExit("--postgres needs initdb and pg_ctl on PATH")
+        self.pg_ctl = pg_ctl
+        self.root = Path(tempfile.mkdtemp(prefix="pb-bench-pg-"))
+        data = self.root / "data"
+        data.mkdir()
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+            shutil.chown(data, "postgres")
+        self.port = free_port()
+        self._run([initdb, "-D", str(data), "-A", "trust", "-U", "bench", "-E", "UTF8",
+                   "--no-sync"])
+        # durable commits (fsync on, synchronous_commit on): the server's real cost
+        self._run([pg_ctl, "-D", str(data), "-o", f"-p {self.port} -k {self.root} "
+                   "-c listen_addresses=127.0.0.1 -c max_connections=200", "-l",
+                   str(self.root / "log"), "-w", "-t", "60", "start"])
+        self.data = data
+        self.count = 0
 
-        tokens = await asyncio.gather(*(signup(n) for n in range(players)))
-        sockets = [await connect(f"{url.replace('http', 'ws')}/ws/tables/1?token={t}")
-                   for t in tokens]
+    def _run(self, command: list[str]) -> None:
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, capture_output=True, timeout=120)
+
+    def new_database(self) -> str:
+        import psycopg
+
+        self.count += 1
+        name = f"bench{self.count}"
+        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=bench dbname=postgres",
+                             autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return f"postgresql+psycopg://bench@127.0.0.1:{self.port}/{name}"
+
+    def stop(self) -> None:
         try:
-            await asyncio.wait_for(_rounds(http, sockets, tokens, rounds, bets, figures), seconds)
-        except TimeoutError:
-            print(f"(stopped after {seconds:.0f} s)")
+            self._run([self.pg_ctl, "-D", str(self.data), "-m", "fast", "stop"])
         finally:
-            for ws in sockets:
-                await ws.close()
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def seed_players(url: str, players: int) -> list[tuple[int, str]]:
+    """Migrate, then write the players, their wallets (credited) and a session each, in one
+    transaction: the documented bulk path that keeps bcrypt out of the figures."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import Session
+
+    from puntobanco.server.db import auth
+    from puntobanco.server.db.engine import migrate
+
+    migrate(url)
+    hashed = auth.hash_password("bench-secret", rounds=4)
+    engine = create_engine(url)
+    made: list[tuple[int, str]] = []
+    try:
+        with Session(engine) as session, session.begin():
+            for number in range(players):
+                player = auth.create_player(session, username=f"bench{number}",
+                                            password_hash=hashed, lang="en",
+                                            welcome=10_000_000)
+                made.append((player.id, auth.open_session(session, player.id)))
+    finally:
+        engine.dispose()
+    return made
+
+
+def start_server(database: str, port: int, betting_seconds: float,
+                 log: IO[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve", "--port",
+         str(port), "--database-url", database, "--betting-seconds", str(betting_seconds),
+         "--card-seconds", "0", "--closed-seconds", "0", "--result-seconds", "1"],
+        env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD},
+        stdout=subprocess.DEVNULL, stderr=log, text=True)
+
+
+def wait_ready(url: str, server: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if httpx.get(f"{url}/api/tables", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the server did not start (its log is kept)")
+        time.sleep(0.1)
+
+
+def process_figures(pid: int) -> tuple[float, float]:
+    """(RSS in MiB, CPU seconds) of a process."""
+    rss = 0.0
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            rss = int(line.split()[1]) / 1024
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return rss, cpu
+
+
+# --- the client ----------------------------------------------------------------------------
+
+
+class Round:
+    """What the sockets saw of one coup."""
+
+    def __init__(self, coup_id: int, deadline: float) -> None:
+        self.coup_id = coup_id
+        self.deadline = deadline  # epoch seconds
+        self.closed_at: float | None = None
+        self.settled = 0  # sockets that got round-settled
+        self.last = 0.0  # epoch seconds: the last settlement or round-settled to arrive
+
+
+class Player:
+    def __init__(self, player_id: int, token: str, base: str, line: int) -> None:
+        self.id = player_id
+        self.token = token
+        self.base = base
+        self.line = line  # the connection its bets go on
+
+
+async def watch(player: Player, ws: ClientConnection, rounds: dict[int, Round],
+                opened: asyncio.Queue[Round]) -> None:
+    """Read a socket; only the messages the figures need are decoded."""
+    import json
+
+    async for text in ws:
+        assert isinstance(text, str)
+        head = text[:40]
+        if '"round-opened"' in head:
+            message = json.loads(text)
+            coup = message["coup_id"]
+            if coup not in rounds:
+                rounds[coup] = Round(coup, message["deadline"] / 1000)
+                opened.put_nowait(rounds[coup])
+        elif '"bets-closed"' in head:
+            coup = json.loads(text)["coup_id"]
+            if coup in rounds and rounds[coup].closed_at is None:
+                rounds[coup].closed_at = time.time()
+        elif '"settlement"' in head or '"round-settled"' in head:
+            coup = json.loads(text)["coup_id"]
+            if coup in rounds:
+                this = rounds[coup]
+                this.last = time.time()
+                if '"round-settled"' in head:
+                    this.settled += 1
+
+
+class Line:
+    """One keep-alive HTTP/1.1 connection written by hand: httpx costs the client more CPU per
+    request than the server spends on it, and the client must not be what saturates."""
+
+    def __init__(self, base: str) -> None:
+        host, port = base.removeprefix("http://").split(":")
+        self.host, self.port = host, int(port)
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.lock = asyncio.Lock()
+
+    async def post(self, path: str, token: str, body: bytes) -> tuple[int, bytes]:
+        async with self.lock:
+            for attempt in range(3):
+                try:
+                    if self.writer is None:
+                        self.reader, self.writer = await asyncio.open_connection(self.host,
+                                                                                 self.port)
+                    assert self.reader is not None
+                    self.writer.write(
+                        f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                        f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+                        f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+                    head = await self.reader.readuntil(b"\r\n\r\n")
+                    status = int(head[9:12])
+                    length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+                    return status, await self.reader.readexactly(length)
+                except (OSError, asyncio.IncompleteReadError, IndexError):
+                    # the server closed an idle connection: again, with the same key (safe)
+                    self.writer = None
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
+
+
+async def bet(lines: list[Line], player: Player, coup: int, kind: str,
+              figures: Figures) -> None:
+    import json
+
+    body = json.dumps({"bet": kind, "stake": 1000, "coup_id": coup,
+                       "idempotency_key": uuid.uuid4().hex}).encode()
+    line = lines[player.line]
+    began = time.perf_counter()
+    try:
+        status, text = await line.post("/api/tables/1/bets", player.token, body)
+    except (OSError, asyncio.IncompleteReadError, IndexError):
+        figures.refused["connection"] = figures.refused.get("connection", 0) + 1
+        return
+    elapsed = time.perf_counter() - began
+    if status == 200:
+        figures.latencies.append(elapsed)
+        figures.accepted += 1
+    else:
+        error = json.loads(text)["error"]
+        code = error["code"]
+        if code not in figures.refused:
+            figures.examples[code] = f"{error['message']} (after {elapsed:.3f} s)"
+        figures.refused[code] = figures.refused.get(code, 0) + 1
+
+
+async def bet_later(delay: float, *args: object) -> None:
+    await asyncio.sleep(delay)
+    await bet(*args)  # type: ignore[arg-type]
+
+
+async def drive(players: list[Player], rounds_wanted: int, bets: int, spread: float,
+                margin: float, seconds: float) -> Figures:
+    figures = Figures()
+    rounds: dict[int, Round] = {}
+    opened: asyncio.Queue[Round] = asyncio.Queue()
+    lines = [Line(players[n % len(players)].base) for n in range(CONNECTIONS)]
+    sockets: list[ClientConnection] = []
+    for index in range(0, len(players), 200):  # connect in waves
+        sockets += await asyncio.gather(*(
+            connect(f"{p.base.replace('http', 'ws')}/ws/tables/1?token={p.token}",
+                    open_timeout=60, max_queue=None) for p in players[index:index + 200]))
+    print(f"  ({len(sockets)} sockets connected)", flush=True)
+    readers = [asyncio.create_task(watch(p, ws, rounds, opened))
+               for p, ws in zip(players, sockets, strict=True)]
+    try:
+        await asyncio.wait_for(_rounds(lines, players, rounds, opened, rounds_wanted, bets,
+                                       spread, margin, figures), seconds)
+    except TimeoutError:
+        print(f"  (stopped after {seconds:.0f} s)")
+    finally:
+        for task in readers:
+            task.cancel()
+        for ws in sockets:  # no closing handshakes: the servers are stopped next
+            ws.transport.abort()
     return figures
 
 
-async def _rounds(http: httpx.AsyncClient, sockets: list[object], tokens: list[str], rounds: int,
-                  bets: int, figures: Figures) -> None:
-    """Bet in every window; the first socket's messages are timestamped as they arrive."""
-    arrivals: asyncio.Queue[tuple[float, dict[str, object]]] = asyncio.Queue()
-    reader = asyncio.create_task(_stamp(sockets[0], arrivals))
-    drains = [asyncio.create_task(_drain(ws)) for ws in sockets[1:]]
-    stop = asyncio.Event()
-    betting: asyncio.Future[list[None]] | None = None
-    counts = [0]
-    stamps: dict[str, float] = {}
-    try:
-        while len(figures.settle_seconds) < rounds:
-            stamp, message = await arrivals.get()
-            kind = str(message["type"])
-            stamps[kind] = stamp
-            if kind == "round-opened":
-                stop.clear()
-                counts = [0]
-                betting = asyncio.gather(*(player_round(http, t, bets, stop, figures, counts)
-                                           for t in tokens))
-            elif betting is None:
+async def _rounds(lines: list[Line], players: list[Player], rounds: dict[int, Round],
+                  opened: asyncio.Queue[Round], wanted: int, bets: int, spread: float,
+                  margin: float, figures: Figures) -> None:
+    first = True
+    while figures.rounds < wanted:
+        this = await opened.get()
+        start = this.deadline - margin - spread - time.time()
+        if start < 0:
+            if first:  # joined in the middle of a window: wait for the next one
+                first = False
                 continue
-            elif kind == "bets-closed":
-                stop.set()
-                await betting
-                window = stamps["bets-closed"] - stamps["round-opened"]
-                figures.window_rates.append(counts[0] / max(window, 1e-9))
-                figures.accepted += counts[0]
-            elif kind == "coup-dealt":
-                figures.deal_seconds.append(stamp - stamps["bets-closed"])
-            elif kind == "round-settled":
-                figures.settle_seconds.append(stamp - stamps["coup-dealt"])
-                betting = None
+            start = 0
+        first = False
+        accepted_before = figures.accepted
+        tasks = [asyncio.create_task(bet_later(start + random.random() * spread, lines, player,
+                                               this.coup_id, KINDS[n % 3], figures))
+                 for player in players for n in range(bets)]
+        await asyncio.gather(*tasks)
+        figures.rates.append((figures.accepted - accepted_before) / spread)
+        while this.settled < len(players):
+            await asyncio.sleep(0.05)
+            if time.time() > this.deadline + 30:
+                break
+        if this.closed_at is not None:
+            figures.close_lags.append(this.closed_at - this.deadline)
+        if this.settled == len(players):
+            figures.settled_last.append(this.last - this.deadline)
+        figures.rounds += 1
+        print(f"  (round {figures.rounds}: coup {this.coup_id}, {figures.accepted} accepted)",
+              flush=True)
+
+
+def run_one(*, players: int, processes: int, database: str, rounds: int, bets: int,
+            betting_seconds: float, spread: float, seconds: float, label: str) -> None:
+    began = time.monotonic()
+    made = seed_players(database, players)
+    print(f"  ({players} players written in {time.monotonic() - began:.1f} s)", flush=True)
+    ports = [free_port() for _ in range(processes)]
+    servers = []
+    try:
+        for port in ports:
+            log = open(Path(tempfile.gettempdir()) / f"pb-bench-server-{port}.log", "w")  # noqa: SIM115
+            print(f"  (server log: {log.name})", flush=True)
+            servers.append(start_server(database, port, betting_seconds, log))
+            wait_ready(f"http://127.0.0.1:{port}", servers[-1])
+        everyone = [Player(pid, token, f"http://127.0.0.1:{ports[n % processes]}",
+                           n % CONNECTIONS)
+                    for n, (pid, token) in enumerate(made)]
+        before = [process_figures(s.pid)[1] for s in servers]
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        began = time.monotonic()
+        figures = asyncio.run(drive(everyone, rounds, bets, spread, 0.3, seconds))
+        wall = time.monotonic() - began
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        server_figures = [process_figures(s.pid) for s in servers]
     finally:
-        for task in (reader, *drains):
-            task.cancel()
-
-
-async def _stamp(ws: object, arrivals: asyncio.Queue[tuple[float, dict[str, object]]]) -> None:
-    async for text in ws:  # type: ignore[attr-defined]
-        arrivals.put_nowait((time.perf_counter(), json.loads(text)))
-
-
-async def _drain(ws: object) -> None:
-    async for _ in ws:  # type: ignore[attr-defined]
-        pass
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait(60)
+    client_cpu = (after.ru_utime - usage.ru_utime + after.ru_stime - usage.ru_stime) / wall
+    server_cpu = sum(cpu - b for (_, cpu), b in zip(server_figures, before, strict=True)) / wall
+    rss = sum(r for r, _ in server_figures)
+    lat = [1000 * v for v in figures.latencies]
+    print(f"{label}: {players} players, {processes} process(es), {figures.rounds} rounds, "
+          f"{bets} bets each in the last {spread:g} s of a {betting_seconds:g} s window")
+    print(f"  accepted {figures.accepted}, refused {figures.refused or 'none'}; "
+          f"accepted/s in the spread: median {statistics.median(figures.rates or [0]):.0f}")
+    for code, example in figures.examples.items():
+        print(f"  first {code}: {example}")
+    print(f"  bet ack p50 {percentile(lat, 0.5):.0f} ms, p99 {percentile(lat, 0.99):.0f} ms, "
+          f"max {max(lat or [0]):.0f} ms")
+    lags = [1000 * v for v in figures.close_lags]
+    done = [1000 * v for v in figures.settled_last]
+    print(f"  bets-closed after the deadline: max {max(lags or [float('nan')]):.0f} ms; "
+          f"deadline -> settlement + round-settled at the last socket: p50 "
+          f"{percentile(done, 0.5):.0f} ms, max {max(done or [float('nan')]):.0f} ms")
+    print(f"  server RSS {rss:.0f} MiB ({1024 * rss / players:.0f} KiB per player); CPU: "
+          f"servers {100 * server_cpu:.0f} %, client {100 * client_cpu:.0f} % of one core")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--players", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=8)
-    parser.add_argument("--bets", type=int, default=25, help="bets per player per round, at most")
-    parser.add_argument("--betting-seconds", type=float, default=3.0)
-    parser.add_argument("--seconds", type=float, default=180, help="bound on the whole run")
+    parser.add_argument("--players", type=int, default=100)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--bets", type=int, default=2, help="bets per player per round")
+    parser.add_argument("--betting-seconds", type=float, default=6.0)
+    parser.add_argument("--spread", type=float, default=2.0,
+                        help="the bets fall in the last SPREAD seconds before the deadline")
+    parser.add_argument("--seconds", type=float, default=120, help="bound on each run")
+    parser.add_argument("--postgres", action="store_true", help="a throw-away PostgreSQL")
     parser.add_argument("--database-url", default=None)
+    parser.add_argument("--matrix", action="store_true",
+                        help="100/1,000/5,000 players; SQLite and PostgreSQL")
     args = parser.parse_args()
+    if args.processes != 1:  # kept for when several processes can serve one PostgreSQL database
+        raise SystemExit("One server process per database for now (docs/server.md, "
+                         "\"Several processes\").")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (65536, 65536)) if resource.getrlimit(
+        resource.RLIMIT_NOFILE)[1] >= 65536 else None
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; Python "
+          f"{platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the start")
+    cluster = Postgres() if args.postgres or args.matrix else None
     workdir = Path(tempfile.mkdtemp(prefix="pb-bench-"))
-    database = args.database_url or f"sqlite:///{workdir / 'bench.sqlite3'}"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve", "--port",
-         str(port), "--database-url", database, "--betting-seconds", str(args.betting_seconds),
-         "--card-seconds", "0", "--closed-seconds", "0", "--result-seconds", "0.2"],
-        env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    runs: list[tuple[int, str, int]]
+    if args.matrix:
+        runs = [(n, db, 1) for db in ("sqlite", "postgresql") for n in (100, 1000, 5000)]
+    else:
+        db = "postgresql" if args.postgres or (args.database_url or "").startswith("postgres") \
+            else "sqlite"
+        runs = [(args.players, db, args.processes)]
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/api/tables", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the server did not start: {server.stderr and server.stderr.read()}")
-            time.sleep(0.1)
-        print(f"machine: {platform.machine()}, {os.cpu_count()} cores; Python "
-              f"{platform.python_version()}; database: {database.split(':')[0]}")
-        print(f"{args.players} players on one table, up to {args.bets} bets each per "
-              f"{args.betting_seconds:g} s window, {args.rounds} rounds, no card pacing")
-        figures = asyncio.run(run(url, args.players, args.rounds, args.bets, args.seconds))
+        for number, (players, db, processes) in enumerate(runs):
+            if args.database_url and not args.matrix:
+                url = args.database_url
+            elif db == "postgresql":
+                assert cluster is not None
+                url = cluster.new_database()
+            else:
+                url = f"sqlite:///{workdir / f'bench{number}.sqlite3'}"
+            run_one(players=players, processes=processes, database=url, rounds=args.rounds,
+                    bets=args.bets, betting_seconds=args.betting_seconds, spread=args.spread,
+                    seconds=args.seconds, label=db)
     finally:
-        server.terminate()
-        server.wait(60)
-    latencies = [1000 * v for v in figures.latencies]
-    print(f"accepted bets: {figures.accepted} (refused: {figures.refused or 'none'})")
-    if figures.window_rates:
-        print(f"bets per second while the window is open: median "
-              f"{statistics.median(figures.window_rates):.0f}, best {max(figures.window_rates):.0f}")
-    if latencies:
-        print(f"bet latency: p50 {percentile(latencies, 0.5):.1f} ms, "
-              f"p99 {percentile(latencies, 0.99):.1f} ms")
-    if figures.settle_seconds:
-        print(f"no more bets -> coup on the table: median "
-              f"{1000 * statistics.median(figures.deal_seconds):.1f} ms")
-        print(f"coup on the table -> round settled (all spots, one transaction): median "
-              f"{1000 * statistics.median(figures.settle_seconds):.1f} ms, max "
-              f"{1000 * max(figures.settle_seconds):.1f} ms over {len(figures.settle_seconds)} "
-              "rounds")
+        if cluster is not None:
+            cluster.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

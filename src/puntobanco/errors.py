@@ -82,6 +82,13 @@ class ErrorCode(StrEnum):
     BAD_CHIP = "bad-chip"
     BAD_SPOT = "bad-spot"
     IMPOSSIBLE_HAND = "impossible-hand"  # replay --punto/--banco: hands R4–R6 cannot deal
+    # the analyst's bench (risk, design) and the server's process lock
+    BAD_BET = "bad-bet"
+    BAD_STAKE = "bad-stake"
+    BAD_SESSIONS = "bad-sessions"
+    BAD_DESIGN = "bad-design"
+    GRID_TOO_LARGE = "grid-too-large"
+    DATABASE_IN_USE = "database-in-use"
     # the server only (their sentences and HTTP statuses: puntobanco.server.messages)
     BAD_REQUEST = "bad-request"
     BAD_JSON = "bad-json"

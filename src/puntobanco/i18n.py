@@ -5,7 +5,7 @@
 >>> word("balance", "it")
 'Saldo'
 >>> refusal("both-lion-sides", "en")
-'A spot may back the Lion Bonus on Punto or on Banco, never both.'
+'A spot may back the Lion Bonus on Player or on Banker, never both.'
 """
 
 from __future__ import annotations
@@ -74,12 +74,12 @@ _REFUSALS: dict[str, dict[str, str]] = {
         "fr": "Le Lion Bonus se joue sur Punto ou sur Banco, jamais les deux.",
         "it": "Il Lion Bonus si gioca sul Punto o sul Banco, mai su entrambi.",
         "es": "El Lion Bonus se juega al Punto o al Banco, nunca a ambos.",
-        "en": "A spot may back the Lion Bonus on Punto or on Banco, never both."},
+        "en": "A spot may back the Lion Bonus on Player or on Banker, never both."},
     "punto-and-banco": {
         "fr": "Cette table n'accepte pas Punto et Banco ensemble.",
         "it": "Questo tavolo non accetta Punto e Banco insieme.",
         "es": "Esta mesa no acepta Punto y Banco a la vez.",
-        "en": "This table does not allow Punto and Banco on the same spot."},
+        "en": "This table does not allow Player and Banker on the same spot."},
     "not-chip-multiple": {
         "fr": "La mise doit être un multiple de la plus petite plaque.",
         "it": "La puntata deve essere un multiplo della fiche minima.",

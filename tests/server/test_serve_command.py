@@ -104,6 +104,23 @@ def test_mistakes_end_in_one_sentence_and_exit_2(tmp_path: Path) -> None:
         busy.communicate(timeout=60)
 
 
+def test_issue8_a_second_process_on_one_sqlite_file_is_refused_in_one_sentence(
+        tmp_path: Path) -> None:
+    port = free_port()
+    first = _start("--port", str(port), cwd=tmp_path)
+    try:
+        wait_until(lambda: first.poll() is not None or _up(f"http://127.0.0.1:{port}"),
+                   timeout=60)
+        second = _start("--port", str(free_port()), cwd=tmp_path)
+        out, err = second.communicate(timeout=60)
+        assert second.returncode == 2, (out, err)
+        assert "already uses the SQLite database" in err and "PostgreSQL" in err, err
+        assert "Traceback" not in err
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)
+
+
 def test_operator_password_on_an_existing_database_is_said_and_can_be_reset(
         tmp_path: Path) -> None:
     """Issue 12: PUNTOBANCO_OPERATOR_PASSWORD on a database that has its operator was silently

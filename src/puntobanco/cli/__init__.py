@@ -7,9 +7,11 @@ import sys
 import typer
 
 # Each command module registers itself on `app` when imported (one line each, sorted):
+from puntobanco.cli import design as design
 from puntobanco.cli import par as par
 from puntobanco.cli import play as play
 from puntobanco.cli import replay as replay
+from puntobanco.cli import risk as risk
 from puntobanco.cli import serve as serve
 from puntobanco.cli import simulate as simulate
 from puntobanco.cli._app import app

@@ -78,9 +78,19 @@ def par(
     rules: RuleOptions,
     output_format: FormatOption = "table",
     out: OutOption = None,
+    compare: Annotated[bool, typer.Option(
+        "--compare", help="Set this game beside commission baccarat, EZ Baccarat (Dragon 7, "
+        "Panda 8) and the Dragon Bonus, for 6 and 8 decks (or --decks); --lion-paytable sets "
+        "the Lion Bonus line's table.")] = False,
 ) -> None:
     """Print the exact PAR sheet: every bet's outcomes, combinations, pays, RTP and edge."""
     fmt = _check_format(output_format)
+    if compare:
+        from puntobanco.cli._compare import compare_command
+
+        compare_command(decks=rules.decks, fmt=fmt, out=out, rules=rules.drawing,
+                        emit=_emit_format, lion_paytable=rules.lion_paytable)
+        return
     shoe, ruleset = rules.shoe_and_rules()
     from puntobanco.analysis import analyse, report
 

@@ -80,10 +80,11 @@ def serve(
     from sqlalchemy.engine import make_url
 
     from puntobanco.server.app import create_app
-    from puntobanco.server.db.engine import check_database
+    from puntobanco.server.db.engine import check_database, hold_sqlite
 
     url = database_url or default_database_url()
     check_database(url)
+    hold_sqlite(url)  # a second process on the same SQLite file stops here, with one sentence
     settings = ServerSettings(database_url=url, betting_seconds=betting_seconds,
                               closed_seconds=closed_seconds, card_seconds=card_seconds,
                               result_seconds=result_seconds,

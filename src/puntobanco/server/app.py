@@ -15,8 +15,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from puntobanco import __version__
@@ -36,6 +36,7 @@ from puntobanco.server.api.guard import Guard, Guards
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.settings import ServerSettings
+from puntobanco.server.static_files import add_docs_routes, mount_static, versioned_page
 
 DESCRIPTION = """Punto Banco "2000" with the Lion Bonus: a live multi-player table.
 
@@ -65,22 +66,25 @@ def create_app(settings: ServerSettings | None = None, *,
             await casino.close()
 
     app = FastAPI(title="puntobanco", version=__version__, description=DESCRIPTION,
-                  lifespan=lifespan)
+                  lifespan=lifespan, docs_url=None)
     app.state.guards = Guards(config.guard)
-    app.add_middleware(Guard)  # body limit and security headers (issue 9)
+    # Compressed answers (the page's scripts, the snapshot); small ones are not worth it.
+    app.add_middleware(GZipMiddleware, minimum_size=500)
+    app.add_middleware(Guard)  # body limit and security headers (issue 9), outermost
     app.add_exception_handler(PuntoBancoError, on_puntobanco_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)
     app.add_exception_handler(Exception, _on_unexpected)
     for module in (api_auth, api_tables, api_recall, api_operator, ws):
         app.include_router(module.router)
-    app.mount("/static", StaticFiles(directory=config.static_dir, check_dir=False), name="static")
+    mount_static(app, config.static_dir)
+    add_docs_routes(app)
 
     @app.get("/", include_in_schema=False)
     async def index() -> Response:
-        page = config.static_dir / "index.html"
-        if page.is_file():
-            return FileResponse(page, headers={"Cache-Control": "no-cache"})
+        page = versioned_page(config.static_dir, "index.html")
+        if page is not None:
+            return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
         return HTMLResponse("<!doctype html><title>puntobanco</title><p>The table's page is not "
                             "installed; the API is at <a href=/docs>/docs</a>.", status_code=503)
 

@@ -26,7 +26,7 @@ from puntobanco.server.messages import error_message, message, status_of
 MAX_TOKEN = 128
 
 
-def get_casino(request: Request) -> Casino:
+async def get_casino(request: Request) -> Casino:  # async: no worker thread per request
     casino: Casino = request.app.state.casino
     return casino
 

@@ -44,4 +44,7 @@ async def credit(player_id: Id, body: CreditIn, casino: CasinoDep,
                         reason="credit", player_id=player_id)
         return {"player": player_json(session, auth.info(player))}
 
-    return await casino.db.run_write(write)
+    answer = await casino.db.run_write(write)
+    casino.tell_player(player_id, {"type": "balance", "reason": "credit", "amount": body.amount,
+                                   "balance": answer["player"]["balance"]})
+    return answer

@@ -47,6 +47,18 @@ class BetIn(Body):
         description="cents to add to the bet")
     idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
                                           pattern=PRINTABLE)] | None = None
+    coup_id: Annotated[int, Field(strict=True, ge=1, le=MAX_ID)] | None = Field(
+        default=None, description="the coup the player saw open: a bet "
+                                "for any other coup is refused table-closed")
+
+
+class BetsIn(Body):
+    bets: Annotated[dict[str, Cents], Field(min_length=1, max_length=5)] = Field(
+        description="bet kind -> cents to add; all placed or none")
+    idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
+                                          pattern=PRINTABLE)] | None = None
+    coup_id: Annotated[int, Field(strict=True, ge=1, le=MAX_ID)] | None = Field(
+        default=None, description="the coup the player saw open: as for a single bet")
 
 
 class TableIn(Body):
@@ -210,12 +222,21 @@ class SnapshotOut(BaseModel):
     roads: list[RoadOut]
     betting_seconds: int | float
     spots: int
+    balance: int | None = Field(default=None, description="the caller's wallet (signed in)")
 
 
 class BetOut(BaseModel):
     bet: str
     stake: int
     total: int
+    my_bets: dict[str, int]
+    balance: int
+    coup_id: int
+    round_no: int
+
+
+class BetsOut(BaseModel):
+    placed: dict[str, int]
     my_bets: dict[str, int]
     balance: int
     coup_id: int

@@ -12,6 +12,8 @@ from puntobanco.server.api.schemas import (
     ERRORS,
     BetIn,
     BetOut,
+    BetsIn,
+    BetsOut,
     Id,
     IdempotencyKey,
     OutOfServiceOut,
@@ -21,6 +23,7 @@ from puntobanco.server.api.schemas import (
     TableItem,
     WithdrawOut,
 )
+from puntobanco.server.db import ledger
 
 router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERRORS)
 
@@ -42,7 +45,10 @@ async def snapshot(table_id: Id, casino: CasinoDep, player: MaybePlayer) -> dict
     """Everything a (re)connecting page needs; also wakes an idle dealer for a round."""
     dealer = casino.dealer(table_id)
     dealer.poke()
-    return dealer.snapshot(player.id if player else None)
+    if player is None:
+        return dealer.snapshot(None)
+    balance = await casino.db.run_read(lambda s: ledger.wallet_balance(s, player.id))
+    return {**dealer.snapshot(player.id), "balance": balance}
 
 
 @router.post("/{table_id}/bets", response_model=BetOut)
@@ -53,7 +59,20 @@ async def place_bet(table_id: Id, body: BetIn, casino: CasinoDep, player: Signed
     guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
     return await dealer.place_bet(player.id, BetKind.parse(body.bet), body.stake,
-                                  body.idempotency_key)
+                                  body.idempotency_key, coup_id=body.coup_id)
+
+
+@router.post("/{table_id}/bets/batch", response_model=BetsOut)
+async def place_bets(table_id: Id, body: BetsIn, casino: CasinoDep, player: SignedIn,
+                     guards: GuardsDep) -> dict[str, Any]:
+    """Several stakes at once, all or nothing (the page's repeat and double): each is checked
+    as the single bets are, and together against the limits and the balance; one refusal and
+    nothing is placed."""
+    guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
+    dealer = casino.dealer(table_id)
+    stakes = [(BetKind.parse(bet), stake) for bet, stake in body.bets.items()]
+    return await dealer.place_bets(player.id, stakes, body.idempotency_key,
+                                   coup_id=body.coup_id)
 
 
 @router.delete("/{table_id}/bets/{bet}", response_model=WithdrawOut)

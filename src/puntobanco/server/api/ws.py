@@ -21,11 +21,16 @@ from fastapi import APIRouter, WebSocket
 
 from puntobanco.server.api.deps import lookup_player
 from puntobanco.server.api.guard import Guards, client_address
-from puntobanco.server.db import auth
+from puntobanco.server.db import auth, ledger
+from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.live.hub import Client, dumps
+from puntobanco.server.live.hub import Client
 
 router = APIRouter()
+
+PONG = msg.encode(msg.Pong())
+BAD_MESSAGE = msg.encode(msg.Error(error=msg.ErrorBody(
+    code="bad-request", message="The only message a client sends is {\"type\": \"ping\"}, as text.")))
 
 #: close codes: the table or the session does not exist; the client could not keep up
 CLOSE_NOT_FOUND, CLOSE_UNAUTHORIZED, CLOSE_TOO_SLOW = 4404, 4401, 1013
@@ -62,8 +67,15 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
         return
     player_id = player.id if player else None
     client = Client(player_id)
+    # A signed-in player's snapshot also has their balance (a page that reconnects after a
+    # refund or a credit shows the wallet as it is now).
+    balance = (await casino.db.run_read(lambda s: ledger.wallet_balance(s, player_id))
+               if player_id is not None else None)
     # No await between the snapshot and joining the hub: the client misses no event.
-    client.push(dumps({"type": "snapshot", "table": dealer.snapshot(client.player_id)}))
+    table = dealer.snapshot(client.player_id)
+    if balance is not None:
+        table["balance"] = balance
+    client.push(msg.encode(msg.Snapshot(table=table)))
     dealer.hub.add(client)
     guards.sockets.add(address, player_id)  # counted from here; uncounted in ``finally``
     ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
@@ -126,8 +138,6 @@ async def _receive(websocket: WebSocket, client: Client) -> None:
             except (ValueError, RecursionError):
                 message = None
         if isinstance(message, dict) and message.get("type") == "ping":
-            client.push(dumps({"type": "pong"}))
+            client.push(PONG)
         else:
-            client.push(dumps({"type": "error", "error": {
-                "code": "bad-request", "message": "The only message a client sends is "
-                                                  "{\"type\": \"ping\"}, as text."}}))
+            client.push(BAD_MESSAGE)

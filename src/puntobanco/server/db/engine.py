@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -106,6 +107,56 @@ def migrate(url: str) -> None:
     command.upgrade(alembic_config(url), "head")
 
 
+#: SQLite files this process serves: path → (lock file descriptor, holders)
+_HELD: dict[str, tuple[int, int]] = {}
+
+
+def hold_sqlite(url: str) -> None:
+    """Claim an SQLite database for this process (a no-op on PostgreSQL).
+
+    The dealers of an SQLite database live in one process: a second process is refused with one
+    clear sentence. The claim is an exclusive ``flock`` on ``<file>.serve-lock``, released by
+    :func:`release_sqlite` or when the process ends, however it ends. Claims within one process
+    are counted, so a test may start a server again on the same file.
+    """
+    import fcntl
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return
+    path = str(Path(parsed.database).resolve())
+    if path in _HELD:
+        fd, holders = _HELD[path]
+        _HELD[path] = (fd, holders + 1)
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path + ".serve-lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise PuntoBancoError(f"Another puntobanco server already uses the SQLite database "
+                              f"{parsed.database}: one process serves an SQLite file (run several "
+                              "processes on PostgreSQL).", code="database-in-use") from None
+    _HELD[path] = (fd, 1)
+
+
+def release_sqlite(url: str) -> None:
+    """Give back a claim of :func:`hold_sqlite`."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return
+    path = str(Path(parsed.database).resolve())
+    if path not in _HELD:
+        return
+    fd, holders = _HELD[path]
+    if holders > 1:
+        _HELD[path] = (fd, holders - 1)
+        return
+    del _HELD[path]
+    os.close(fd)  # closing the descriptor releases the lock
+
+
 class Database:
     """Both engines, their session factories and the thread pool the calls run on."""
 
@@ -115,6 +166,9 @@ class Database:
         self._write_sessions = sessionmaker(self.writer, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.reader, expire_on_commit=False)
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
+        #: writes have threads of their own: a batch of bets, a close or a settlement never
+        #: queues behind a flood of reads (every request's session lookup is one)
+        self.write_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="db-write")
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -129,7 +183,8 @@ class Database:
 
     async def run_write(self, work: Callable[[Session], T]) -> T:
         """Run ``work(session)`` in one write transaction on the database threads."""
-        return await self._run(functools.partial(self._write_call, work))
+        call = functools.partial(self._write_call, work)
+        return await asyncio.get_running_loop().run_in_executor(self.write_executor, call)
 
     async def run_read(self, work: Callable[[Session], T]) -> T:
         return await self._run(functools.partial(self._read_call, work))
@@ -147,5 +202,6 @@ class Database:
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)
+        self.write_executor.shutdown(wait=True)
         self.writer.dispose()
         self.reader.dispose()

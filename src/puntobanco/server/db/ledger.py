@@ -13,10 +13,11 @@ money from it at the same moment.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import cast
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import BetRefused, ErrorCode
@@ -121,27 +122,67 @@ def transfer(
     ``insufficient-balance`` and changes nothing.
     """
     move = Move(source, target, amount, reason, coup_id, bet_id, player_id)
-    debit = update(Account).where(Account.id == source)
-    if require_funds:
-        debit = debit.where(Account.balance >= amount)
-    source_balance = session.execute(debit.values(balance=Account.balance - amount)
-                                     .returning(Account.balance)).scalar_one_or_none()
-    if source_balance is None:
-        available = session.execute(select(Account.balance).where(Account.id == source)).scalar_one()
-        raise BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
-                         "available.", code=ErrorCode.INSUFFICIENT_BALANCE, available=available)
-    target_balance = session.execute(update(Account).where(Account.id == target)
-                                     .values(balance=Account.balance + amount)
-                                     .returning(Account.balance)).scalar_one()
+    source_balance = take(session, source, amount, require_funds=require_funds)
+    target_balance = give(session, target, amount)
     _journal(session, [move])
     return Moved(source_balance, target_balance)
 
 
-def post(session: Session, moves: Sequence[Move]) -> None:
-    """Post many transfers at once (a settlement): every one its own transaction of two
-    entries, and each account's balance changed by one update (in account order, so that two
-    writers never wait on each other in opposite orders). No funds check: use :func:`transfer`
-    to take money from a wallet.
+def take(session: Session, account: int, amount: int, *, require_funds: bool = True) -> int:
+    """Debit an account's cached balance for a move journaled by :func:`post` (``applied``);
+    returns the balance after it. With ``require_funds`` the debit is conditional
+    (``… WHERE balance >= :amount``) and a short account refuses with ``insufficient-balance``,
+    changing nothing."""
+    params = {"account": account, "amount": amount}
+    statement = _TAKE_IF_FUNDED if require_funds else _TAKE
+    balance_after = session.connection().execute(statement, params).scalar_one_or_none()
+    if balance_after is None:
+        available = session.execute(select(Account.balance).where(Account.id == account)).scalar_one()
+        raise BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
+                         "available.", code=ErrorCode.INSUFFICIENT_BALANCE, available=available)
+    return int(balance_after)
+
+
+def give(session: Session, account: int, amount: int) -> int:
+    """Credit an account's cached balance (see :func:`take`); returns the balance after it."""
+    return int(session.connection().execute(_GIVE, {"account": account, "amount": amount})
+               .scalar_one())
+
+
+def lock_balances(session: Session, accounts: Collection[int]) -> dict[int, int]:
+    """The balances of some accounts, which stay as read until the transaction ends: locked
+    ``FOR UPDATE`` in id order on PostgreSQL (an SQLite write transaction holds the whole
+    database). A caller that moves money on them decides in Python, then names them nowhere:
+    :func:`post` applies every move's amount."""
+    return {int(account): int(balance) for account, balance in session.execute(
+        select(Account.id, Account.balance).where(Account.id.in_(sorted(accounts)))
+        .order_by(Account.id).with_for_update())}
+
+
+def short_of(amount: int, available: int) -> BetRefused:
+    """The refusal of a debit the account cannot cover."""
+    return BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
+                      "available.", code="insufficient-balance")
+
+
+# Built once: the hot path of every bet runs them through SQLAlchemy's statement cache, as Core
+# statements (an ORM update would also look for the rows in the session each time).
+_ACCOUNTS = cast(Table, Account.__table__)
+_TAKE = (update(_ACCOUNTS).where(_ACCOUNTS.c.id == bindparam("account"))
+         .values(balance=_ACCOUNTS.c.balance - bindparam("amount"))
+         .returning(_ACCOUNTS.c.balance))
+_TAKE_IF_FUNDED = _TAKE.where(_ACCOUNTS.c.balance >= bindparam("amount"))
+_GIVE = (update(_ACCOUNTS).where(_ACCOUNTS.c.id == bindparam("account"))
+         .values(balance=_ACCOUNTS.c.balance + bindparam("amount"))
+         .returning(_ACCOUNTS.c.balance))
+
+
+def post(session: Session, moves: Sequence[Move], *, applied: Collection[int] = ()) -> None:
+    """Post many transfers at once (a settlement, a batch of bets): every one its own
+    transaction of two entries, and each account's balance changed by one update (in account
+    order, so that two writers never wait on each other in opposite orders). No funds check:
+    take money from a wallet with :func:`take` (conditional) first and name that account in
+    ``applied``, whose balance this call then leaves alone.
     """
     if not moves:
         return
@@ -150,10 +191,13 @@ def post(session: Session, moves: Sequence[Move]) -> None:
     for move in moves:
         deltas[move.source] -= move.amount
         deltas[move.target] += move.amount
-    for account, delta in sorted(deltas.items()):
-        if delta:
-            session.execute(update(Account).where(Account.id == account)
-                            .values(balance=Account.balance + delta))
+    changes = [{"account": account, "delta": delta} for account, delta in sorted(deltas.items())
+               if delta and account not in applied]
+    if changes:
+        # Core executemany (one statement, many parameter sets), not an ORM bulk update
+        session.connection().execute(
+            update(Account).where(Account.id == bindparam("account"))
+            .values(balance=Account.balance + bindparam("delta")), changes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,13 +24,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind, Outcome, SettlementLine, pays_text, settle_spot
+from puntobanco.bets import BetKind, Outcome, SettlementLine, pays_text, settle_spot, verify_spot
 from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
-from puntobanco.errors import BetRefused, RuleSetError, TableStateError
+from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError, TableStateError
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import ledger, recall
 from puntobanco.server.db.models import (
@@ -45,6 +45,7 @@ from puntobanco.server.db.models import (
     utcnow,
 )
 from puntobanco.server.fair import order_text
+from puntobanco.server.messages import IdempotencyConflict  # the server-only errors' module
 from puntobanco.server.settings import table_rules_from_json, table_rules_to_json
 from puntobanco.shoe import Shoe
 
@@ -245,6 +246,200 @@ def bet_id(session: Session, coup_id: int, player_id: int, kind: BetKind) -> int
         BetRecord.kind == kind.value)).scalar_one()
 
 
+@dataclass(frozen=True, slots=True)
+class BetOp:
+    """One bet (``stake`` more on ``kind``) or withdrawal (of the whole ``kind``) of a batch."""
+
+    player_id: int
+    kind: BetKind
+    stake: int = 0
+    key: str | None = None
+    withdraw: bool = False
+    #: several stakes placed all or nothing (``POST …/bets/batch``); ``kind``/``stake`` unused
+    group: tuple[tuple[BetKind, int], ...] = ()
+
+    def fingerprint(self, table_id: int) -> str:
+        if self.group:
+            return f"batch:{table_id}:" + ",".join(
+                f"{kind.value}={stake}" for kind, stake in sorted(
+                    self.group, key=lambda item: item[0].value))
+        if self.withdraw:
+            return f"withdraw:{table_id}:{self.kind.value}"
+        return f"{table_id}:{self.kind.value}:{self.stake}"
+
+
+class Replayed(dict[str, Any]):
+    """A stored answer sent again for a repeated idempotency key (nothing was written)."""
+
+
+#: What a batch answers for each operation: the bet answer (``docs/api.md``), or the refusal.
+BetResult = dict[str, Any] | PuntoBancoError
+
+
+def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, rules: RuleSet,
+               ops: Sequence[BetOp]) -> list[BetResult]:
+    """Apply a batch of bets and withdrawals to an open coup, in the caller's transaction.
+
+    The coup's row is read first, ``FOR SHARE`` on PostgreSQL: while this transaction runs,
+    the close (``open → closed``, an ``UPDATE`` of that row) waits for it, and once the close
+    has committed this read finds the coup closed and every operation is refused
+    ``table-closed``. So a batch is wholly in the coup or wholly refused, whichever process
+    wrote it; on SQLite, ``BEGIN IMMEDIATE`` orders the two writers the same way.
+
+    Each operation is checked as the single-bet path did: its idempotency key first (a stored
+    answer is replayed, a different bet with the same key is refused), then the spot as a whole
+    by the core (:func:`puntobanco.bets.verify_spot`: M3, B4, L1, L3) against the database's
+    bets of this coup and the batch's earlier operations, then the wallet's balance (the
+    batch's wallets are read locked, :func:`ledger.lock_balances`, and every balance changes
+    once, at the end, by :func:`ledger.post`).
+    A refused operation writes nothing. Operations run in player order (each player's in the
+    order given), so wallets are locked in one order.
+    """
+    results: list[BetResult | None] = [None] * len(ops)
+    order = sorted(range(len(ops)), key=lambda i: ops[i].player_id)
+    players = sorted({op.player_id for op in ops})
+    stored: dict[tuple[int, str], tuple[str, dict[str, Any]]] = {}
+    keys = {op.key for op in ops if op.key is not None}
+    if keys:
+        for player, key, fingerprint, response in session.execute(
+                select(BetRequest.player_id, BetRequest.idempotency_key, BetRequest.fingerprint,
+                       BetRequest.response).where(BetRequest.idempotency_key.in_(keys),
+                                                  BetRequest.player_id.in_(players))):
+            stored[(player, key)] = (fingerprint, dict(response))
+    status = session.execute(select(CoupRecord.status).where(CoupRecord.id == coup_id)
+                             .with_for_update(read=True)).scalar_one_or_none()
+    spots: dict[int, dict[BetKind, list[Any]]] = {}  # player -> kind -> [id|None, stake, status]
+    if status == "open":
+        for bet_id, player, kind, stake, bet_status in session.execute(
+                select(BetRecord.id, BetRecord.player_id, BetRecord.kind, BetRecord.stake,
+                       BetRecord.status).where(BetRecord.coup_id == coup_id,
+                                               BetRecord.player_id.in_(players))):
+            spots.setdefault(player, {})[BetKind(kind)] = [bet_id, stake, bet_status]
+    wallets = _wallets(session, players) if status == "open" else {}
+    balances = ledger.lock_balances(session, wallets.values()) if wallets else {}
+    in_play = ledger.account_id(session, ledger.in_play_code(table_id))
+    moves: list[tuple[BetOp, list[Any]]] = []  # (op, its bet's row state), for the journal
+    requests: list[tuple[BetOp, list[Any], dict[str, Any], str]] = []
+    for index in order:
+        op = ops[index]
+        fingerprint = op.fingerprint(table_id)
+        if op.key is not None and (op.player_id, op.key) in stored:
+            first_print, answer = stored[(op.player_id, op.key)]
+            results[index] = Replayed(answer) if first_print == fingerprint else IdempotencyConflict(
+                "This idempotency key was already used for a different bet.")
+            continue
+        if status != "open":
+            results[index] = BetRefused("No more bets: the table is not open for betting.",
+                                        code="table-closed")
+            continue
+        spot = spots.setdefault(op.player_id, {})
+        live = {kind: row[1] for kind, row in spot.items() if row[2] == "active" and row[1] > 0}
+        try:
+            if op.withdraw:
+                if op.kind not in live:
+                    raise BetRefused(f"There is no {op.kind.value} bet on this spot to "
+                                     "withdraw.", code="no-such-bet")
+                row = spot[op.kind]
+                amount = row[1]
+                wallet = wallets[op.player_id]
+                balance = balances[wallet] = balances[wallet] + amount
+                row[1], row[2] = 0, "withdrawn"
+                moves.append((BetOp(op.player_id, op.kind, amount, op.key, withdraw=True), row))
+                del live[op.kind]
+                answer = {"bet": op.kind.value, "stake": amount}
+            elif op.group:  # all or nothing: the spot with every stake, their sum paid once
+                wanted = dict(live)
+                for each, stake in op.group:
+                    if stake <= 0:
+                        raise BetRefused(f"A stake on {each.value} must be positive.",
+                                         code="non-positive-stake")
+                    wanted[each] = wanted.get(each, 0) + stake
+                verify_spot(wanted, rules)
+                wallet = wallets[op.player_id]
+                whole = sum(stake for _, stake in op.group)
+                if balances[wallet] < whole:
+                    raise ledger.short_of(whole, balances[wallet])
+                balance = balances[wallet] = balances[wallet] - whole
+                for each, stake in op.group:
+                    row = spot.get(each) or [None, 0, "active"]
+                    if row[2] != "active":
+                        row[1], row[2] = 0, "active"
+                    row[1] += stake
+                    spot[each] = row
+                    moves.append((BetOp(op.player_id, each, stake), row))
+                live = wanted
+                answer = {"placed": {each.value: stake for each, stake in op.group}}
+            else:
+                if op.stake <= 0:
+                    raise BetRefused(f"A stake on {op.kind.value} must be positive.",
+                                     code="non-positive-stake")
+                wanted = {**live, op.kind: live.get(op.kind, 0) + op.stake}
+                verify_spot(wanted, rules)
+                wallet = wallets[op.player_id]
+                if balances[wallet] < op.stake:
+                    raise ledger.short_of(op.stake, balances[wallet])
+                balance = balances[wallet] = balances[wallet] - op.stake
+                row = spot.get(op.kind) or [None, 0, "active"]
+                if row[2] != "active":  # withdrawn earlier this round, placed again
+                    row[1], row[2] = 0, "active"
+                row[1] += op.stake
+                spot[op.kind] = row
+                moves.append((op, row))
+                live = wanted
+                answer = {"bet": op.kind.value, "stake": op.stake, "total": row[1]}
+        except PuntoBancoError as refusal:
+            results[index] = refusal
+            continue
+        answer.update({"my_bets": {kind.value: live[kind] for kind in BetKind if live.get(kind)},
+                       "balance": balance, "coup_id": coup_id, "round_no": round_no})
+        results[index] = answer
+        if op.key is not None:
+            stored[(op.player_id, op.key)] = (fingerprint, answer)
+            requests.append((op, row, answer, fingerprint))
+    _write_bets(session, coup_id=coup_id, in_play=in_play, wallets=wallets, spots=spots,
+                moves=moves, requests=requests)
+    return [result for result in results if result is not None]
+
+
+def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mapping[int, int],
+                spots: Mapping[int, Mapping[BetKind, list[Any]]],
+                moves: Sequence[tuple[BetOp, list[Any]]],
+                requests: Sequence[tuple[BetOp, list[Any], dict[str, Any], str]]) -> None:
+    """Write what :func:`apply_bets` decided: new and changed bet rows, the ledger pairs (the
+    wallets already debited or credited), the idempotency records."""
+    if not moves:
+        return
+    touched: dict[int, tuple[int, BetKind, list[Any]]] = {}
+    for op, row in moves:
+        touched[id(row)] = (op.player_id, op.kind, row)
+    new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
+    if new:
+        ids = session.scalars(
+            insert(BetRecord).returning(BetRecord.id, sort_by_parameter_order=True),
+            [{"coup_id": coup_id, "player_id": player, "kind": kind.value, "stake": row[1],
+              "status": row[2], "placed_at": utcnow()} for player, kind, row in new]).all()
+        for (_, _, row), bet_id in zip(new, ids, strict=True):
+            row[0] = bet_id
+    fresh = {id(row) for _, _, row in new}
+    changed = [{"bet": row[0], "new_stake": row[1], "new_status": row[2]}
+               for key, (_, _, row) in touched.items() if key not in fresh]
+    if changed:
+        session.connection().execute(
+            update(BetRecord).where(BetRecord.id == bindparam("bet"))
+            .values(stake=bindparam("new_stake"), status=bindparam("new_status")), changed)
+    ledger.post(session, [
+        ledger.Move(in_play, wallets[op.player_id], op.stake, "withdrawal", coup_id, row[0],
+                    op.player_id) if op.withdraw else
+        ledger.Move(wallets[op.player_id], in_play, op.stake, "stake", coup_id, row[0],
+                    op.player_id)
+        for op, row in moves])
+    if requests:
+        session.execute(insert(BetRequest), [
+            {"player_id": op.player_id, "idempotency_key": op.key, "fingerprint": fingerprint,
+             "coup_id": coup_id, "bet_id": row[0], "response": answer}
+            for op, row, answer, fingerprint in requests])
+
+
 def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
     return session.scalars(select(BetRequest).where(
         BetRequest.player_id == player_id, BetRequest.idempotency_key == key)).one_or_none()
@@ -260,10 +455,19 @@ def save_request(session: Session, *, player_id: int, key: str, fingerprint: str
 def active_bets(session: Session, coup_id: int) -> dict[int, dict[BetKind, tuple[int, int]]]:
     """The live bets of a coup: player → kind → (bet id, stake)."""
     found: dict[int, dict[BetKind, tuple[int, int]]] = {}
-    for bet in session.scalars(select(BetRecord).where(
-            BetRecord.coup_id == coup_id, BetRecord.status == "active", BetRecord.stake > 0)):
-        found.setdefault(bet.player_id, {})[BetKind(bet.kind)] = (bet.id, bet.stake)
+    for bet_id, player, kind, stake in session.execute(
+            select(BetRecord.id, BetRecord.player_id, BetRecord.kind, BetRecord.stake).where(
+                BetRecord.coup_id == coup_id, BetRecord.status == "active", BetRecord.stake > 0)):
+        found.setdefault(player, {})[BetKind(kind)] = (bet_id, stake)
     return found
+
+
+def close_coup_with_bets(session: Session, coup_id: int) -> dict[int, SpotBets]:
+    """"No more bets" in the database: the coup ``open → closed`` (on PostgreSQL this waits for
+    the bet batches that hold its row ``FOR SHARE``), and the bets it closed with, per player."""
+    close_coup(session, coup_id)
+    return {player: {kind: stake for kind, (_, stake) in kinds.items()}
+            for player, kinds in active_bets(session, coup_id).items()}
 
 
 # --- settlement ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, ledger, store
-from puntobanco.server.db.engine import Database
+from puntobanco.server.db.engine import Database, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.messages import NotFound, Refusal
@@ -58,6 +58,7 @@ class Casino:
         self.dealers: dict[int, TableDealer] = {}
         #: tables whose recovery failed at start: out of service until the operator fixes them
         self.broken: dict[int, Broken] = {}
+        self._held = False
         #: the operator's password when it was generated at this start (print it once)
         self.generated_operator_password: str | None = None
         #: PUNTOBANCO_OPERATOR_PASSWORD was given, but the database's operator has another one
@@ -66,6 +67,8 @@ class Casino:
 
     async def open(self) -> None:
         """Seed an empty database, then start one dealer per table."""
+        hold_sqlite(self.config.database_url)  # one process per SQLite file
+        self._held = True
         self.generated_operator_password = await self.db.run_write(self._seed)
         for table_id, name, rules in await self.db.run_read(store.table_rows):
             await self._start_table(table_id, name, rules)
@@ -117,6 +120,15 @@ class Casino:
         """Stop every dealer (each finishes its coup or voids its open round), then the database."""
         await asyncio.gather(*(dealer.stop() for dealer in self.dealers.values()))
         self.db.close()
+        if self._held:
+            release_sqlite(self.config.database_url)
+            self._held = False
+
+    def tell_player(self, player_id: int, message: dict[str, Any]) -> None:
+        """Send a message to every open page of one player, whatever table it shows (a credit
+        reaching an open page)."""
+        for dealer in self.dealers.values():
+            dealer.hub.send_to(player_id, message)
 
     def dealer(self, table_id: int) -> TableDealer:
         dealer = self.dealers.get(table_id)

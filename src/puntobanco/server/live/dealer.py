@@ -6,11 +6,19 @@ transaction, exactly once → (the shoe revealed after its last coup) → pause.
 everything about the game — bets (L4, M3), the cards (R3–R6, S1–S3), the settlement (B*, L5,
 L6) — and this module only sequences it, records it and tells the clients.
 
-Bets and "no more bets" share one lock per table, and a bet is written to the database before
-the core records it, both under that lock: a bet that was accepted is in the coup, and a bet
-the database refused is nowhere. A dealer that (re)starts first repairs what a stop left behind:
-rounds not dealt are void and refunded, a dealt coup not settled is settled, and the shoe being
-dealt is resumed from its recorded order.
+Bets go through the table's :class:`~puntobanco.server.live.desk.BetDesk`: cheap refusals at
+once, the rest written in group commits; "no more bets" closes the desk at the announced
+deadline, lets the batch under way finish, then closes the coup in the database and gives the
+core exactly the bets the database holds (``docs/server.md`` has the argument). A dealer that
+(re)starts first repairs what a stop left behind: rounds not dealt are void and refunded, a
+dealt coup not settled is settled, and the shoe being dealt is resumed from its recorded order.
+
+What the rest of the server calls (``casino``, ``api``): :meth:`TableDealer.open`,
+:meth:`~TableDealer.stop`, :meth:`~TableDealer.poke`, :meth:`~TableDealer.place_bet`,
+:meth:`~TableDealer.withdraw_bet`, :meth:`~TableDealer.snapshot`, :meth:`~TableDealer.summary`,
+:meth:`~TableDealer.totals`, and the attributes ``id``, ``settings``, ``hub`` (its clients),
+``desk`` (its bets), ``view`` and ``lock`` (held by the dealer while it opens or closes a round
+or recovers: a hook that changes the table between rounds takes it too).
 """
 
 from __future__ import annotations
@@ -22,22 +30,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
-from puntobanco.errors import RuleSetError
+from puntobanco.errors import BetRefused, RuleSetError
 from puntobanco.rules import Side, hand_total
-from puntobanco.server.db import ledger, recall, store
+from puntobanco.server.db import recall, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.fair import commitment, new_salt, order_text
-from puntobanco.server.live.hub import Hub, dumps
+from puntobanco.server.live import messages as msg
+from puntobanco.server.live.desk import BetDesk
+from puntobanco.server.live.hub import Hub
 from puntobanco.server.messages import IdempotencyConflict
 from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.shoe import Shoe
-from puntobanco.table import CardDealt, Event, Table
+from puntobanco.table import CardDealt, Event, Phase, Table
 
 log = logging.getLogger("puntobanco.server.live.dealer")
 T = TypeVar("T")
@@ -75,6 +85,7 @@ class TableDealer:
         self.db = db
         self.config = config
         self.hub = Hub()
+        self.desk = BetDesk(table_id=self.id, db=db, hub=self.hub)
         self.lock = asyncio.Lock()
         self.view = View()
         self.table = self._new_table(settings)
@@ -93,18 +104,19 @@ class TableDealer:
     async def open(self) -> None:
         """Repair what a stop left behind (before any request is served), then start dealing."""
         await self._recover()
+        self.desk.start()
         self._task = asyncio.create_task(self._run(), name=f"dealer-{self.id}")
 
     async def stop(self) -> None:
         """Finish the coup being dealt (or void the open round), then end the task."""
         self._stop.set()
-        if self._task is None:
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), self.config.stop_timeout)
-        except TimeoutError:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), self.config.stop_timeout)
+            except TimeoutError:
+                self._task.cancel()
+                await asyncio.gather(self._task, return_exceptions=True)
+        await self.desk.stop()
 
     def poke(self) -> None:
         """Wake an idle dealer for one round (someone looked at the table)."""
@@ -118,8 +130,8 @@ class TableDealer:
                     await self._recover()
                     failed = False
                     for client in list(self.hub.clients):
-                        client.push(dumps({"type": "snapshot",
-                                           "table": self.snapshot(client.player_id)}))
+                        client.push(msg.encode(msg.Snapshot(
+                            table=self.snapshot(client.player_id))))
                 if await self._idle():
                     break
                 await self._play_round()
@@ -245,17 +257,17 @@ class TableDealer:
         self.shoe_rules, self.betting_seconds = rules_json, settings.betting_seconds
         self.view.shoe = self._shoe_view(shoe_id, digest, shoe)
         self.view.roads = []
-        self.hub.broadcast({"type": "shoe-started", "shoe_id": shoe_id, "shoe_no": started.shoe_no,
-                            "commitment": digest, "cards_left": shoe.cards_left,
-                            "cut_index": started.cut_index, "burned": len(started.burned),
-                            "cards": len(started.order), "rules": rules_json})
+        self.hub.publish(msg.ShoeStarted(
+            shoe_id=shoe_id, shoe_no=started.shoe_no, commitment=digest,
+            cards_left=shoe.cards_left, cut_index=started.cut_index, burned=len(started.burned),
+            cards=len(started.order), rules=rules_json))
 
     async def _finish_shoe(self, shoe_id: int) -> None:
         """Reveal the salt and order of a shoe whose last coup was played."""
         row = await self._write(lambda s: store.finish_shoe(s, shoe_id))
-        self.hub.broadcast({"type": "shoe-finished", "shoe_id": shoe_id, "shoe_no": row.shoe_no,
-                            "order": row.card_order.split(), "salt": row.salt,
-                            "commitment": row.commitment})
+        self.hub.publish(msg.ShoeFinished(shoe_id=shoe_id, shoe_no=row.shoe_no,
+                                          order=row.card_order.split(), salt=row.salt,
+                                          commitment=row.commitment))
 
     # --- one round ------------------------------------------------------------------------
 
@@ -267,6 +279,7 @@ class TableDealer:
         seconds = (self.config.betting_seconds if self.config.betting_seconds is not None
                    else self.betting_seconds)
         shoe_id = self.view.shoe["id"]
+        loop = asyncio.get_running_loop()
         async with self.lock:
             shoe = self.table.shoe
             coup_id = await self._write(lambda s: store.open_coup(
@@ -274,26 +287,44 @@ class TableDealer:
                 round_no=self.table.round_no + 1, coup_in_shoe=shoe.coups_dealt + 1,
                 last_coup=shoe.is_last_coup))
             opened = self.table.open_round()
+            closes_at = loop.time() + seconds
             deadline = now_ms() + int(seconds * 1000)
+            self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules)
             self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
                              coup_in_shoe=opened.coup_in_shoe, deadline=deadline,
                              shoe={**self.view.shoe, "last_coup": opened.last_coup},
                              last_result=self.view.last_result, roads=self.view.roads)
-            self.hub.broadcast({"type": "round-opened", "round_no": opened.round_no,
-                                "coup_id": coup_id, "coup_in_shoe": opened.coup_in_shoe,
-                                "last_coup": opened.last_coup, "deadline": deadline,
-                                "server_time": now_ms(), "seconds": seconds})
-        stopping = await self._pause(seconds)
+            self.hub.publish(msg.RoundOpened(
+                round_no=opened.round_no, coup_id=coup_id, coup_in_shoe=opened.coup_in_shoe,
+                last_coup=opened.last_coup, deadline=deadline, server_time=now_ms(),
+                seconds=seconds))
+        stopping = await self._pause(max(0.0, closes_at - loop.time()))
         async with self.lock:
+            # "No more bets": a state change, at the deadline, whatever is queued. Requests
+            # taken before it are answered (one batch at most is being written), then the
+            # database closes the coup and says which bets it holds.
+            self.desk.close()
+            if not stopping:
+                self.view.phase, self.view.deadline = "closed", None
+                self.hub.publish(msg.BetsClosed(round_no=opened.round_no, coup_id=coup_id))
+            await self.desk.drain()
+            self.desk.flush_totals()  # the final totals, if the last batch changed them
             if stopping:
-                await self._write(lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
+                refunded = {spot: sum(bets.values()) for spot, bets in self.table.bets.items()}
+                balances = await self._write(
+                    lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
                 self.table.close_bets()  # the core refuses any later bet
+                for player, balance in balances.items():  # the page says what came back
+                    self.hub.send_to(player, {"type": "balance", "reason": "void",
+                                              "coup_id": coup_id, "balance": balance,
+                                              "amount": refunded.get(str(player), 0)})
                 return
-            await self._write(lambda s: store.close_coup(s, coup_id))
+            held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
+            for player, spot in held.items():
+                for kind in BetKind:  # the core checks the spot again (M3, L1, L3)
+                    if spot.get(kind):
+                        self.table.place_bet(str(player), kind, spot[kind])
             closed = self.table.close_bets()
-            self.view.phase, self.view.deadline = "closed", None
-            self.hub.broadcast({"type": "bets-closed", "round_no": closed.round_no,
-                                "coup_id": coup_id})
         await self._deal_and_settle(coup_id, closed.bets)
 
     async def _deal_and_settle(self, coup_id: int,
@@ -318,36 +349,37 @@ class TableDealer:
             shown[card.side].append(card.card.value)
             message = {"side": card.side.value, "position": card.position, "card": str(card.card)}
             self.view.cards.append(message)
-            self.hub.broadcast({"type": "card-dealt", **message,
-                                "punto_total": hand_total(shown[Side.PUNTO]),
-                                "banco_total": hand_total(shown[Side.BANCO])})
+            self.hub.publish(msg.CardDealt(side=card.side.value, position=card.position,
+                                           card=str(card.card),
+                                           punto_total=hand_total(shown[Side.PUNTO]),
+                                           banco_total=hand_total(shown[Side.BANCO])))
         self.view.phase = "dealt"
         self.view.shoe = {**self.view.shoe, "cards_left": dealt.cards_left,
                           "cut_card_out": dealt.cut_card_out, "coups_dealt": shoe.coups_dealt,
                           "last_coup": shoe.is_last_coup}
-        self.hub.broadcast({"type": "coup-dealt", "coup": coup_json,
-                            "cards_left": dealt.cards_left, "cut_card_out": dealt.cut_card_out})
+        self.hub.publish(msg.CoupDealt(coup=coup_json, cards_left=dealt.cards_left,
+                                       cut_card_out=dealt.cut_card_out))
         settled = self.table.settle()
         bets = {int(spot): dict(spot_bets) for spot, spot_bets in closed.items()}
         lines = {int(spot): spot_lines for spot, spot_lines in settled.lines.items()}
 
-        def settle(session: Session) -> tuple[dict[str, Any], dict[int, Any]]:
+        def settle(session: Session) -> tuple[dict[str, Any], dict[int, int]]:
             balances = store.settle_coup(session, table_id=self.id, coup_id=coup_id, bets=bets,
                                          lines=lines)
             result = recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
-            return result, {player: (recall.lines_of(session, coup_id, player), balance)
-                            for player, balance in balances.items()}
+            return result, balances
 
-        result, per_player = await self._write(settle)
-        for player, (player_lines, balance) in per_player.items():
-            self.hub.send_to(player, {"type": "settlement", "coup_id": coup_id,
-                                      "lines": player_lines, "balance": balance})
+        result, balances = await self._write(settle)
+        for player, balance in balances.items():
+            self.hub.send(player, msg.Settlement(
+                coup_id=coup_id, balance=balance,
+                lines=[{**line.to_dict(), "returned": line.returned} for line in lines[player]]))
         self.view.phase = "settled"
         self.view.last_result = result
         self.view.roads.append(recall.road_json(result))
-        self.hub.broadcast({"type": "round-settled", "round_no": settled.round_no,
-                            "coup_id": coup_id, "winner": result["winner"],
-                            "shoe_finished": settled.shoe_finished})
+        self.hub.publish(msg.RoundSettled(round_no=settled.round_no, coup_id=coup_id,
+                                          winner=result["winner"],
+                                          shoe_finished=settled.shoe_finished))
         self.rounds_played += 1
         if settled.shoe_finished:
             await self._finish_shoe(self.view.shoe["id"])
@@ -355,114 +387,97 @@ class TableDealer:
 
     # --- bets -----------------------------------------------------------------------------
 
-    async def place_bet(self, player_id: int, kind: BetKind, stake: int,
-                        key: str | None) -> dict[str, Any]:
+    async def place_bet(self, player_id: int, kind: BetKind, stake: int, key: str | None,
+                        *, coup_id: int | None = None) -> dict[str, Any]:
         """Place a bet (validated by the core, paid from the wallet); see ``docs/api.md``.
 
-        Shielded: once under way it completes even if the client goes away, so the database
-        and the core never disagree about a bet.
+        ``coup_id``, when given, is the coup the player saw open: a bet for any other coup is
+        refused ``table-closed``. Refusals that need no database are answered at once; the bet
+        itself is written in the table's next group commit. Once queued it completes even if
+        the client goes away, so the database and the table never disagree about a bet.
         """
-        return await asyncio.shield(self._place_bet(player_id, kind, stake, key))
-
-    async def _place_bet(self, player_id: int, kind: BetKind, stake: int,
-                         key: str | None) -> dict[str, Any]:
-        fingerprint = f"{self.id}:{kind.value}:{stake}"
-        spot = str(player_id)
-        async with self.lock:
-            coup_id, round_no = self.view.coup_id, self.table.round_no
-
-            def write(session: Session) -> tuple[dict[str, Any], bool]:
-                stored = _stored(session, player_id, key)
+        try:
+            self.desk.check(kind, stake, coup_id)
+        except BetRefused:
+            if key is not None:  # a retry of a bet already taken gets its first answer again
+                stored = await self.db.run_read(lambda s: store.find_request(s, player_id, key))
                 if stored is not None:
-                    return _replay(stored, fingerprint), False
-                # The core validates the bet (L4, M3, the balance included). This runs on a
-                # database thread while this coroutine holds the table's lock, and the table's
-                # bets, and whether betting is open, change only under that lock.
-                self.table.verify_bet(spot, kind, stake,
-                                      available=ledger.wallet_balance(session, player_id))
-                assert coup_id is not None
-                bet_id, total, balance = store.place_bet(
-                    session, table_id=self.id, coup_id=coup_id, player_id=player_id, kind=kind,
-                    stake=stake)
-                answer = {"bet": kind.value, "stake": stake, "total": total,
-                          "my_bets": self._bets_of(spot, {kind: total}), "balance": balance,
-                          "coup_id": coup_id, "round_no": round_no}
-                if key is not None:
-                    store.save_request(session, player_id=player_id, key=key,
-                                       fingerprint=fingerprint, coup_id=coup_id, bet_id=bet_id,
-                                       response=answer)
-                return answer, True
+                    if stored.fingerprint != f"{self.id}:{kind.value}:{stake}":
+                        raise IdempotencyConflict("This idempotency key was already used for "
+                                                  "a different bet.") from None
+                    return dict(stored.response)
+            raise
+        return await asyncio.shield(self.desk.submit(
+            store.BetOp(player_id, kind, stake, key)))
 
-            try:
-                answer, placed = await self.db.run_write(write)
-            except IntegrityError:  # the same key, sent at the same moment to another table
-                stored = await self.db.run_read(lambda s: _stored(s, player_id, key))
-                if stored is None:
-                    raise
-                return _replay(stored, fingerprint)
-            if placed:
-                self.table.place_bet(spot, kind, stake)
-                self._tell_bets(player_id, answer)
-            return answer
-
-    async def withdraw_bet(self, player_id: int, kind: BetKind,
-                           key: str | None = None) -> dict[str, Any]:
+    async def withdraw_bet(self, player_id: int, kind: BetKind, key: str | None = None, *,
+                           coup_id: int | None = None) -> dict[str, Any]:
         """Withdraw the player's whole bet of this kind while betting is open (L4). With an
         idempotency ``key``, a retry gets the first answer again and moves no money (issue 9)."""
-        return await asyncio.shield(self._withdraw_bet(player_id, kind, key))
-
-    async def _withdraw_bet(self, player_id: int, kind: BetKind,
-                            key: str | None) -> dict[str, Any]:
-        spot = str(player_id)
-        fingerprint = f"withdraw:{self.id}:{kind.value}"
-        async with self.lock:
-            coup_id, round_no = self.view.coup_id, self.table.round_no
-
-            def write(session: Session) -> tuple[dict[str, Any], bool]:
-                stored = _stored(session, player_id, key)
+        try:
+            self.desk.check(kind, None, coup_id)
+        except BetRefused:
+            if key is not None:  # a retry of a withdrawal already made gets its first answer
+                stored = await self.db.run_read(lambda s: store.find_request(s, player_id, key))
                 if stored is not None:
-                    return _replay(stored, fingerprint), False
-                self.table.verify_withdraw(spot, kind)  # L4: the core
-                assert coup_id is not None
-                stake, balance = store.withdraw_bet(session, table_id=self.id, coup_id=coup_id,
-                                                    player_id=player_id, kind=kind)
-                mine = {name: value for name, value in self._bets_of(spot, {}).items()
-                        if name != kind.value}
-                answer = {"bet": kind.value, "stake": stake, "my_bets": mine,
-                          "balance": balance, "coup_id": coup_id, "round_no": round_no}
-                if key is not None:
-                    store.save_request(session, player_id=player_id, key=key,
-                                       fingerprint=fingerprint, coup_id=coup_id,
-                                       bet_id=store.bet_id(session, coup_id, player_id, kind),
-                                       response=answer)
-                return answer, True
+                    if stored.fingerprint != store.BetOp(player_id, kind, withdraw=True
+                                                         ).fingerprint(self.id):
+                        raise IdempotencyConflict("This idempotency key was already used for "
+                                                  "a different bet.") from None
+                    return dict(stored.response)
+            raise
+        return await asyncio.shield(self.desk.submit(
+            store.BetOp(player_id, kind, key=key, withdraw=True)))
 
-            answer, withdrawn = await self.db.run_write(write)
-            if withdrawn:
-                self.table.withdraw_bet(spot, kind)
-                self._tell_bets(player_id, answer)
-            return answer
-
-    def _bets_of(self, spot: str, changed: Mapping[BetKind, int]) -> dict[str, int]:
-        """A spot's bets as the core holds them (with ``changed`` applied), in payment order."""
-        bets = {**self.table.bets.get(spot, {}), **changed}
-        return {kind.value: bets[kind] for kind in BetKind if bets.get(kind)}
-
-    def _tell_bets(self, player_id: int, answer: dict[str, Any]) -> None:
-        self.hub.broadcast({"type": "bet-totals", "coup_id": answer["coup_id"],
-                            "totals": self.totals(), "spots": len(self.table.bets)})
-        self.hub.send_to(player_id, {"type": "my-bets", "coup_id": answer["coup_id"],
-                                     "my_bets": answer["my_bets"], "balance": answer["balance"]})
+    async def place_bets(self, player_id: int, stakes: list[tuple[BetKind, int]],
+                         key: str | None, *, coup_id: int | None = None) -> dict[str, Any]:
+        """Several stakes at once, all or nothing (``POST …/bets/batch``, the page's repeat
+        and double): each is checked as a single bet, then the spot with all of them by the
+        core and their sum against the balance, in the table's next group commit."""
+        merged: dict[BetKind, int] = {}
+        for kind, stake in stakes:
+            merged[kind] = merged.get(kind, 0) + stake
+        op = store.BetOp(player_id, next(iter(merged)), key=key, group=tuple(merged.items()))
+        try:
+            for kind, stake in merged.items():
+                self.desk.check(kind, stake, coup_id)
+        except BetRefused:
+            if key is not None:  # a retry of a batch already taken gets its first answer again
+                stored = await self.db.run_read(lambda s: store.find_request(s, player_id, key))
+                if stored is not None:
+                    if stored.fingerprint != op.fingerprint(self.id):
+                        raise IdempotencyConflict("This idempotency key was already used for "
+                                                  "a different bet.") from None
+                    return dict(stored.response)
+            raise
+        return await asyncio.shield(self.desk.submit(op))
 
     # --- views ----------------------------------------------------------------------------
 
     def totals(self) -> dict[str, int]:
         """The whole table's stakes on each bet this round."""
+        if self._betting():
+            return self.desk.totals()
         totals = {kind.value: 0 for kind in BetKind}
         for spot_bets in self.table.bets.values():
             for kind, stake in spot_bets.items():
                 totals[kind.value] += stake
         return totals
+
+    def my_bets(self, player_id: int) -> dict[str, int]:
+        """A player's bets this round, in payment order."""
+        if self._betting():
+            return dict(self.desk.spots.get(player_id, {}))
+        bets = self.table.bets.get(str(player_id), {})
+        return {kind.value: bets[kind] for kind in BetKind if bets.get(kind)}
+
+    def spots(self) -> int:
+        """How many players have a bet this round."""
+        return len(self.desk.spots) if self._betting() else len(self.table.bets)
+
+    def _betting(self) -> bool:
+        """The bets are the desk's (the core gets them from the database at the close)."""
+        return self.table.phase is Phase.OPEN
 
     def snapshot(self, player_id: int | None) -> dict[str, Any]:
         """Everything a page needs to draw the table now (``GET /api/tables/{id}``)."""
@@ -472,29 +487,16 @@ class TableDealer:
             "phase": view.phase, "round_no": view.round_no, "coup_id": view.coup_id,
             "coup_in_shoe": view.coup_in_shoe, "shoe": view.shoe, "deadline": view.deadline,
             "server_time": now_ms(), "totals": self.totals(),
-            "my_bets": self._bets_of(str(player_id), {}) if player_id is not None else {},
+            "my_bets": self.my_bets(player_id) if player_id is not None else {},
             "cards": list(view.cards), "last_result": view.last_result, "roads": list(view.roads),
             "betting_seconds": (self.config.betting_seconds if self.config.betting_seconds
                                 is not None else self.betting_seconds),
-            "spots": len(self.table.bets),
+            "spots": self.spots(),
         }
 
     def summary(self) -> dict[str, Any]:
         """The table's entry in ``GET /api/tables``."""
         return {"id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
                 "next_rules": self.settings.rules_json(), "phase": self.view.phase,
-                "players": self.hub.players(), "spots": len(self.table.bets)}
-
-
-def _stored(session: Session, player_id: int, key: str | None) -> tuple[str, dict[str, Any]] | None:
-    if key is None:
-        return None
-    found = store.find_request(session, player_id, key)
-    return None if found is None else (found.fingerprint, dict(found.response))
-
-
-def _replay(stored: tuple[str, dict[str, Any]], fingerprint: str) -> dict[str, Any]:
-    if stored[0] != fingerprint:
-        raise IdempotencyConflict("This idempotency key was already used for a different bet.")
-    return stored[1]
+                "players": self.hub.players(), "spots": self.spots()}
 

@@ -1,8 +1,10 @@
 """Fan-out of a table's messages to its WebSocket clients.
 
 Each client has a bounded queue of JSON texts that its connection drains; pushing never waits, so
-a slow client can never hold up the dealer: when its queue is full it is dropped (it reconnects
-and gets a fresh snapshot).
+a slow client can never hold up the dealer or the other clients: when its queue is full it is
+dropped (closed 1013; it reconnects and gets a fresh snapshot). A message is serialised once,
+whatever the number of sockets it goes to, and the clients are indexed by player so that a
+player's own message (``my-bets``, ``settlement``) costs nothing for the others.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Any
+
+from puntobanco.server.live.messages import Message, encode
 
 QUEUE_SIZE = 2000
 
@@ -40,34 +44,64 @@ class Client:
 
 
 class Hub:
-    """The clients watching one table."""
+    """The clients watching one table (in this process)."""
 
     def __init__(self) -> None:
         self.clients: set[Client] = set()
+        self._by_player: dict[int, set[Client]] = {}
         #: set while at least one client watches (the dealer waits on it when idle)
         self.watched = asyncio.Event()
+        #: messages pushed, and texts queued (one per socket reached), since the start
+        self.messages = 0
+        self.texts = 0
 
     def add(self, client: Client) -> None:
         self.clients.add(client)
+        if client.player_id is not None:
+            self._by_player.setdefault(client.player_id, set()).add(client)
         self.watched.set()
 
     def remove(self, client: Client) -> None:
         self.clients.discard(client)
+        if client.player_id is not None:
+            mine = self._by_player.get(client.player_id)
+            if mine is not None:
+                mine.discard(client)
+                if not mine:
+                    del self._by_player[client.player_id]
         if not self.clients:
             self.watched.clear()
 
     def players(self) -> int:
         """How many distinct signed-in players watch."""
-        return len({c.player_id for c in self.clients if c.player_id is not None})
+        return len(self._by_player)
 
-    def broadcast(self, message: dict[str, Any]) -> None:
-        text = dumps(message)
+    def publish(self, message: Message) -> None:
+        """Push a message to every client (serialised once)."""
+        self.broadcast_text(encode(message))
+
+    def broadcast_text(self, text: str) -> None:
+        self.messages += 1
         for client in list(self.clients):
             client.push(text)
+        self.texts += len(self.clients)
+
+    def send(self, player_id: int, message: Message) -> None:
+        """Push to every connection of one player (their own lines, their bets and balance)."""
+        self.send_text(player_id, encode(message))
+
+    def send_text(self, player_id: int, text: str) -> None:
+        mine = self._by_player.get(player_id)
+        if not mine:
+            return
+        self.messages += 1
+        for client in list(mine):
+            client.push(text)
+        self.texts += len(mine)
+
+    # the former dict interface, kept for the hooks written against it
+    def broadcast(self, message: dict[str, Any]) -> None:
+        self.broadcast_text(dumps(message))
 
     def send_to(self, player_id: int, message: dict[str, Any]) -> None:
-        """Send to every connection of one player (their own lines, their bets and balance)."""
-        text = dumps(message)
-        for client in list(self.clients):
-            if client.player_id == player_id:
-                client.push(text)
+        self.send_text(player_id, dumps(message))

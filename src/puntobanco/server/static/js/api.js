@@ -1,7 +1,7 @@
 // REST calls to the server (docs/api.md). Errors come back as ApiError with the server's code and
 // its message, already in the player's language.
 
-import { lang } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 
 const TOKEN_KEY = "pb.token";
 
@@ -51,8 +51,9 @@ export async function request(method, path, body) {
     response = await fetch(path, {
       method, headers, body: body === undefined ? undefined : JSON.stringify(body),
     });
-  } catch (err) {
-    throw new ApiError(0, "network", String(err.message || err));
+  } catch {
+    // Never "Failed to fetch": the player's language says the server cannot be reached.
+    throw new ApiError(0, "network", t("ui.offline"));
   }
   let data = null;
   const text = await response.text();
@@ -76,8 +77,14 @@ export const setMyLang = (language) => request("PATCH", "/api/me", { lang: langu
 export const words = () => request("GET", "/api/words");
 export const tables = () => request("GET", "/api/tables");
 export const table = (id) => request("GET", `/api/tables/${id}`);
-export const placeBet = (tableId, bet, stake) =>
-  request("POST", `/api/tables/${tableId}/bets`, { bet, stake, idempotency_key: uuid() });
+// coupId: the coup the player saw open; a bet for a coup already closed is refused, never moved
+export const placeBet = (tableId, bet, stake, coupId = null) =>
+  request("POST", `/api/tables/${tableId}/bets`,
+    { bet, stake, idempotency_key: uuid(), ...(coupId === null ? {} : { coup_id: coupId }) });
+/** Several stakes at once, all or nothing ({bet: cents}): the repeat and double buttons. */
+export const placeBets = (tableId, bets, coupId = null) =>
+  request("POST", `/api/tables/${tableId}/bets/batch`,
+    { bets, idempotency_key: uuid(), ...(coupId === null ? {} : { coup_id: coupId }) });
 export const withdrawBet = (tableId, bet) =>
   request("DELETE", `/api/tables/${tableId}/bets/${encodeURIComponent(bet)}`);
 export const myCoups = (limit = 20) => request("GET", `/api/me/coups?limit=${limit}`);

@@ -84,6 +84,10 @@ function corner(rank, suitCode, flip) {
   });
   text.textContent = label;
   group.append(text, suit(suitCode, 11, 35, 13));
+  // 6 and 9 are underlined, as on casino cards: a sideways third card still reads right.
+  if (rank === "6" || rank === "9") {
+    group.append(el("rect", { x: 4, y: 25.5, width: 14, height: 2, class: "index-underline" }));
+  }
   return group;
 }
 

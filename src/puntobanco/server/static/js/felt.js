@@ -4,11 +4,16 @@
 
 import { cardElement, revealCard } from "./cards.js";
 import { betName, sideName, t } from "./i18n.js";
-import { chipLabel, chipValues, formatCents } from "./money.js";
+import { chipColour, chipLabel, chipsFor, chipValues, formatCents, formatNet } from "./money.js";
 
 export const BOXES = ["lion-punto", "punto", "egalite", "banco", "lion-banco"];
+export const CONTROLS = ["undo", "clear_all", "repeat", "double"];
 const SIDES = ["punto", "banco"];
-const CHIP_COLOURS = ["#f4f1e8", "#c62828", "#1565c0", "#2e7d32", "#212121", "#6a1b9a", "#ef6c00"];
+
+/** Whether the player asked the system for less motion. */
+export function reducedMotion() {
+  return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
 
 function div(className, text) {
   const node = document.createElement("div");
@@ -17,16 +22,13 @@ function div(className, text) {
   return node;
 }
 
-function chipColour(value, values) {
-  const index = values.indexOf(value);
-  return CHIP_COLOURS[(index < 0 ? 0 : index) % CHIP_COLOURS.length];
-}
-
 /** A round chip showing an amount (for the tray and for the stakes in the boxes). */
 export function chipNode(cents, colour, { small = false } = {}) {
   const chip = div(`chip${small ? " chip-small" : ""}`);
   chip.style.setProperty("--chip", colour);
-  chip.append(div("chip-label", chipLabel(cents)));
+  const label = div("chip-label", chipLabel(cents));
+  label.dataset.len = String(Math.min(4, chipLabel(cents).length));
+  chip.append(label);
   return chip;
 }
 
@@ -42,11 +44,12 @@ function paysText(bet, rules) {
 }
 
 export class Felt {
-  constructor(root, { onBox, onClear, onChip }) {
+  constructor(root, { onBox, onClear, onChip, onControl }) {
     this.root = root;
     this.onBox = onBox;
     this.onClear = onClear;
     this.onChip = onChip;
+    this.onControl = onControl || (() => {});
     this.rules = null;
     this.chips = [];
     this.chip = null;
@@ -90,7 +93,6 @@ export class Felt {
       + '<span class="countdown-secs"></span>';
     this.result = div("result");
     this.result.id = "result";
-    this.result.setAttribute("aria-live", "polite");
     centre.append(this.status, this.countdown, this.result);
     top.append(this.hands.punto.hand, centre, this.hands.banco.hand);
 
@@ -129,6 +131,8 @@ export class Felt {
       box.append(name, pays, limits, stake, mine, others);
       box.addEventListener("click", () => this.onBox(bet));
       box.addEventListener("keydown", (event) => {
+        // Only the box itself: Enter or Space on its × (a button inside it) clears, nothing more.
+        if (event.target !== box) return;
         if (event.key === "Enter" || event.key === " ") {
           event.preventDefault();
           this.onBox(bet);
@@ -140,7 +144,101 @@ export class Felt {
 
     this.tray = div("chip-tray");
     this.tray.id = "chips";
-    root.append(top, this.boxRow, this.tray);
+    this.tray.setAttribute("role", "group");
+    // The betting controls and the total staked this coup, on the felt.
+    this.controls = div("bet-controls");
+    this.controls.id = "bet-controls";
+    this.controls.setAttribute("role", "group");
+    this.controlButtons = {};
+    for (const name of CONTROLS) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = `control control-${name}`;
+      button.dataset.control = name;
+      // aria-disabled, not disabled: a keyboard user still reaches (and hears) every control.
+      button.addEventListener("click", () => {
+        if (button.getAttribute("aria-disabled") !== "true") this.onControl(name);
+      });
+      this.controlButtons[name] = button;
+      this.controls.append(button);
+    }
+    this.staked = div("staked");
+    this.staked.id = "staked";
+    this.controls.append(this.staked);
+    this.hint = div("hint");
+    this.hint.id = "hint";
+    this.overlay = div("outcome-overlay");
+    this.overlay.id = "outcome";
+    this.overlay.hidden = true;
+    // Tab order: chips, then boxes, then controls (the page is read in that order too); the
+    // tray is drawn under the boxes by CSS order.
+    root.append(top, this.tray, this.boxRow, this.controls, this.hint, this.overlay);
+  }
+
+  /** Which controls can act now: {undo: bool, clear_all: bool, repeat: bool, double: bool}. */
+  setControls(enabled, stakedCents) {
+    for (const name of CONTROLS) {
+      this.controlButtons[name].setAttribute("aria-disabled", String(!enabled[name]));
+    }
+    this.staked.dataset.cents = String(stakedCents);
+    this.staked.textContent = `${t("ui.staked")} ${formatCents(stakedCents, this.lang)}`;
+  }
+
+  setHint(text) {
+    this.hint.textContent = text || "";
+    this.hint.hidden = !text;
+  }
+
+  /** The win/loss overlay: the net amount of the coup, a few seconds. */
+  showOutcome(net) {
+    const overlay = this.overlay;
+    this.fillOutcome(net);
+    overlay.hidden = false;
+    clearTimeout(this.overlayTimer);
+    this.overlayTimer = setTimeout(() => { overlay.hidden = true; }, 3500);
+  }
+
+  fillOutcome(net) {
+    const kind = net > 0 ? "win" : net < 0 ? "lose" : "even";
+    this.overlay.className = `outcome-overlay outcome-${kind}`;
+    this.overlay.dataset.net = String(net);
+    this.overlay.replaceChildren(div("outcome-title", t(kind === "win" ? "ui.you_win"
+      : kind === "lose" ? "ui.you_lose" : "ui.even")), div("outcome-net", formatNet(net, this.lang)));
+  }
+
+  hideOutcome() {
+    clearTimeout(this.overlayTimer);
+    this.overlay.hidden = true;
+  }
+
+  /** A chip flying from one element to another (placing, winning, losing); none with less motion. */
+  flyChip(from, to, cents) {
+    if (!from || !to || reducedMotion() || !document.body.animate) return;
+    const a = from.getBoundingClientRect();
+    const b = to.getBoundingClientRect();
+    if (!a.width || !b.width) return;
+    const chip = chipNode(cents, chipColour(cents), { small: true });
+    chip.classList.add("chip-fly");
+    chip.setAttribute("aria-hidden", "true");
+    document.body.append(chip);
+    const x0 = a.left + a.width / 2 - 17;
+    const y0 = a.top + a.height / 2 - 17;
+    const x1 = b.left + b.width / 2 - 17;
+    const y1 = b.top + b.height / 2 - 17;
+    const run = chip.animate([
+      { transform: `translate(${x0}px, ${y0}px) scale(1)`, opacity: 1 },
+      { transform: `translate(${x1}px, ${y1}px) scale(.8)`, opacity: 0.2 },
+    ], { duration: 550, easing: "cubic-bezier(.3,.7,.4,1)" });
+    run.onfinish = () => chip.remove();
+    run.oncancel = () => chip.remove();
+  }
+
+  boxNode(bet) {
+    return this.boxes[bet] && this.boxes[bet].box;
+  }
+
+  chipButton(value) {
+    return this.tray.querySelector(`.chip-button[data-chip="${value}"]`);
   }
 
   setRules(rules) {
@@ -153,7 +251,7 @@ export class Felt {
       button.type = "button";
       button.className = "chip-button";
       button.dataset.chip = String(value);
-      button.append(chipNode(value, chipColour(value, this.chips)));
+      button.append(chipNode(value, chipColour(value)));
       button.addEventListener("click", () => {
         this.setChip(value);
         this.onChip(value);
@@ -190,6 +288,12 @@ export class Felt {
       }
     }
     this.tray.setAttribute("aria-label", t("ui.chips"));
+    this.controls.setAttribute("aria-label", t("ui.staked"));
+    for (const button of this.tray.querySelectorAll(".chip-button")) {
+      button.setAttribute("aria-label", `${t("ui.chip")} ${formatCents(Number(button.dataset.chip), lang)}`);
+    }
+    for (const name of CONTROLS) this.controlButtons[name].textContent = t(`ui.${name}`);
+    if (!this.overlay.hidden) this.fillOutcome(Number(this.overlay.dataset.net));
     this.renderStatus();
   }
 
@@ -224,27 +328,23 @@ export class Felt {
       parts.mine.dataset.cents = String(mine);
       parts.others.textContent = total > 0 ? `${t("ui.table_total")} ${formatCents(total, this.lang)}` : "";
       parts.clear.hidden = !(open && mine > 0);
+      const label = [betName(bet), parts.pays.textContent];
+      if (mine > 0) label.push(`${t("ui.your_bet")} ${formatCents(mine, this.lang)}`);
+      parts.box.setAttribute("aria-label", label.filter(Boolean).join(", "));
     }
   }
 
   stackFor(cents) {
-    // Break the stake into the tray's chips, biggest first, and draw a small stack of them.
+    // The stake as the rack's own chips (fewest), drawn as a small stack (at most 6 shown).
     const stack = div("stack");
-    let left = cents;
-    const used = [];
-    for (const value of [...this.chips].sort((a, b) => b - a)) {
-      while (left >= value && used.length < 6) {
-        used.push(value);
-        left -= value;
-      }
-    }
-    if (left > 0) used.push(left);
-    used.reverse().forEach((value, i) => {
-      const chip = chipNode(value, chipColour(value, this.chips), { small: true });
+    const used = chipsFor(cents, this.chips);
+    const shown = used ? used.slice(0, 6).reverse() : [cents];
+    shown.forEach((value, i) => {
+      const chip = chipNode(value, used ? chipColour(value) : "#455a64", { small: true });
       chip.style.setProperty("--i", String(i));
       stack.append(chip);
     });
-    stack.style.setProperty("--n", String(used.length));
+    stack.style.setProperty("--n", String(shown.length));
     return stack;
   }
 
@@ -282,7 +382,7 @@ export class Felt {
     const phase = this.phase;
     const words = {
       open: t("place_bets"), closed: t("no_more_bets"), dealt: t("ui.dealing"),
-      settled: t("result"), idle: t("ui.waiting"),
+      settled: t("ui.waiting"), idle: t("ui.waiting"),
     };
     this.status.textContent = words[phase] ?? "";
     this.status.dataset.phase = phase;

@@ -22,6 +22,20 @@ const PAGE_WORDS = {
     "ui.previous_shoe": "Sabot précédent", "ui.net": "Net", "ui.no_bets": "Pas de mise sur ce coup.",
     "ui.ask": "Si", "ui.select_chip": "Choisissez un jeton puis touchez une case.",
     "ui.idle": "Table au repos", "ui.of": "sur",
+    "ui.undo": "Annuler", "ui.clear_all": "Tout retirer", "ui.repeat": "Répéter", "ui.double": "Doubler",
+    "ui.staked": "Misé", "ui.offline": "Serveur injoignable : rien n'a été envoyé. Reconnexion en cours…",
+    "ui.lost": "Connexion perdue, reconnexion dans {s} s…", "ui.reconnected": "Reconnecté",
+    "ui.voided": "Coup annulé : {amount} rendus sur votre solde.", "ui.credited": "{amount} crédités sur votre solde.",
+    "ui.minimum": "minimum {amount}", "ui.you_win": "Gagné", "ui.you_lose": "Perdu", "ui.even": "Mise rendue",
+    "ui.sound": "Son", "ui.watch": "Regarder sans compte", "ui.spectator": "Vous regardez : créez un compte pour jouer.",
+    "ui.stats": "Statistiques du sabot", "ui.naturals": "Abattages", "ui.streak": "Plus longue série",
+    "ui.current": "Série en cours", "ui.in_play": "en jeu", "ui.void": "annulé", "ui.returned": "rendu",
+    "ui.bets_on": "Vos mises sur ce coup", "ui.awaiting": "en attente du résultat",
+    "ui.ask_help": "Touchez pour voir la marque suivante sur chaque tableau", "ui.chip": "Jeton",
+    "ui.languages": "Langue", "ui.nothing_to_repeat": "Aucune mise du coup précédent à répéter.",
+    "lion.side_lost": "{side} perd", "lion.tie": "égalité",
+    "lion.small": "{side} gagne de {n} : il faut un abattage ou 4 points d'écart",
+    "lion.no_draw": "{side} gagne de {n} sans tirer : il faut un abattage ou une troisième carte",
   },
   it: {
     "ui.title": "Punto Banco 2000", "ui.login": "Accedi", "ui.signup": "Registrati",
@@ -39,6 +53,20 @@ const PAGE_WORDS = {
     "ui.previous_shoe": "Sabot precedente", "ui.net": "Netto", "ui.no_bets": "Nessuna puntata su questo colpo.",
     "ui.ask": "Se", "ui.select_chip": "Scegli una fiche e tocca una casella.",
     "ui.idle": "Tavolo fermo", "ui.of": "su",
+    "ui.undo": "Annulla", "ui.clear_all": "Ritira tutto", "ui.repeat": "Ripeti", "ui.double": "Raddoppia",
+    "ui.staked": "Puntato", "ui.offline": "Server irraggiungibile: non è stato inviato nulla. Riconnessione…",
+    "ui.lost": "Connessione persa, riconnessione tra {s} s…", "ui.reconnected": "Riconnesso",
+    "ui.voided": "Colpo annullato: {amount} restituiti sul saldo.", "ui.credited": "{amount} accreditati sul saldo.",
+    "ui.minimum": "minimo {amount}", "ui.you_win": "Vinto", "ui.you_lose": "Perso", "ui.even": "Puntata restituita",
+    "ui.sound": "Audio", "ui.watch": "Guarda senza account", "ui.spectator": "Stai guardando: registrati per giocare.",
+    "ui.stats": "Statistiche del sabot", "ui.naturals": "Battute", "ui.streak": "Serie più lunga",
+    "ui.current": "Serie in corso", "ui.in_play": "in gioco", "ui.void": "annullato", "ui.returned": "restituito",
+    "ui.bets_on": "Le tue puntate su questo colpo", "ui.awaiting": "in attesa del risultato",
+    "ui.ask_help": "Tocca per vedere il segno seguente su ogni tabellone", "ui.chip": "Fiche",
+    "ui.languages": "Lingua", "ui.nothing_to_repeat": "Nessuna puntata del colpo precedente da ripetere.",
+    "lion.side_lost": "{side} perde", "lion.tie": "pareggio",
+    "lion.small": "{side} vince di {n}: serve una battuta o 4 punti di scarto",
+    "lion.no_draw": "{side} vince di {n} senza carta: serve una battuta o una terza carta",
   },
   es: {
     "ui.title": "Punto Banco 2000", "ui.login": "Entrar", "ui.signup": "Crear cuenta",
@@ -56,6 +84,20 @@ const PAGE_WORDS = {
     "ui.previous_shoe": "Zapato anterior", "ui.net": "Neto", "ui.no_bets": "Sin apuesta en esta mano.",
     "ui.ask": "Si", "ui.select_chip": "Elija una ficha y toque una casilla.",
     "ui.idle": "Mesa en pausa", "ui.of": "de",
+    "ui.undo": "Deshacer", "ui.clear_all": "Retirar todo", "ui.repeat": "Repetir", "ui.double": "Doblar",
+    "ui.staked": "Apostado", "ui.offline": "Servidor inaccesible: no se envió nada. Reconectando…",
+    "ui.lost": "Conexión perdida, reconexión en {s} s…", "ui.reconnected": "Reconectado",
+    "ui.voided": "Mano anulada: {amount} devueltos a su saldo.", "ui.credited": "{amount} abonados a su saldo.",
+    "ui.minimum": "mínimo {amount}", "ui.you_win": "Gana", "ui.you_lose": "Pierde", "ui.even": "Apuesta devuelta",
+    "ui.sound": "Sonido", "ui.watch": "Mirar sin cuenta", "ui.spectator": "Está mirando: cree una cuenta para jugar.",
+    "ui.stats": "Estadísticas del zapato", "ui.naturals": "Naturales", "ui.streak": "Racha más larga",
+    "ui.current": "Racha actual", "ui.in_play": "en juego", "ui.void": "anulada", "ui.returned": "devuelto",
+    "ui.bets_on": "Sus apuestas en esta mano", "ui.awaiting": "esperando el resultado",
+    "ui.ask_help": "Toque para ver la marca siguiente en cada marcador", "ui.chip": "Ficha",
+    "ui.languages": "Idioma", "ui.nothing_to_repeat": "No hay apuestas de la mano anterior que repetir.",
+    "lion.side_lost": "{side} pierde", "lion.tie": "empate",
+    "lion.small": "{side} gana por {n}: hace falta un natural o 4 puntos de diferencia",
+    "lion.no_draw": "{side} gana por {n} sin robar: hace falta un natural o una tercera carta",
   },
   en: {
     "ui.title": "Punto Banco 2000", "ui.login": "Log in", "ui.signup": "Sign up",
@@ -73,6 +115,20 @@ const PAGE_WORDS = {
     "ui.previous_shoe": "Previous shoe", "ui.net": "Net", "ui.no_bets": "No bet on this coup.",
     "ui.ask": "If", "ui.select_chip": "Pick a chip, then tap a box.",
     "ui.idle": "Table idle", "ui.of": "of",
+    "ui.undo": "Undo", "ui.clear_all": "Clear all", "ui.repeat": "Repeat", "ui.double": "Double",
+    "ui.staked": "Staked", "ui.offline": "The server cannot be reached: nothing was sent. Reconnecting…",
+    "ui.lost": "Connection lost, reconnecting in {s} s…", "ui.reconnected": "Reconnected",
+    "ui.voided": "Round voided: {amount} returned to your balance.", "ui.credited": "{amount} credited to your balance.",
+    "ui.minimum": "minimum {amount}", "ui.you_win": "You win", "ui.you_lose": "You lose", "ui.even": "Stake returned",
+    "ui.sound": "Sound", "ui.watch": "Watch without an account", "ui.spectator": "Watching: sign up to play.",
+    "ui.stats": "Shoe statistics", "ui.naturals": "Naturals", "ui.streak": "Longest streak",
+    "ui.current": "Current streak", "ui.in_play": "in play", "ui.void": "void", "ui.returned": "returned",
+    "ui.bets_on": "Your bets this coup", "ui.awaiting": "awaiting the result",
+    "ui.ask_help": "Tap to see the next mark on every road", "ui.chip": "Chip",
+    "ui.languages": "Language", "ui.nothing_to_repeat": "No bets from the last coup to repeat.",
+    "lion.side_lost": "{side} lost", "lion.tie": "tie",
+    "lion.small": "{side} won by {n}: needs a natural or 4+",
+    "lion.no_draw": "{side} won by {n} without a draw: needs a natural or a third card",
   },
 };
 
@@ -154,9 +210,15 @@ export function detailText(detail, language = current) {
   return table[detail] ?? "";
 }
 
+/** A word with its {placeholders} filled: tf("ui.voided", {amount: "50 €"}). */
+export function tf(key, values, language = current) {
+  return t(key, language).replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
 /** Fill every [data-w] element's text with its word, and [data-w-placeholder] placeholders. */
 export function translatePage(root = document) {
   for (const el of root.querySelectorAll("[data-w]")) el.textContent = t(el.dataset.w);
+  for (const el of root.querySelectorAll("[data-w-label]")) el.setAttribute("aria-label", t(el.dataset.wLabel));
   for (const el of root.querySelectorAll("[data-w-placeholder]")) {
     el.placeholder = t(el.dataset.wPlaceholder);
   }

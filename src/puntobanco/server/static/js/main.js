@@ -3,16 +3,18 @@
 // shoe and fairness panels); the views draw, they do not decide.
 
 import * as api from "./api.js";
-import { verifyShoe, shortHash } from "./fair.js";
-import { Felt } from "./felt.js";
+import { verifyShoe } from "./fair.js";
+import { BOXES, Felt } from "./felt.js";
 import {
-  LANGUAGES, guessLanguage, lang, onLangChange, pickLanguage, setLang, setServerWords, t,
-  translatePage,
+  LANGUAGES, betName, guessLanguage, lang, onLangChange, pickLanguage, setLang, setServerWords, t,
+  tf, translatePage,
 } from "./i18n.js";
-import { formatCents } from "./money.js";
+import { formatCents, formatNet } from "./money.js";
 import { renderPayouts } from "./payouts.js";
 import { renderRecall } from "./recall.js";
 import { renderRoads } from "./roadview.js";
+import { drawFair, drawShoe } from "./shoe.js";
+import { play, setSound, soundOn } from "./sound.js";
 import { TableSocket } from "./ws.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -33,14 +35,34 @@ const state = {
   recall: [],
   socket: null,
   connection: "closed",
+  spectator: false,
+  coupId: null, // the coup of the round being played
+  history: [], // this coup's chips, in order: [{bet, stake}] (undo)
+  lastBets: {}, // the last coup's bets (repeat)
+  settled: new Set(), // coups whose settlement this page has shown
+  voidTold: new Set(), // voided coups already explained
+  preview: null, // the road prediction shown ("banco" | "punto" | null)
+  wasDown: false,
 };
 
 let felt = null;
 let messageTimer = null;
+let connectionTimer = null;
+
+const sum = (bets) => Object.values(bets || {}).reduce((total, cents) => total + cents, 0);
+
+/** Tell screen readers (aria-live): phase changes and results. */
+function announce(text) {
+  const node = $("#announce");
+  node.textContent = "";
+  // A fresh text node, so the same words twice are read twice.
+  setTimeout(() => { node.textContent = text; }, 30);
+}
 
 // --- small views ---------------------------------------------------------------------------
 
 function showMessage(text, kind = "error") {
+  // Fixed at the bottom of the window: a refusal is seen on a phone too, not below the fold.
   const box = $("#message");
   box.textContent = text;
   box.className = `message message-${kind}`;
@@ -54,6 +76,48 @@ function renderBalance() {
   const cents = state.player ? state.player.balance : null;
   node.textContent = cents === null ? "—" : formatCents(cents, lang());
   node.dataset.cents = cents === null ? "" : String(cents);
+  $(".balance-box").hidden = cents === null; // a spectator has no wallet
+  renderPanel();
+}
+
+/** The payouts panel: this coup's bets while they wait, else the last settlement. */
+function renderPanel() {
+  const waiting = ["open", "closed", "dealt"].includes(state.phase) && sum(state.myBets) > 0
+    && !state.settled.has(state.coupId);
+  renderPayouts($("#payouts"), state.settlement, lang(), {
+    pending: waiting ? state.myBets : null,
+    balance: state.player ? state.player.balance : null,
+    coup: state.settlement && state.lastCoup && state.lastCoup.id === state.settlement.coup_id
+      ? state.lastCoup : null,
+  });
+}
+
+/** The controls, the total staked and the hint, from the state. */
+function renderControls() {
+  if (!felt) return;
+  const open = state.phase === "open" && Boolean(state.player) && !state.spectator;
+  const staked = sum(state.myBets);
+  felt.setControls({
+    undo: open && state.history.length > 0, clear_all: open && staked > 0,
+    repeat: open && sum(state.lastBets) > 0, double: open && staked > 0,
+  }, staked);
+  felt.setHint(state.phase === "open" && open && staked === 0 ? t("ui.select_chip") : "");
+  $("#spectator").hidden = !state.spectator;
+}
+
+function drawRoads() {
+  renderRoads($("#roads"), state.roads, { preview: state.preview, onAsk: ask });
+}
+
+function ask(side) {
+  state.preview = state.preview === side ? null : side;
+  drawRoads();
+  const button = document.querySelector(`.ask[data-ask="${side}"]`);
+  if (button) button.focus();
+}
+
+function tableNames() {
+  return Object.fromEntries(state.tables.map((tb) => [tb.id, tb.name]));
 }
 
 function setBalance(cents) {
@@ -72,55 +136,11 @@ function renderLanguages() {
 }
 
 function renderShoe() {
-  const root = $("#shoe-panel");
-  const shoe = state.shoe;
-  if (!shoe || !state.rules) {
-    root.hidden = true;
-    return;
-  }
-  root.hidden = false;
-  const total = shoe.cards || state.rules.decks * 52;
-  const used = total - shoe.cards_left;
-  const cutIndex = shoe.cut_index ?? total - state.rules.cut_card;
-  $("#shoe-title").textContent = `${t("shoe")} ${shoe.shoe_no}`;
-  $("#shoe-coup").textContent = `${t("coup")} ${shoe.coups_dealt ?? 0}`;
-  const left = $("#shoe-left");
-  left.textContent = `${t("cards_left")} ${shoe.cards_left}`;
-  left.dataset.cards = String(shoe.cards_left);
-  $("#shoe-bar-fill").style.width = `${(100 * used) / total}%`;
-  $("#shoe-bar-cut").style.left = `${(100 * cutIndex) / total}%`;
-  $("#shoe-bar-cut").title = t("cut_card");
-  const flags = [];
-  if (shoe.cut_card_out) flags.push(t("cut_card"));
-  if (shoe.last_coup) flags.push(t("last_coup"));
-  $("#shoe-flags").textContent = flags.join(" · ");
+  drawShoe(state.shoe, state.rules);
 }
 
 function renderFair() {
-  const shoe = state.shoe;
-  const current = $("#fair-current");
-  current.textContent = shoe ? shortHash(shoe.commitment) : "—";
-  current.title = shoe ? shoe.commitment : "";
-  current.dataset.commitment = shoe ? shoe.commitment : "";
-  $("#fair-current-note").textContent = shoe ? `${t("shoe")} ${shoe.shoe_no} · ${t("ui.after_shoe")}` : "";
-  const previous = state.previousShoe;
-  const row = $("#fair-previous");
-  row.hidden = !previous;
-  if (!previous) return;
-  row.dataset.shoe = String(previous.shoe_id);
-  $("#fair-previous-label").textContent = `${t("shoe")} ${previous.shoe_no}`;
-  const hash = $("#fair-previous-hash");
-  hash.textContent = shortHash(previous.commitment);
-  hash.title = previous.commitment;
-  const verdict = $("#fair-verdict");
-  if (!previous.result) {
-    verdict.textContent = "…";
-    verdict.className = "verdict";
-  } else {
-    verdict.textContent = previous.result.ok ? `✓ ${t("ui.verified")}` : `✗ ${t("ui.mismatch")}`;
-    verdict.className = `verdict ${previous.result.ok ? "ok" : "bad"}`;
-    verdict.title = `SHA-256 = ${previous.result.computed}`;
-  }
+  drawFair(state.shoe, state.previousShoe);
 }
 
 function renderAll() {
@@ -133,11 +153,14 @@ function renderAll() {
     if (state.lastCoup && ["dealt", "settled"].includes(state.phase)) felt.showResult(state.lastCoup);
     if (state.lastCoup && state.phase === "open") felt.showCoup(state.lastCoup, { dimmed: true });
   }
-  renderRoads($("#roads"), state.roads);
-  renderPayouts($("#payouts"), state.settlement, lang());
-  renderRecall($("#recall"), state.recall, lang());
+  drawRoads();
+  renderPanel();
+  renderControls();
+  renderRecall($("#recall"), state.recall, lang(), tableNames());
   renderShoe();
   renderFair();
+  renderSound();
+  if (state.connection === "reconnecting") $("#connection").textContent = t("ui.reconnecting");
   $("#username").textContent = state.player ? state.player.username : "";
   const select = $("#table-select");
   for (const option of select.options) {
@@ -150,12 +173,24 @@ function renderAll() {
 
 let authMode = "signup";
 
-function showAuth() {
+function showAuth(mode = authMode) {
   $("#auth").hidden = false;
-  $("#app").hidden = true;
+  if (!state.spectator) $("#app").hidden = true;
   $("#user-box").hidden = true;
-  setAuthMode(authMode);
+  setAuthMode(mode);
   $("#auth-username").focus();
+}
+
+/** Watch the table without an account (spectator); sign up later to play. */
+async function watch() {
+  state.spectator = true;
+  state.player = null;
+  $("#auth").hidden = true;
+  $("#app").hidden = false;
+  $("#join").hidden = false;
+  $("#user-box").hidden = true;
+  renderAll();
+  if (state.tableId === null) await loadTables();
 }
 
 function setAuthMode(mode) {
@@ -191,10 +226,12 @@ async function submitAuth(event) {
 
 async function enter(player) {
   state.player = player;
+  state.spectator = false;
   if (player.lang && player.lang !== lang()) setLang(pickLanguage(player.lang));
   $("#auth").hidden = true;
   $("#app").hidden = false;
   $("#user-box").hidden = false;
+  $("#join").hidden = true;
   renderAll();
   await loadTables();
 }
@@ -208,15 +245,16 @@ async function doLogout() {
   api.setToken(null);
   if (state.socket) state.socket.close();
   state.socket = null;
+  state.tableId = null;
   state.player = null;
+  state.spectator = false;
   renderBalance();
   showAuth();
 }
 
 // --- tables ----------------------------------------------------------------------------------
 
-async function loadTables() {
-  state.tables = await api.tables();
+function fillTableSelect() {
   const select = $("#table-select");
   select.replaceChildren();
   for (const table of state.tables) {
@@ -226,9 +264,31 @@ async function loadTables() {
     select.append(option);
   }
   select.hidden = state.tables.length < 2;
+  if (state.tableId !== null) select.value = String(state.tableId);
+}
+
+async function loadTables() {
+  state.tables = await api.tables();
+  fillTableSelect();
   const stored = localStorage.getItem("pb.table");
   const chosen = state.tables.find((tb) => String(tb.id) === stored) || state.tables[0];
   if (chosen) openTable(chosen.id);
+}
+
+/** A new table appears in the list without a reload. */
+async function refreshTables() {
+  if (state.tableId === null) return;
+  try {
+    const tables = await api.tables();
+    const ids = (list) => list.map((tb) => `${tb.id}:${tb.name}`).join(",");
+    if (ids(tables) !== ids(state.tables)) {
+      state.tables = tables;
+      fillTableSelect();
+      renderRecall($("#recall"), state.recall, lang(), tableNames());
+    }
+  } catch {
+    // the next try will do
+  }
 }
 
 function openTable(id) {
@@ -237,11 +297,12 @@ function openTable(id) {
   localStorage.setItem("pb.table", String(id));
   $("#table-select").value = String(id);
   Object.assign(state, { phase: "idle", myBets: {}, totals: {}, roads: [], shoe: null, lastCoup: null,
-    settlement: null, previousShoe: null });
+    settlement: null, previousShoe: null, coupId: null, history: [], lastBets: {}, preview: null });
   const table = state.tables.find((tb) => tb.id === id);
   if (table) applyRules(table.rules);
   $("#table-name").textContent = table ? table.name : "";
-  state.socket = new TableSocket(id, api.getToken(), { onMessage: handle, onStatus: connectionStatus });
+  const token = state.spectator ? null : api.getToken();
+  state.socket = new TableSocket(id, token, { onMessage: handle, onStatus: connectionStatus });
   state.socket.connect();
   refreshRecall();
 }
@@ -251,14 +312,35 @@ function applyRules(rules) {
   felt.setRules(rules);
 }
 
-function connectionStatus(status) {
+function connectionStatus(status, delay = 0) {
   state.connection = status;
-  $("#connection").hidden = status === "open";
-  $("#connection").textContent = status === "reconnecting" ? t("ui.reconnecting") : "";
-  if (status === "unauthorized") {
+  document.body.dataset.connection = status;
+  const banner = $("#connection");
+  clearTimeout(connectionTimer);
+  if (status === "reconnecting") {
+    state.wasDown = true;
+    banner.className = "connection connection-down";
+    banner.hidden = false;
+    banner.textContent = tf("ui.lost", { s: Math.max(1, Math.round(delay / 1000)) });
+    felt.root.classList.add("offline");
+  } else if (status === "open") {
+    felt.root.classList.remove("offline");
+    if (state.wasDown) {
+      state.wasDown = false;
+      banner.className = "connection connection-up";
+      banner.textContent = t("ui.reconnected");
+      banner.hidden = false;
+      connectionTimer = setTimeout(() => { banner.hidden = true; }, 2000);
+      refreshTables();
+    } else {
+      banner.hidden = true;
+    }
+  } else if (status === "unauthorized") {
+    banner.hidden = true;
     api.setToken(null);
     showAuth();
   }
+  renderControls();
 }
 
 async function refreshRecall() {
@@ -267,13 +349,61 @@ async function refreshRecall() {
   } catch {
     return;
   }
-  renderRecall($("#recall"), state.recall, lang());
-  // After a reload the payout panel shows the last coup's lines again, if it was the player's.
+  renderRecall($("#recall"), state.recall, lang(), tableNames());
+  settlementFromRecall();
+  // After a reload, Repeat still knows the last bets played at this table.
+  if (!sum(state.lastBets)) {
+    const previous = state.recall.find((c) => c.table_id === state.tableId && c.status === "settled"
+      && c.id !== state.coupId);
+    if (previous) state.lastBets = { ...previous.my_bets };
+    renderControls();
+  }
+}
+
+/** After a reload the payout panel shows the last coup's lines again, if it was the player's
+ * (whichever comes first: the recall or the table's snapshot). */
+function settlementFromRecall() {
   const latest = state.recall[0];
-  if (!state.settlement && latest && state.lastCoup && latest.id === state.lastCoup.id) {
+  if (!state.settlement && latest && state.lastCoup && latest.id === state.lastCoup.id
+      && latest.settlement && latest.settlement.length) {
     state.settlement = { coup_id: latest.id, lines: latest.settlement, shoe_no: latest.shoe_no,
       coup_in_shoe: latest.coup_in_shoe };
-    renderPayouts($("#payouts"), state.settlement, lang());
+    state.settled.add(latest.id);
+    renderPanel();
+  }
+}
+
+/** Say that a round was voided and its stakes came back (once per coup). */
+function tellVoid(coupId, amount) {
+  if (state.voidTold.has(coupId)) return;
+  state.voidTold.add(coupId);
+  const text = tf("ui.voided", { amount: formatCents(amount, lang()) });
+  showMessage(text, "info");
+  announce(text);
+  refreshRecall();
+}
+
+/**
+ * After a reconnection: the coup this page had bets on and saw no result for. The server
+ * voided it (a restart: the stakes are back in the wallet) or settled it meanwhile.
+ */
+async function resolveMissed(missed) {
+  let coup;
+  try {
+    coup = await api.coup(missed.coupId);
+  } catch {
+    return;
+  }
+  if (coup.status === "void") {
+    tellVoid(coup.id, sum(coup.my_bets) || sum(missed.bets));
+  } else if (coup.status === "settled" && coup.settlement && coup.settlement.length
+             && !state.settled.has(coup.id)) {
+    state.settled.add(coup.id);
+    state.lastCoup = state.lastCoup && state.lastCoup.id === coup.id ? state.lastCoup : coup;
+    state.settlement = { coup_id: coup.id, lines: coup.settlement, shoe_no: coup.shoe_no,
+      coup_in_shoe: coup.coup_in_shoe };
+    renderPanel();
+    refreshRecall();
   }
 }
 
@@ -292,7 +422,15 @@ async function showSettledCoup(coupId) {
 // --- live messages ---------------------------------------------------------------------------
 
 function applySnapshot(table) {
+  // What this page had at stake on a coup whose result it did not see (a lost connection).
+  const missed = state.coupId !== null && sum(state.myBets) > 0 && !state.settled.has(state.coupId)
+    ? { coupId: state.coupId, bets: { ...state.myBets } } : null;
   if (table.rules) applyRules(table.rules);
+  if (typeof table.balance === "number") setBalance(table.balance);
+  if (missed && (table.coup_id !== missed.coupId || sum(table.my_bets) === 0
+                 || ["settled", "idle"].includes(table.phase))) resolveMissed(missed);
+  if (table.coup_id !== state.coupId) state.history = [];
+  state.coupId = table.coup_id ?? null;
   state.phase = table.phase;
   state.totals = table.totals || {};
   state.myBets = table.my_bets || {};
@@ -316,9 +454,12 @@ function applySnapshot(table) {
     felt.showBacks();
   }
   felt.setBets(state.myBets, state.totals, state.phase === "open");
-  renderRoads($("#roads"), state.roads);
+  drawRoads();
   renderShoe();
   renderFair();
+  settlementFromRecall();
+  renderPanel();
+  renderControls();
 }
 
 function handTotal(cards) {
@@ -333,19 +474,27 @@ const handlers = {
     state.shoe = { id: m.shoe_id, shoe_no: m.shoe_no, commitment: m.commitment, cards_left: m.cards_left,
       cut_card_out: false, last_coup: false, coups_dealt: 0, cut_index: m.cut_index, cards: m.cards };
     state.roads = [];
-    renderRoads($("#roads"), state.roads);
+    state.preview = null;
+    drawRoads();
     renderShoe();
     renderFair();
+    refreshTables();
   },
   "round-opened": (m) => {
     state.phase = "open";
     state.myBets = {};
     state.totals = {};
+    state.history = [];
+    state.coupId = m.coup_id ?? null;
+    felt.hideOutcome();
+    announce(`${t("place_bets")} · ${m.seconds ?? ""} s`);
     if (state.shoe) state.shoe.last_coup = Boolean(m.last_coup);
     felt.setPhase("open", { deadline: m.deadline, serverTime: m.server_time, seconds: m.seconds });
     if (state.lastCoup) felt.showCoup(state.lastCoup, { dimmed: true });
     felt.setBets(state.myBets, state.totals, true);
     renderShoe();
+    renderPanel();
+    renderControls();
   },
   "bet-totals": (m) => {
     state.totals = m.totals || {};
@@ -355,12 +504,31 @@ const handlers = {
     state.myBets = m.my_bets || {};
     setBalance(m.balance);
     felt.setBets(state.myBets, state.totals, state.phase === "open");
+    renderPanel();
+    renderControls();
   },
   "bets-closed": () => {
     state.phase = "closed";
     felt.setPhase("closed");
     felt.setBets(state.myBets, state.totals, false);
     felt.showBacks();
+    announce(t("no_more_bets"));
+    play("closed");
+    renderControls();
+  },
+  balance: (m) => {
+    setBalance(m.balance);
+    if (m.reason === "credit") {
+      const text = tf("ui.credited", { amount: formatCents(m.amount, lang()) });
+      showMessage(text, "info");
+      announce(text);
+    } else if (m.reason === "void" && m.coup_id !== undefined) {
+      if (m.coup_id === state.coupId) {
+        state.myBets = {};
+        felt.setBets(state.myBets, state.totals, false);
+      }
+      tellVoid(m.coup_id, m.amount);
+    }
   },
   "card-dealt": (m) => {
     if (state.phase !== "dealt") {
@@ -372,6 +540,9 @@ const handlers = {
   "coup-dealt": (m) => {
     state.lastCoup = m.coup;
     felt.showResult(m.coup);
+    const coup = m.coup;
+    announce(`${coup.winner === "egalite" ? betName("egalite") : `${betName(coup.winner)} ${t("wins")}`}`
+      + ` ${coup.punto.total} – ${coup.banco.total}`);
     if (state.shoe) {
       Object.assign(state.shoe, { cards_left: m.cards_left, cut_card_out: m.cut_card_out,
         coups_dealt: m.coup.coup_in_shoe ?? (state.shoe.coups_dealt || 0) + 1 });
@@ -381,20 +552,25 @@ const handlers = {
   settlement: (m) => {
     const coup = state.lastCoup && state.lastCoup.id === m.coup_id ? state.lastCoup : null;
     state.settlement = coup ? { ...m, shoe_no: coup.shoe_no, coup_in_shoe: coup.coup_in_shoe } : m;
-    renderPayouts($("#payouts"), state.settlement, lang());
+    state.settled.add(m.coup_id);
     setBalance(m.balance);
+    feedback(m.lines);
     refreshRecall();
   },
   "round-settled": (m) => {
+    if (sum(state.myBets) > 0) state.lastBets = { ...state.myBets };
     state.phase = "settled";
     felt.setPhase("settled");
+    renderControls();
     const coup = state.lastCoup && state.lastCoup.id === m.coup_id ? state.lastCoup : null;
     if (!state.roads.some((r) => r.coup_id === m.coup_id)) {
       state.roads.push({ coup_id: m.coup_id, winner: m.winner,
         punto_total: coup ? coup.punto.total : undefined, banco_total: coup ? coup.banco.total : undefined,
         natural: coup ? coup.natural : false });
     }
-    renderRoads($("#roads"), state.roads);
+    state.preview = null;
+    drawRoads();
+    renderPanel();
     if (!coup) showSettledCoup(m.coup_id);
   },
   "shoe-finished": async (m) => {
@@ -414,31 +590,140 @@ function handle(message) {
 
 // --- bets ------------------------------------------------------------------------------------
 
+/** The win/loss overlay, the chips moving, the tone, the announcement: after a settlement. */
+function feedback(lines) {
+  const net = lines.reduce((total, line) => total + line.net, 0);
+  felt.showOutcome(net);
+  play(net > 0 ? "win" : net < 0 ? "lose" : "chip");
+  const balance = $(".balance-box");
+  for (const line of lines) {
+    const box = felt.boxNode(line.bet);
+    if (line.outcome === "lose") felt.flyChip(box, $("#status"), line.stake);
+    else felt.flyChip(box, balance, line.stake + Math.max(0, line.net));
+  }
+  announce(`${t(net > 0 ? "ui.you_win" : net < 0 ? "ui.you_lose" : "ui.even")} ${formatNet(net, lang())}`);
+}
+
+/** A refusal in words: the server's sentence, with the box's minimum when it is the reason. */
+function refusalText(err, bet) {
+  if (err.code === "below-minimum" && state.rules && bet && state.rules.limits[bet]) {
+    return `${err.message} (${tf("ui.minimum", { amount: formatCents(state.rules.limits[bet][0], lang()) })})`;
+  }
+  return err.message;
+}
+
+/** Whether a bet action may go to the server now; if not, say why (or ask to sign up). */
+function canAct() {
+  if (state.spectator || !state.player) {
+    showAuth("signup");
+    return false;
+  }
+  if (!state.socket || !state.socket.isUp()) {
+    showMessage(t("ui.offline"));
+    return false;
+  }
+  return true;
+}
+
+function applyBets(answer) {
+  state.myBets = answer.my_bets || {};
+  setBalance(answer.balance);
+  felt.setBets(state.myBets, state.totals, state.phase === "open");
+  renderPanel();
+  renderControls();
+}
+
 async function placeChip(bet) {
-  if (!felt.chip || state.tableId === null) return;
+  if (!felt.chip || state.tableId === null || !canAct()) return;
+  const stake = felt.chip;
   try {
-    const answer = await api.placeBet(state.tableId, bet, felt.chip);
-    state.myBets = answer.my_bets || state.myBets;
-    setBalance(answer.balance);
-    felt.setBets(state.myBets, state.totals, state.phase === "open");
+    const answer = await api.placeBet(state.tableId, bet, stake, state.coupId ?? null);
+    felt.flyChip(felt.chipButton(stake), felt.boxNode(bet), stake);
+    state.history.push({ bet, stake });
+    applyBets(answer);
     felt.flashBox(bet, "placed");
+    play("chip");
     showMessage("");
   } catch (err) {
     felt.flashBox(bet, "refused");
-    showMessage(err.message);
+    showMessage(refusalText(err, bet));
   }
 }
 
 async function clearBet(bet) {
+  if (!canAct()) return;
   try {
-    const answer = await api.withdrawBet(state.tableId, bet);
-    state.myBets = answer.my_bets || {};
-    setBalance(answer.balance);
-    felt.setBets(state.myBets, state.totals, state.phase === "open");
+    applyBets(await api.withdrawBet(state.tableId, bet));
+    state.history = state.history.filter((chip) => chip.bet !== bet);
+    renderControls();
     showMessage("");
   } catch (err) {
     showMessage(err.message);
   }
+}
+
+/** Undo the last chip: the bet is taken back and, if more was on it, the rest placed again. */
+async function undo() {
+  const last = state.history.at(-1);
+  if (!last || !canAct()) return;
+  const rest = (state.myBets[last.bet] || 0) - last.stake;
+  try {
+    applyBets(await api.withdrawBet(state.tableId, last.bet));
+    state.history.pop();
+    if (rest > 0) applyBets(await api.placeBet(state.tableId, last.bet, rest));
+    renderControls();
+    showMessage("");
+  } catch (err) {
+    showMessage(refusalText(err, last.bet));
+  }
+}
+
+async function clearAll() {
+  if (!canAct()) return;
+  try {
+    for (const bet of BOXES) {
+      if (state.myBets[bet]) applyBets(await api.withdrawBet(state.tableId, bet));
+    }
+    state.history = [];
+    renderControls();
+    showMessage("");
+  } catch (err) {
+    showMessage(err.message);
+  }
+}
+
+/** Repeat the last coup's bets, or double this coup's: all placed in one request, or none. */
+async function placeAll(bets, refusedBet) {
+  if (!canAct()) return;
+  if (!sum(bets)) {
+    showMessage(t("ui.nothing_to_repeat"));
+    return;
+  }
+  try {
+    const answer = await api.placeBets(state.tableId, bets, state.coupId ?? null);
+    for (const [bet, stake] of Object.entries(answer.placed || bets)) state.history.push({ bet, stake });
+    applyBets(answer);
+    play("chip");
+    showMessage("");
+  } catch (err) {
+    for (const bet of Object.keys(bets)) felt.flashBox(bet, "refused");
+    showMessage(refusalText(err, refusedBet || Object.keys(bets)[0]));
+  }
+}
+
+function control(name) {
+  if (name === "undo") undo();
+  else if (name === "clear_all") clearAll();
+  else if (name === "repeat") placeAll({ ...state.lastBets });
+  else if (name === "double") placeAll({ ...state.myBets });
+}
+
+function renderSound() {
+  const button = $("#sound");
+  const on = soundOn();
+  button.setAttribute("aria-pressed", String(on));
+  button.classList.toggle("on", on);
+  button.title = `${t("ui.sound")}: ${on ? "♪" : "—"}`;
 }
 
 async function chooseLanguage(code) {
@@ -458,7 +743,8 @@ async function chooseLanguage(code) {
 
 async function boot() {
   setLang(guessLanguage());
-  felt = new Felt($("#felt"), { onBox: placeChip, onClear: clearBet, onChip: () => {} });
+  felt = new Felt($("#felt"), { onBox: placeChip, onClear: clearBet, onChip: () => {},
+    onControl: control });
   onLangChange(() => renderAll());
   for (const button of document.querySelectorAll("[data-lang]")) {
     button.addEventListener("click", () => chooseLanguage(button.dataset.lang));
@@ -466,11 +752,23 @@ async function boot() {
   $("#auth-form").addEventListener("submit", submitAuth);
   $("#auth-switch").addEventListener("click", () => setAuthMode(authMode === "signup" ? "login" : "signup"));
   $("#logout").addEventListener("click", doLogout);
+  $("#auth-watch").addEventListener("click", watch);
+  $("#join").addEventListener("click", () => showAuth("signup"));
+  // A spectator closes the sign-up screen with Escape and goes on watching.
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && state.spectator && !$("#auth").hidden) watch();
+  });
+  $("#sound").addEventListener("click", () => {
+    setSound(!soundOn());
+    renderSound();
+    play("chip");
+  });
+  setInterval(refreshTables, 20000);
   $("#table-select").addEventListener("change", (e) => openTable(Number(e.target.value)));
   let resizeTimer = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => renderRoads($("#roads"), state.roads), 150);
+    resizeTimer = setTimeout(drawRoads, 150);
   });
   try {
     setServerWords(await api.words());

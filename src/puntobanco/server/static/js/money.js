@@ -52,3 +52,46 @@ export function chipValues(rules) {
   if (values.length < 4) values = [1, 2, 5, 10, 20, 50].map((m) => m * unit);
   return values.slice(0, 6);
 }
+
+// A chip's colour follows its value, as in a casino's rack (never its place in the tray).
+const CHIP_COLOURS = new Map([
+  [100, "#f4f1e8"], [200, "#f9a825"], [500, "#c62828"], [1000, "#1565c0"], [2000, "#00838f"],
+  [2500, "#2e7d32"], [5000, "#e65100"], [10000, "#212121"], [25000, "#ad1457"],
+  [50000, "#6a1b9a"], [100000, "#ef6c00"], [500000, "#8d6e63"],
+]);
+const SPARE_COLOURS = ["#455a64", "#5d4037", "#283593", "#558b2f"];
+
+/** The colour of a chip of `cents`. */
+export function chipColour(cents) {
+  if (CHIP_COLOURS.has(cents)) return CHIP_COLOURS.get(cents);
+  return SPARE_COLOURS[Math.abs(Math.round(Math.log2(Math.max(1, cents)))) % SPARE_COLOURS.length];
+}
+
+/**
+ * The rack's chips that make up `cents`, fewest first found (biggest values first), or null when
+ * the rack cannot make it exactly: 30 € from 10/25/50 is 10+10+10, never 25 + a 5 it lacks.
+ */
+export function chipsFor(cents, values) {
+  const rack = [...new Set(values)].filter((v) => v > 0).sort((a, b) => b - a);
+  if (!rack.length || cents <= 0) return cents === 0 ? [] : null;
+  const unit = rack.reduce((g, v) => { let a = g, b = v; while (b) [a, b] = [b, a % b]; return a; });
+  if (cents % unit) return null;
+  const n = cents / unit;
+  if (n > 50000) return null;
+  const best = new Array(n + 1).fill(Infinity);
+  const pick = new Array(n + 1).fill(0);
+  best[0] = 0;
+  for (let i = 1; i <= n; i += 1) {
+    for (const v of rack) {
+      const k = v / unit;
+      if (k <= i && best[i - k] + 1 < best[i]) {
+        best[i] = best[i - k] + 1;
+        pick[i] = v;
+      }
+    }
+  }
+  if (!Number.isFinite(best[n])) return null;
+  const used = [];
+  for (let i = n; i > 0; i -= pick[i] / unit) used.push(pick[i]);
+  return used.sort((a, b) => b - a);
+}

@@ -2,7 +2,7 @@
 // bets first, Lion Bonus after: L6), each with the bet, the stake, the outcome, the pay and the
 // net; then what came back and the new balance.
 
-import { betName, detailText, t } from "./i18n.js";
+import { betName, detailText, t, tf } from "./i18n.js";
 import { formatCents, formatNet } from "./money.js";
 
 function cell(tag, className, text) {
@@ -17,8 +17,26 @@ export function returned(line) {
   return line.outcome === "lose" ? 0 : line.stake + line.net;
 }
 
+/**
+ * Why a Lion Bonus line lost (L5), from the coup: its side lost, or won by too little, or won
+ * by enough without a third card ("Player won by 1: needs a natural or 4+").
+ */
+export function lionReason(line, coup) {
+  if (!coup || !line.bet.startsWith("lion-") || line.outcome !== "lose" || !coup.punto) return "";
+  const side = line.bet.slice("lion-".length);
+  const other = side === "punto" ? "banco" : "punto";
+  const mine = coup[side].total;
+  const theirs = coup[other].total;
+  if (mine === null || mine === undefined) return "";
+  if (mine === theirs) return t("lion.tie");
+  if (mine < theirs) return tf("lion.side_lost", { side: betName(side) });
+  const drawn = (coup.punto.cards || []).length + (coup.banco.cards || []).length > 4;
+  const n = mine - theirs;
+  return tf(n >= 4 && !drawn ? "lion.no_draw" : "lion.small", { side: betName(side), n });
+}
+
 /** A table of settlement lines (shared by the payout panel and the recall). */
-export function linesTable(lines, lang) {
+export function linesTable(lines, lang, coup = null) {
   const table = cell("table", "lines");
   const head = cell("thead");
   const headRow = cell("tr");
@@ -36,7 +54,7 @@ export function linesTable(lines, lang) {
     const outcome = cell("td", "line-outcome");
     outcome.append(cell("span", `outcome outcome-${line.outcome}`, t(line.outcome)));
     const pays = line.outcome === "win" ? line.pays : "";
-    const extra = [pays, detailText(line.detail)].filter(Boolean).join(" · ");
+    const extra = [pays, detailText(line.detail), lionReason(line, coup)].filter(Boolean).join(" · ");
     if (extra) outcome.append(cell("span", "line-pays", extra));
     row.append(outcome);
     row.append(cell("td", "line-net", formatNet(line.net, lang)));
@@ -46,21 +64,41 @@ export function linesTable(lines, lang) {
   return table;
 }
 
-/** Fill the payout panel with a settlement (or say there was no bet on this coup). */
-export function renderPayouts(root, settlement, lang) {
+/**
+ * Fill the payout panel: the bets on the coup being played (while they wait for a result), or
+ * the last settlement (or that there was no bet on it); the balance shown is the wallet's now,
+ * the same as the header's.
+ */
+export function renderPayouts(root, settlement, lang, { pending = null, balance = null, coup = null } = {}) {
   root.replaceChildren();
   const title = cell("h3", "", t("payouts"));
+  root.append(title);
+  const pendingBets = pending && Object.entries(pending).filter(([, cents]) => cents > 0);
+  if (pendingBets && pendingBets.length) {
+    title.append(cell("span", "payout-coup", ` · ${t("ui.bets_on")}`));
+    const list = cell("ul", "pending-bets");
+    for (const [bet, cents] of pendingBets) {
+      const item = cell("li", "pending-bet");
+      item.dataset.bet = bet;
+      item.append(cell("span", "line-bet", betName(bet)), cell("span", "line-stake", formatCents(cents, lang)));
+      list.append(item);
+    }
+    root.append(list, cell("p", "muted small", t("ui.awaiting")));
+    root.dataset.coup = "";
+    root.dataset.pending = "true";
+    return;
+  }
+  root.dataset.pending = "false";
   if (settlement && settlement.coup_in_shoe) {
     title.append(cell("span", "payout-coup", ` · ${t("shoe")} ${settlement.shoe_no} · ${t("coup")} ${settlement.coup_in_shoe}`));
   }
-  root.append(title);
   if (!settlement || !settlement.lines || !settlement.lines.length) {
     root.append(cell("p", "muted", t("ui.no_bets")));
     root.dataset.coup = settlement ? String(settlement.coup_id ?? "") : "";
     return;
   }
   root.dataset.coup = String(settlement.coup_id ?? "");
-  root.append(linesTable(settlement.lines, lang));
+  root.append(linesTable(settlement.lines, lang, coup));
   const net = settlement.lines.reduce((sum, line) => sum + line.net, 0);
   const back = settlement.lines.reduce((sum, line) => sum + returned(line), 0);
   const foot = cell("div", "payout-foot");
@@ -70,10 +108,11 @@ export function renderPayouts(root, settlement, lang) {
   const backNode = cell("span", "payout-returned", `↩ ${formatCents(back, lang)}`);
   backNode.dataset.cents = String(back);
   foot.append(netNode, backNode);
-  if (settlement.balance !== undefined && settlement.balance !== null) {
-    const balance = cell("span", "payout-balance", `${t("balance")} ${formatCents(settlement.balance, lang)}`);
-    balance.dataset.cents = String(settlement.balance);
-    foot.append(balance);
+  const now = balance ?? settlement.balance;
+  if (now !== undefined && now !== null) {
+    const node = cell("span", "payout-balance", `${t("balance")} ${formatCents(now, lang)}`);
+    node.dataset.cents = String(now);
+    foot.append(node);
   }
   root.append(foot);
 }

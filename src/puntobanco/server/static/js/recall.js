@@ -5,7 +5,7 @@ import * as api from "./api.js";
 import { cardLabel } from "./cards.js";
 import { verifyShoe } from "./fair.js";
 import { betName, t } from "./i18n.js";
-import { formatNet } from "./money.js";
+import { formatCents, formatNet } from "./money.js";
 import { linesTable } from "./payouts.js";
 
 function node(tag, className, text) {
@@ -37,30 +37,54 @@ async function checkShoe(shoeId, target) {
   }
 }
 
-/** Render the recall list into `root`. */
-export function renderRecall(root, coups, lang) {
+/** Render the recall list into `root`; `tableNames` {id: name} names each coup's table. */
+export function renderRecall(root, coups, lang, tableNames = {}) {
   root.replaceChildren();
   if (!coups || !coups.length) {
     root.append(node("p", "muted", t("ui.no_coups")));
     return;
   }
   const list = node("ol", "recall-list");
+  const tables = new Set(coups.map((coup) => coup.table_id));
   for (const coup of coups) {
-    const item = node("li", `recall-item recall-${coup.winner}`);
+    // A void coup gave the stakes back; an open one waits for its cards: neither has a winner.
+    const status = coup.status || (coup.winner ? "settled" : "open");
+    const dealt = Boolean(coup.winner);
+    const item = node("li", `recall-item recall-${dealt ? coup.winner : status}`);
     item.dataset.coup = String(coup.id);
+    item.dataset.status = status;
     const details = node("details");
     const summary = node("summary");
     const net = (coup.settlement || []).reduce((sum, line) => sum + line.net, 0);
-    summary.append(
-      node("span", "recall-where", `${t("shoe")} ${coup.shoe_no} · ${t("coup")} ${coup.coup_in_shoe}`),
-      node("span", `recall-winner winner-${coup.winner}`, betName(coup.winner)),
-      node("span", "recall-score", `${coup.punto.total}–${coup.banco.total}`),
-      node("span", `recall-net ${net > 0 ? "up" : net < 0 ? "down" : ""}`, formatNet(net, lang)),
-    );
+    const staked = Object.values(coup.my_bets || {}).reduce((sum, cents) => sum + cents, 0);
+    const name = tableNames[coup.table_id];
+    const where = `${name && (tables.size > 1 || Object.keys(tableNames).length > 1) ? `${name} · ` : ""}`
+      + `${t("shoe")} ${coup.shoe_no} · ${t("coup")} ${coup.coup_in_shoe}`;
+    summary.append(node("span", "recall-where", where));
+    if (dealt) {
+      summary.append(
+        node("span", `recall-winner winner-${coup.winner}`, betName(coup.winner)),
+        node("span", "recall-score", `${coup.punto.total}–${coup.banco.total}`),
+        node("span", `recall-net ${net > 0 ? "up" : net < 0 ? "down" : ""}`, formatNet(net, lang)),
+      );
+    } else if (status === "void") {
+      summary.append(node("span", "recall-winner recall-void", t("ui.void")),
+        node("span", "recall-score", ""),
+        node("span", "recall-net", `↩ ${formatCents(staked, lang)}`));
+    } else {
+      summary.append(node("span", "recall-winner recall-open", t("ui.in_play")),
+        node("span", "recall-score", ""),
+        node("span", "recall-net", formatCents(staked, lang)));
+    }
     details.append(summary);
-    details.append(node("div", "recall-hands", `${handText(coup, "punto")} · ${handText(coup, "banco")}`
-      + (coup.natural ? ` · ${t("natural")}` : "")));
-    if (coup.settlement && coup.settlement.length) details.append(linesTable(coup.settlement, lang));
+    if (dealt) {
+      details.append(node("div", "recall-hands", `${handText(coup, "punto")} · ${handText(coup, "banco")}`
+        + (coup.natural ? ` · ${t("natural")}` : "")));
+    } else {
+      details.append(node("div", "recall-hands", Object.entries(coup.my_bets || {})
+        .map(([bet, cents]) => `${betName(bet)} ${formatCents(cents, lang)}`).join(" · ")));
+    }
+    if (coup.settlement && coup.settlement.length) details.append(linesTable(coup.settlement, lang, coup));
     const check = node("button", "link-button", `${t("ui.check")} ${t("shoe").toLowerCase()} ${coup.shoe_no}`);
     check.type = "button";
     const checkResult = node("span", "shoe-check");

@@ -1,7 +1,7 @@
 // Draws the roads computed by roads.js as SVG grids: bead plate, big road, and the three derived
 // roads at half size, with the counts and the "if Banco / if Punto" predictions.
 
-import { allRoads, columnCount, predictions, ROWS, tally } from "./roads.js";
+import { allRoads, columnCount, predictions, ROWS, streaks, tally } from "./roads.js";
 import { betName, t } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -41,7 +41,7 @@ function drawBead(cells, minCols) {
   for (const cell of cells) {
     const cx = cell.col * size + size / 2;
     const cy = cell.row * size + size / 2;
-    const g = svgEl("g", { class: `bead bead-${cell.winner}` });
+    const g = svgEl("g", { class: `bead bead-${cell.winner}${cell.preview ? " preview" : ""}` });
     g.append(svgEl("circle", { cx, cy, r: size / 2 - 2, fill: COLOURS[cell.winner] }));
     const text = svgEl("text", { x: cx, y: cy + 4, "text-anchor": "middle", "font-size": 12,
       "font-weight": 700, fill: "#fff" });
@@ -66,7 +66,7 @@ function drawBig(cells, minCols) {
   for (const cell of cells) {
     const cx = cell.col * size + size / 2;
     const cy = cell.row * size + size / 2;
-    const g = svgEl("g", { class: `big big-${cell.winner ?? "none"}` });
+    const g = svgEl("g", { class: `big big-${cell.winner ?? "none"}${cell.preview ? " preview" : ""}` });
     if (cell.winner) {
       g.append(svgEl("circle", { cx, cy, r: size / 2 - 3, fill: "none", stroke: COLOURS[cell.winner],
         "stroke-width": 2.6 }));
@@ -102,7 +102,7 @@ function drawDerived(cells, style, minCols) {
       mark = svgEl("line", { x1: cx - 3.6, y1: cy + 3.6, x2: cx + 3.6, y2: cy - 3.6, stroke: colour,
         "stroke-width": 2 });
     }
-    mark.setAttribute("class", `derived derived-${cell.colour}`);
+    mark.setAttribute("class", `derived derived-${cell.colour}${cell.preview ? " preview" : ""}`);
     svg.append(mark);
   }
   return svg;
@@ -118,10 +118,88 @@ function mini(style, colour) {
   return svg;
 }
 
-/** Render every road of the results into `root` (a container with the road sections). */
-export function renderRoads(root, results) {
-  const roads = allRoads(results);
+/** The shoe's statistics: counts and percentages, naturals, the longest and current streaks. */
+export function shoeStats(results) {
   const counts = tally(results);
+  const percent = (n) => (counts.coups ? Math.round((1000 * n) / counts.coups) / 10 : 0);
+  const columns = streaks(results).columns;
+  let longest = null;
+  for (const column of columns) {
+    if (!longest || column.entries.length > longest.length) {
+      longest = { winner: column.winner, length: column.entries.length };
+    }
+  }
+  const last = columns.at(-1);
+  return {
+    coups: counts.coups,
+    banco: { count: counts.banco, percent: percent(counts.banco) },
+    punto: { count: counts.punto, percent: percent(counts.punto) },
+    egalite: { count: counts.egalite, percent: percent(counts.egalite) },
+    natural: { count: counts.natural, percent: percent(counts.natural) },
+    longest,
+    current: last ? { winner: last.winner, length: last.entries.length } : null,
+  };
+}
+
+function percentText(value) {
+  return `${value.toLocaleString(document.documentElement.lang || "fr", { maximumFractionDigits: 1 })} %`;
+}
+
+function statsBlock(results) {
+  const stats = shoeStats(results);
+  const block = document.createElement("div");
+  block.className = "road-tally shoe-stats";
+  block.setAttribute("aria-label", t("ui.stats"));
+  const item = (key, label, value, cls) => {
+    const span = document.createElement("span");
+    span.className = `tally ${cls}`;
+    span.dataset.stat = key;
+    span.dataset.count = String(value.count);
+    span.dataset.percent = String(value.percent);
+    span.textContent = `${label} ${value.count} · ${percentText(value.percent)}`;
+    block.append(span);
+  };
+  for (const key of ["banco", "punto", "egalite"]) item(key, betName(key), stats[key], `tally-${key}`);
+  item("natural", t("ui.naturals"), stats.natural, "tally-natural");
+  const coups = document.createElement("span");
+  coups.className = "tally";
+  coups.dataset.stat = "coups";
+  coups.textContent = `${t("coup")} ${stats.coups}`;
+  block.append(coups);
+  for (const [key, label] of [["longest", "ui.streak"], ["current", "ui.current"]]) {
+    const streak = stats[key];
+    if (!streak) continue;
+    const span = document.createElement("span");
+    span.className = `tally tally-${streak.winner}`;
+    span.dataset.stat = key;
+    span.dataset.count = String(streak.length);
+    span.textContent = `${t(label)} ${betName(streak.winner)} ×${streak.length}`;
+    block.append(span);
+  }
+  return block;
+}
+
+/** Mark the cells a hypothetical last result adds (the ask preview) on every road. */
+function withPreview(results, side) {
+  const before = allRoads(results);
+  const after = allRoads([...results, { winner: side, preview: true }]);
+  for (const key of Object.keys(after)) {
+    const old = before[key].length;
+    after[key] = after[key].map((cell, i) => {
+      const fresh = key === "big" ? cell.index === results.length : i >= old;
+      return fresh ? { ...cell, preview: true } : cell;
+    });
+  }
+  return after;
+}
+
+/**
+ * Render every road of the results into `root` (a container with the road sections), with the
+ * shoe's statistics; `preview` ("banco" | "punto" | null) draws the marks that result would add
+ * on every road; `onAsk(side)` is called when an "if Banco / if Punto" button is pressed.
+ */
+export function renderRoads(root, results, { preview = null, onAsk = null } = {}) {
+  const roads = preview ? withPreview(results, preview) : allRoads(results);
   // [key, caption, cells, cell size, draw(cells, minCols)]
   const sections = [
     ["bead", "ui.bead_plate", roads.bead, 24, drawBead],
@@ -131,21 +209,7 @@ export function renderRoads(root, results) {
     ["cockroachPig", "ui.cockroach_pig", roads.cockroachPig, 10, (c, n) => drawDerived(c, "slash", n)],
   ];
   const fragment = document.createDocumentFragment();
-
-  const header = document.createElement("div");
-  header.className = "road-tally";
-  for (const key of ["banco", "punto", "egalite"]) {
-    const span = document.createElement("span");
-    span.className = `tally tally-${key}`;
-    span.dataset.count = String(counts[key]);
-    span.textContent = `${betName(key)} ${counts[key]}`;
-    header.append(span);
-  }
-  const coups = document.createElement("span");
-  coups.className = "tally";
-  coups.textContent = `${t("coup")} ${counts.coups}`;
-  header.append(coups);
-  fragment.append(header);
+  fragment.append(statsBlock(results));
 
   const twin = document.createElement("div");
   twin.className = "road-derived-row";
@@ -154,7 +218,8 @@ export function renderRoads(root, results) {
     const section = document.createElement("figure");
     section.className = `road road-${key}`;
     section.dataset.road = key;
-    section.dataset.cells = String(cells.length);
+    section.dataset.cells = String(cells.filter((c) => !c.preview).length);
+    section.dataset.preview = String(cells.filter((c) => c.preview).length);
     const caption = document.createElement("figcaption");
     caption.textContent = t(label);
     const scroller = document.createElement("div");
@@ -170,11 +235,16 @@ export function renderRoads(root, results) {
   const askRow = document.createElement("div");
   askRow.className = "road-ask";
   for (const side of ["banco", "punto"]) {
-    const item = document.createElement("span");
+    const item = document.createElement("button");
+    item.type = "button";
     item.className = `ask ask-${side}`;
+    item.dataset.ask = side;
+    item.title = t("ui.ask_help");
+    item.setAttribute("aria-pressed", String(preview === side));
     item.append(`${t("ui.ask")} ${betName(side)} `);
     item.append(mini("ring", ask[side].bigEyeBoy), mini("dot", ask[side].smallRoad),
       mini("slash", ask[side].cockroachPig));
+    if (onAsk) item.addEventListener("click", () => onAsk(side));
     askRow.append(item);
   }
   fragment.append(askRow);

@@ -1,10 +1,19 @@
-// The table's WebSocket (docs/api.md): JSON messages {type, ...}, the first a snapshot. It
-// reconnects by itself (each reconnection starts with a fresh snapshot) and pings to stay alive.
+// The table's WebSocket (docs/api.md): JSON messages {type, ...}, the first a snapshot.
+//
+// Liveness: the page pings when the socket has been quiet for PING_MS and expects some message
+// (a pong at least) within DEAD_MS; silence means the connection is gone even if the browser has not noticed (a cut
+// network), so the socket is dropped and a new one is tried, with a growing delay (backoff with
+// a little jitter). Each new connection starts with a fresh snapshot: the page resyncs from it.
+// onStatus gets "open", "reconnecting" (with the delay in ms) or "unauthorized".
+
+export const PING_MS = 2000;
+export const DEAD_MS = 5000;
+const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
 
 export class TableSocket {
   constructor(tableId, token, { onMessage, onStatus }) {
     this.tableId = tableId;
-    this.token = token;
+    this.token = token || "";
     this.onMessage = onMessage;
     this.onStatus = onStatus || (() => {});
     this.socket = null;
@@ -12,24 +21,41 @@ export class TableSocket {
     this.retry = 0;
     this.pingTimer = null;
     this.retryTimer = null;
+    this.lastHeard = 0;
+    this.up = false;
   }
 
   url() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    return `${scheme}://${location.host}/ws/tables/${this.tableId}?token=${encodeURIComponent(this.token)}`;
+    const query = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
+    return `${scheme}://${location.host}/ws/tables/${this.tableId}${query}`;
   }
 
   connect() {
     this.closed = false;
-    const socket = new WebSocket(this.url());
+    clearTimeout(this.retryTimer);
+    let socket;
+    try {
+      socket = new WebSocket(this.url());
+    } catch {
+      this.lost(null);
+      return;
+    }
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.retry = 0;
-      this.onStatus("open");
+      if (this.socket !== socket) return;
+      this.lastHeard = Date.now();
       clearInterval(this.pingTimer);
-      this.pingTimer = setInterval(() => this.send({ type: "ping" }), 20000);
+      this.pingTimer = setInterval(() => this.check(socket), PING_MS);
     });
     socket.addEventListener("message", (event) => {
+      if (this.socket !== socket) return;
+      this.lastHeard = Date.now();
+      if (!this.up) { // up once the server speaks (its snapshot), not when the socket opens
+        this.up = true;
+        this.retry = 0;
+        this.onStatus("open");
+      }
       let message;
       try {
         message = JSON.parse(event.data);
@@ -39,18 +65,53 @@ export class TableSocket {
       if (message.type !== "pong") this.onMessage(message);
     });
     socket.addEventListener("close", (event) => {
-      clearInterval(this.pingTimer);
       if (this.socket !== socket || this.closed) return;
       // 4401: the token was refused, 4404: no such table; a retry would be refused too.
       if ([4401, 4403, 4404, 1008].includes(event.code)) {
+        clearInterval(this.pingTimer);
+        this.up = false;
         this.onStatus("unauthorized");
         return;
       }
-      this.onStatus("reconnecting");
-      const delay = Math.min(8000, 500 * 2 ** this.retry);
-      this.retry += 1;
-      this.retryTimer = setTimeout(() => this.connect(), delay);
+      this.lost(socket);
     });
+  }
+
+  /** Every PING_MS: give the socket up when nothing came for DEAD_MS, else ping if it has
+   * been quiet (any message from the server proves it alive: a busy table needs no pings). */
+  check(socket) {
+    if (this.socket !== socket) return;
+    const quiet = Date.now() - this.lastHeard;
+    if (quiet > DEAD_MS) {
+      this.lost(socket);
+      return;
+    }
+    if (quiet >= PING_MS - 250) this.send({ type: "ping" });
+  }
+
+  lost(socket) {
+    if (socket && this.socket !== socket) return;
+    clearInterval(this.pingTimer);
+    this.up = false;
+    this.socket = null;
+    if (socket) {
+      try {
+        socket.close();
+      } catch {
+        // already closed
+      }
+    }
+    if (this.closed) return;
+    const base = BACKOFF_MS[Math.min(this.retry, BACKOFF_MS.length - 1)];
+    const delay = Math.round(base * (0.85 + Math.random() * 0.3));
+    this.retry += 1;
+    this.onStatus("reconnecting", delay);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** Whether the table's socket is up (a click while it is down is explained, not sent). */
+  isUp() {
+    return this.up;
   }
 
   send(message) {
@@ -61,6 +122,7 @@ export class TableSocket {
 
   close() {
     this.closed = true;
+    this.up = false;
     clearInterval(this.pingTimer);
     clearTimeout(this.retryTimer);
     if (this.socket) this.socket.close();

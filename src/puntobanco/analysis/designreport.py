@@ -1,0 +1,123 @@
+"""``puntobanco design`` output: JSON, Markdown and HTML an analyst can paste, and Rich tables.
+
+>>> from fractions import Fraction
+>>> from puntobanco.analysis.design import egalite_rows, banco_rows, search_egalite
+>>> from puntobanco.cards import full_composition
+>>> from puntobanco.rules import RuleSet
+>>> rows = egalite_rows(banco_rows(full_composition(8), RuleSet()))
+>>> result = search_egalite(rows, target=(0.14, 0.15), pays=[Fraction(8), Fraction(9)])
+>>> print(to_markdown(result).splitlines()[0])
+# Égalité pay design — target house edge 14.0000% to 15.0000%
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from puntobanco.analysis.design import Candidate, SearchResult
+from puntobanco.analysis.report import _html_page, _html_table, _md_table
+
+TITLES = {"lion": "Lion Bonus pay table", "banco": "Banco payout", "egalite": "Égalité pay"}
+_ROW_LABELS = {"natural-win": "Natural win", "natural-tie": "Natural tie",
+               **{f"win-by-{m}": f"Win by {m}" for m in range(4, 10)},
+               **{f"win-with-{t}": f"Win with {t}" for t in range(1, 10)},
+               "win-other": "Win, other totals", "tie": "Tie", "lose": "Lose"}
+
+
+def _target_text(result: SearchResult) -> str:
+    low, high = result.target
+    return f"{low:.4%}" if low == high else f"{low:.4%} to {high:.4%}"
+
+
+def _pays_cell(pay: Any) -> str:
+    if pay < 0:
+        return "loses"
+    if pay == 0:
+        return "push"
+    return f"{pay.numerator}:{pay.denominator}" if pay.denominator > 1 else f"{pay}:1"
+
+
+def head(result: SearchResult) -> list[str]:
+    if result.bet != "lion":
+        return ["Rank", "Payout", "House edge", "Std dev", "Hit frequency"]
+    first = result.best[0] if result.best else result.spec
+    columns = [] if first is None else [_ROW_LABELS.get(k, k) for k in first.pays]
+    other = [] if first is None or first.other_side_edge is None else ["Other side's edge"]
+    return ["Rank", *columns, "House edge", *other, "Std dev", "Hit frequency"]
+
+
+def _row(candidate: Candidate, rank: str) -> list[str]:
+    edge = f"{candidate.house_edge:.4%}"
+    cells = ([candidate.name] if candidate.name
+             else [_pays_cell(p) for p in candidate.pays.values()])
+    other = [] if candidate.other_side_edge is None else [f"{candidate.other_side_edge:.4%}"]
+    return [rank, *cells, edge, *other,
+            f"{candidate.std_dev:.4f}", f"{candidate.hit_frequency:.4%}"]
+
+
+def rows(result: SearchResult) -> list[list[str]]:
+    spec = result.spec
+    out = [_row(c, f"{c.rank} ({result.reference_name})" if spec is not None
+                and c.pays == spec.pays else str(c.rank)) for c in result.best]
+    if result.spec is not None and all(c.pays != result.spec.pays for c in result.best):
+        ref = result.reference_name
+        place = f"{ref} ({result.spec_place:,})" if result.spec_place else f"{ref} (outside)"
+        out.append(_row(result.spec, place))
+    return out
+
+
+def summary(result: SearchResult) -> str:
+    spec = result.spec
+    whose = "SPEC's table" if result.reference_name == "SPEC" else "the reference table"
+    where = (f"{whose} does not meet the constraints" if result.spec_place is None
+             else f"{whose} ranks {result.spec_place:,} of {result.passed:,}")
+    noise = ("" if spec is None or spec.house_edge_std_error is None
+             else f" ± {spec.house_edge_std_error:.4%}")
+    spec_text = "" if spec is None else (f"; {where} (house edge {spec.house_edge:.4%}{noise}, "
+                                         f"SD {spec.std_dev:.4f})")
+    exact = ("exact outcome counts, full shoe (off the top)" if result.rows.method == "exact"
+             else result.rows.method)
+    return (f"{result.candidates:,} candidates scored, {result.passed:,} meet the constraints, "
+            f"in {result.seconds:.2f} s; ranked by distance to the target, then by standard "
+            f"deviation{spec_text}. Probabilities: {exact}.")
+
+
+def to_dict(result: SearchResult) -> dict[str, Any]:
+    data = result.to_dict()
+    data["title"] = TITLES[result.bet]
+    data["row_probabilities"] = dict(zip(result.rows.names,
+                                         (float(x) for x in result.rows.probabilities),
+                                         strict=True))
+    if result.rows.errors is not None:
+        data["row_standard_errors"] = dict(zip(result.rows.names, result.rows.errors,
+                                               strict=True))
+    return data
+
+
+def to_json(result: SearchResult) -> str:
+    return json.dumps(to_dict(result), indent=2, ensure_ascii=False) + "\n"
+
+
+def to_markdown(result: SearchResult) -> str:
+    lines = [f"# {TITLES[result.bet]} design — target house edge {_target_text(result)}", "",
+             summary(result), ""]
+    lines += _md_table(head(result), rows(result))
+    return "\n".join(lines) + "\n"
+
+
+def to_html(result: SearchResult) -> str:
+    return _html_page(f"{TITLES[result.bet]} design — target {_target_text(result)}",
+                      summary(result), [_html_table(head(result), rows(result))])
+
+
+def to_rich(result: SearchResult) -> Any:
+    from rich.table import Table
+
+    table = Table(*head(result), title=f"{TITLES[result.bet]} design — target house edge "
+                  f"{_target_text(result)}", caption=summary(result), title_justify="left")
+    for column in table.columns[1:]:
+        column.justify = "right"
+    for row in rows(result):
+        table.add_row(*row, style="bold" if row[0].startswith(result.reference_name) else None)
+    return table

@@ -1,0 +1,230 @@
+"""``puntobanco design``: search pay tables (Lion Bonus, Banco, Égalité) for a target house edge.
+
+numpy is imported inside the command, so ``puntobanco --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from puntobanco.cli._app import app
+from puntobanco.cli.ruleopts import RuleOptions, rule_options
+from puntobanco.errors import PuntoBancoError
+from puntobanco.rules import BancoPayout
+
+if TYPE_CHECKING:
+    from puntobanco.analysis.design import SearchResult
+
+BETS = ("lion", "banco", "egalite")
+DESIGN_FORMATS = ("table", "json", "md", "html")
+
+
+def parse_number(text: str, *, what: str) -> Fraction:
+    """``0.05``, ``5%``, ``1/20`` or ``-1`` exactly.
+
+    >>> parse_number("12.5%", what="x"), parse_number("3/2", what="x")
+    (Fraction(1, 8), Fraction(3, 2))
+    """
+    raw = text.strip().lower()
+    words = {"push": Fraction(0), "lose": Fraction(-1)}
+    if raw in words:
+        return words[raw]
+    try:
+        value = Fraction(raw.rstrip("%").strip())
+    except (ValueError, ZeroDivisionError):
+        raise PuntoBancoError(f"{text!r} is not a number for {what}: give e.g. 0.05, 5% or 1/20.",
+                              code="bad-design") from None
+    return value / 100 if raw.endswith("%") else value
+
+
+def parse_values(text: str, *, what: str) -> list[Fraction]:
+    """A list: ``1,1.5,2`` or ranges ``low:high:step`` (both ends included), or both mixed.
+
+    >>> [str(x) for x in parse_values("4%:5%:0.5%, 6%", what="x")]
+    ['1/25', '9/200', '1/20', '3/50']
+    """
+    out: list[Fraction] = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        if ":" in part:
+            pieces = part.split(":")
+            if len(pieces) != 3:
+                raise PuntoBancoError(f"{part!r} is not a range for {what}: give low:high:step.",
+                                      code="bad-design")
+            low, high, step = (parse_number(p, what=what) for p in pieces)
+            if step <= 0 or high < low or (high - low) / step > 10_000:
+                raise PuntoBancoError(f"{part!r} is not a usable range for {what}: the step is "
+                                      "positive and at most 10,000 steps fit.", code="bad-design")
+            value = low
+            while value <= high:
+                out.append(value)
+                value += step
+        else:
+            out.append(parse_number(part, what=what))
+    if not out:
+        raise PuntoBancoError(f"Give at least one value for {what}.", code="bad-design")
+    return sorted(set(out))
+
+
+def parse_target(text: str) -> tuple[float, float]:
+    """``10%`` (a point) or ``8%:12%`` (a range) as house edges.
+
+    >>> parse_target("10%"), parse_target("0.08:0.12")
+    ((0.1, 0.1), (0.08, 0.12))
+    """
+    parts = text.split(":")
+    if len(parts) > 2:
+        raise PuntoBancoError(f"{text!r} is not a target: give an edge (10%) or a range (8%:12%).",
+                              code="bad-design")
+    values = [float(parse_number(p, what="--target")) for p in parts]
+    low, high = values[0], values[-1]
+    if not -1 < low <= high < 1:
+        raise PuntoBancoError(f"{text!r} is not a target house edge range between -100% and 100%.",
+                              code="bad-design")
+    return low, high
+
+
+def _render(result: SearchResult, fmt: str) -> tuple[str | None, Any]:
+    from puntobanco.analysis import designreport
+
+    if fmt == "json":
+        return designreport.to_json(result), None
+    if fmt == "md":
+        return designreport.to_markdown(result), None
+    if fmt == "html":
+        return designreport.to_html(result), None
+    return None, designreport.to_rich(result)
+
+
+@app.command()
+@rule_options()
+def design(
+    *,
+    rules: RuleOptions,
+    bet: Annotated[str, typer.Option("--bet", help="lion (Lion Bonus pay table), banco "
+                                     "(commission or a total paid 1:2) or egalite.")] = "lion",
+    target: Annotated[str, typer.Option("--target", help="House edge wanted: 10% or a range "
+                                        "8%:12%.")] = "10%",
+    side: Annotated[str, typer.Option("--side", help="Lion Bonus side whose edge is aimed at: "
+                                      "punto, banco or both (both edges in the target).")]
+    = "punto",
+    max_pay: Annotated[int, typer.Option("--max-pay", help="Largest pay allowed (Lion).")] = 30,
+    min_pay: Annotated[str, typer.Option("--min-pay", help="Smallest pay of a winning margin "
+                                         "(Lion).")] = "1",
+    half_pays: Annotated[bool, typer.Option("--half-pays", help="Allow half-unit pays "
+                                            "(x.5:1) on the margins (Lion).")] = False,
+    natural_win: Annotated[str, typer.Option("--natural-win", help="Natural-win pays to try, "
+                                             "e.g. 1 or 1,1.5,2 (Lion).")] = "1",
+    natural_tie: Annotated[str, typer.Option("--natural-tie", help="Natural-tie results to "
+                                             "try: push, lose or a pay (Lion).")] = "push",
+    lose_margins: Annotated[bool, typer.Option("--lose-margins", help="Let the smallest margins "
+                                               "lose, as a win by 1-3 does (Lion).")] = False,
+    any_order: Annotated[bool, typer.Option("--any-order", help="Do not require pays "
+                                            "non-increasing as the margin falls (Lion).")] = False,
+    min_hit: Annotated[str, typer.Option("--min-hit", help="Least hit frequency, e.g. 25%.")] = "0",
+    prefer: Annotated[str, typer.Option("--prefer", help="Among equally close tables: low or "
+                                        "high volatility first.")] = "low",
+    commissions: Annotated[str, typer.Option("--commissions", help="Banco commissions to try "
+                                             "(list or low:high:step).")] = "0%:10%:0.25%",
+    half_totals: Annotated[str, typer.Option("--half-totals", help="Banco winning totals to try "
+                                             "paying --half-pay instead of 1:1.")] = "1:9:1",
+    half_pay: Annotated[str, typer.Option("--half-pay", help="What those Banco wins pay.")] = "1/2",
+    tie_grid: Annotated[str, typer.Option("--tie-pays-grid", help="Égalité pays to try.")]
+    = "5:12:0.5",
+    top: Annotated[int, typer.Option("--top", help="How many tables to show.")] = 15,
+    cut_card_depth: Annotated[int | None, typer.Option(
+        "--cut-card-depth", help="Average the outcome probabilities over the coups dealt to a "
+        "cut card this many cards from the end (simulated shoes, exact probabilities of the "
+        "cards left); default: off the top of the full shoe, exactly.", show_default=False)]
+    = None,
+    shoes: Annotated[int, typer.Option("--shoes", help="Shoes played for --cut-card-depth.")]
+    = 500,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for --cut-card-depth.")] = 1,
+    output_format: Annotated[str, typer.Option("--format", "-f", help="table, json, md or "
+                                               "html.")] = "table",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.",
+                                             show_default=False, dir_okay=False)] = None,
+) -> None:
+    """Search pay tables for a target house edge, exactly; rank by closeness, then volatility."""
+    key = bet.strip().lower().replace("-", "_")
+    key = {"lion_bonus": "lion", "égalité": "egalite", "tie": "egalite"}.get(key, key)
+    if key not in BETS:
+        raise PuntoBancoError(f"{bet!r} is not a bet to design: choose lion, banco or egalite.",
+                              code="bad-bet")
+    fmt = output_format.strip().lower().replace("markdown", "md")
+    if fmt not in DESIGN_FORMATS:
+        raise PuntoBancoError(f"{output_format!r} is not an output format: choose table, json, "
+                              "md or html.", code="bad-format")
+    if prefer not in ("low", "high"):
+        raise PuntoBancoError(f"{prefer!r} is not a preference: choose low or high.",
+                              code="bad-design")
+    if side not in ("punto", "banco", "both"):
+        raise PuntoBancoError(f"{side!r} is not a side: choose punto, banco or both.",
+                              code="bad-design")
+    if top < 1:
+        raise PuntoBancoError(f"--top shows at least one table, not {top}.", code="bad-design")
+    goal = parse_target(target)
+    # the shoe and drawing rule; the table's pays are the reference placed among the candidates
+    shoe, ruleset = rules.shoe_and_rules()
+    if cut_card_depth is not None:
+        if rules.composition is not None:
+            raise PuntoBancoError("--cut-card-depth plays full shoes: give --decks, not "
+                                  "--composition.", code="bad-design")
+        if shoes < 2:
+            raise PuntoBancoError(f"--shoes takes at least 2 shoes, not {shoes}.",
+                                  code="bad-shoes")
+        ruleset = ruleset.replace(cut_card=cut_card_depth)  # RuleSetError: one sentence
+    hit = float(parse_number(min_hit, what="--min-hit"))
+    from puntobanco.analysis import design as search
+
+    if key == "lion":
+        aimed = "banco" if side == "banco" else "punto"
+        other_side = "banco" if aimed == "punto" else "punto"
+        if cut_card_depth is None:
+            rows = search.lion_rows(shoe, ruleset, side=aimed)
+            other = search.lion_rows(shoe, ruleset, side=other_side)
+        else:
+            from puntobanco.sim.shoestates import lion_rows_by_depth
+
+            rows = lion_rows_by_depth(ruleset, side=aimed, shoes=shoes, seed=seed)
+            other = lion_rows_by_depth(ruleset, side=other_side, shoes=shoes, seed=seed)
+        step = Fraction(1, 2) if half_pays else Fraction(1)
+        low_pay = parse_number(min_pay, what="--min-pay")
+        if low_pay < 0 or max_pay < low_pay:
+            raise PuntoBancoError("--min-pay is at least 0 and at most --max-pay.",
+                                  code="bad-design")
+        result = search.search_lion(
+            rows, target=goal, max_pay=max_pay, min_pay=low_pay, step=step,
+            natural_win=parse_values(natural_win, what="--natural-win"),
+            natural_tie=parse_values(natural_tie, what="--natural-tie"), min_hit=hit,
+            monotone=not any_order, prefer=prefer, top=top, lose_margins=lose_margins,
+            reference=ruleset.lion_paytable, both_sides=other if side == "both" else None)
+        result = search.with_other_side(result, other)
+    else:
+        if cut_card_depth is None:
+            rows = search.banco_rows(shoe, ruleset)
+        else:
+            from puntobanco.sim.shoestates import banco_rows_by_depth
+
+            rows = banco_rows_by_depth(ruleset, shoes=shoes, seed=seed)
+        if key == "banco":
+            totals = [int(t) for t in parse_values(half_totals, what="--half-totals")
+                      if t.denominator == 1 and 1 <= t <= 9]
+            result = search.search_banco(
+                rows, target=goal, commissions=[c for c in parse_values(
+                    commissions, what="--commissions") if 0 <= c < 1],
+                half_totals=totals, half_pays=parse_values(half_pay, what="--half-pay"),
+                prefer=prefer, top=top, reference_commission=ruleset.commission
+                if ruleset.banco_payout is BancoPayout.COMMISSION else None)
+        else:
+            result = search.search_egalite(search.egalite_rows(rows), target=goal,
+                                           pays=parse_values(tie_grid, what="--tie-pays-grid"),
+                                           prefer=prefer, top=top,
+                                           reference=Fraction(ruleset.tie_pays))
+    text, renderable = _render(result, fmt)
+    from puntobanco.cli.par import _emit
+
+    _emit(text, renderable, out)

@@ -1,0 +1,242 @@
+"""The betting window of one table: cheap refusals, the queue of bets and its group commits.
+
+A bet (or withdrawal) that passes the checks needing neither the database nor a lock — the
+table open, the coup the player named still the open one, the stake positive, a whole number of
+chips and not above the bet's maximum on its own — joins the table's queue and waits for its
+answer. One batcher task per table takes everything queued and applies it in **one** write
+transaction (:func:`puntobanco.server.db.store.apply_bets`), then answers every request of the
+batch; while a batch is being written the next one gathers, so the batch grows with the load
+(group commit) instead of the wait.
+
+"No more bets" is a state change of this desk (:meth:`BetDesk.close`): from that instant a new
+request is refused ``table-closed`` at once, what was queued before it is still written
+(:meth:`BetDesk.drain`), and then the dealer closes the coup in the database. The database has
+the last word (the batch reads the coup's row ``FOR SHARE``; the close updates it): a bet is in
+the coup exactly when its batch committed before the close did — see ``docs/server.md``.
+
+The table's totals are kept here too and pushed as ``bet-totals`` at most every
+:data:`TOTALS_SECONDS` (the first change at once, later ones coalesced).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from puntobanco.bets import BetKind, limits_for
+from puntobanco.errors import BetRefused
+from puntobanco.money import format_cents
+from puntobanco.rules import RuleSet
+from puntobanco.server.db import store
+from puntobanco.server.db.engine import Database
+from puntobanco.server.live.hub import Hub
+from puntobanco.server.live.messages import BetTotals, MyBets
+
+log = logging.getLogger("puntobanco.server.live.desk")
+
+#: the most operations written in one transaction, and the shortest gap between two bet-totals
+MAX_BATCH, TOTALS_SECONDS = 1000, 0.25
+#: a batch that met a momentary database error (a lock, the same idempotency key written by
+#: another table at the same moment) is written again this many times
+BATCH_ATTEMPTS = 3
+
+
+@dataclass(slots=True)
+class Pending:
+    op: store.BetOp
+    future: asyncio.Future[dict[str, Any]]
+
+
+class BetDesk:
+    """Bets and withdrawals of one table's open coup (see the module's docstring)."""
+
+    def __init__(self, *, table_id: int, db: Database, hub: Hub) -> None:
+        self.table_id = table_id
+        self.db = db
+        self.hub = hub
+        #: the coup whose bets are written (kept after the close until the dealer closes it)
+        self.coup_id: int | None = None
+        self.round_no = 0
+        self.rules = RuleSet()
+        #: new requests are taken only while this is true
+        self.accepting = False
+        #: each player's bets this coup, as the last answer gave them (kind → cents)
+        self.spots: dict[int, dict[str, int]] = {}
+        self._totals = {kind.value: 0 for kind in BetKind}
+        self._queue: list[Pending] = []
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._task: asyncio.Task[None] | None = None
+        self._version = self._sent_version = 0
+        self._sent_at = float("-inf")
+        self._timer: asyncio.TimerHandle | None = None
+        #: figures: batches written, operations in them, the largest batch
+        self.batches = self.operations = self.largest = 0
+
+    # --- the window -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=f"bets-{self.table_id}")
+
+    async def stop(self) -> None:
+        self.accepting = False
+        await self.drain()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    def open(self, *, coup_id: int, round_no: int, rules: RuleSet) -> None:
+        """Take bets for this coup from now on."""
+        self.coup_id, self.round_no, self.rules = coup_id, round_no, rules
+        self.spots = {}
+        self._totals = {kind.value: 0 for kind in BetKind}
+        self._version = self._sent_version = 0
+        self.accepting = True
+
+    def close(self) -> None:
+        """"No more bets": every request from now on is refused at once."""
+        self.accepting = False
+
+    async def drain(self) -> None:
+        """Wait until every request taken before the close has its answer."""
+        while self._queue or not self._idle.is_set():
+            await self._idle.wait()
+            await asyncio.sleep(0)
+
+    # --- requests ---------------------------------------------------------------------------
+
+    def check(self, kind: BetKind, stake: int | None, coup_id: int | None) -> None:
+        """The refusals that need neither the database nor a lock (``stake`` ``None``: a
+        withdrawal)."""
+        if not self.accepting or self.coup_id is None:
+            raise BetRefused("No more bets: the table is not open for betting.",
+                             code="table-closed")
+        if coup_id is not None and coup_id != self.coup_id:
+            raise BetRefused(f"No more bets on coup {coup_id}: coup {self.coup_id} is open now.",
+                             code="table-closed")
+        if stake is None:
+            return
+        if stake <= 0:
+            raise BetRefused(f"A stake on {kind.value} must be positive.", code="non-positive-stake")
+        unit = self.rules.chip_unit
+        if stake % unit:
+            raise BetRefused(
+                f"A stake on {kind.value} must be a whole multiple of the chip unit "
+                f"({format_cents(unit)}), not {format_cents(stake)}.", code="not-chip-multiple")
+        maximum = limits_for(kind, self.rules).maximum
+        if stake > maximum:  # more stake only makes the bet larger
+            raise BetRefused(f"The maximum on {kind.value} is {format_cents(maximum)}; "
+                             f"{format_cents(stake)} is above it.", code="above-maximum")
+
+    def submit(self, op: store.BetOp) -> asyncio.Future[dict[str, Any]]:
+        """Queue a checked request; the future gets its answer or its refusal."""
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._queue.append(Pending(op, future))
+        self._idle.clear()
+        self._wake.set()
+        return future
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+                await self._write(batch)
+            self._idle.set()
+
+    async def _write(self, batch: list[Pending]) -> None:
+        assert self.coup_id is not None
+        coup_id, round_no, rules = self.coup_id, self.round_no, self.rules
+        ops = [pending.op for pending in batch]
+        results: list[store.BetResult] | None = None
+        for attempt in range(BATCH_ATTEMPTS):
+            try:
+                results = await self.db.run_write(lambda s: store.apply_bets(
+                    s, table_id=self.table_id, coup_id=coup_id, round_no=round_no, rules=rules,
+                    ops=ops))
+                break
+            except (IntegrityError, OperationalError) as error:
+                if attempt == BATCH_ATTEMPTS - 1:
+                    log.exception("table %s: a batch of %d bets failed", self.table_id, len(ops))
+                    for pending in batch:
+                        _answer(pending.future, error)
+                    return
+                await asyncio.sleep(0.05 * (attempt + 1))
+            except Exception as error:  # a bug: every request of the batch hears of it
+                log.exception("table %s: a batch of %d bets failed", self.table_id, len(ops))
+                for pending in batch:
+                    _answer(pending.future, error)
+                return
+        assert results is not None
+        self.batches += 1
+        self.operations += len(ops)
+        self.largest = max(self.largest, len(ops))
+        for pending, result in zip(batch, results, strict=True):
+            _answer(pending.future, result)
+            if (isinstance(result, dict) and not isinstance(result, store.Replayed)
+                    and result.get("coup_id") == coup_id):
+                self._changed(pending.op.player_id, result)
+
+    # --- what the table sees ----------------------------------------------------------------
+
+    def _changed(self, player_id: int, answer: dict[str, Any]) -> None:
+        before = self.spots.get(player_id, {})
+        after: dict[str, int] = dict(answer["my_bets"])
+        if before == after:
+            return
+        for kind, stake in before.items():
+            self._totals[kind] -= stake
+        for kind, stake in after.items():
+            self._totals[kind] += stake
+        if after:
+            self.spots[player_id] = after
+        else:
+            self.spots.pop(player_id, None)
+        self._version += 1
+        self._schedule_totals()
+        self.hub.send(player_id, MyBets(coup_id=answer["coup_id"], my_bets=after,
+                                        balance=answer["balance"]))
+
+    def totals(self) -> dict[str, int]:
+        """The whole table's stakes on each bet this coup."""
+        return dict(self._totals)
+
+    def _schedule_totals(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._timer is not None:
+            return
+        wait = self._sent_at + TOTALS_SECONDS - loop.time()
+        if wait <= 0:
+            self.flush_totals()
+        else:
+            self._timer = loop.call_later(wait, self.flush_totals)
+
+    def flush_totals(self) -> None:
+        """Push ``bet-totals`` now if they changed since the last push."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._version == self._sent_version or self.coup_id is None:
+            return
+        self._sent_version = self._version
+        self._sent_at = asyncio.get_running_loop().time()
+        self.hub.publish(BetTotals(coup_id=self.coup_id, totals=self.totals(),
+                                   spots=len(self.spots)))
+
+
+def _answer(future: asyncio.Future[dict[str, Any]], result: Any) -> None:
+    if future.done():
+        return
+    if isinstance(result, BaseException):
+        future.set_exception(result)
+        future.exception()  # whoever awaits it still gets it; no "never retrieved" warning
+    else:
+        future.set_result(result)

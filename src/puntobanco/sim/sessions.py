@@ -1,0 +1,186 @@
+"""Sessions of N coups played from whole shoes: the house's result where the cards' dependence counts.
+
+The exact session distribution (:mod:`puntobanco.analysis.risk`) treats coups as independent
+draws from a full shoe. Here the compiled kernel plays real shoes (S1–S3: shuffle, burn, cut card,
+one more coup; the same inlined helpers as :mod:`puntobanco.sim.kernel`) back to back, and cuts
+the stream of coups into sessions of ``coups`` coups. A session starts where the previous one
+ended, mid-shoe, as a night at a table does. Results are summed exactly on the integer grid of
+the bet or mix (:class:`~puntobanco.analysis.risk.CoupDistribution`'s ``scale``), and recorded
+at a few check points for the P(behind)-against-N curve.
+
+Chunk ``i`` of a run plays from ``SeedSequence(seed, spawn_key=(i,))`` (a fresh shoe at each
+chunk's start), so a seed gives the same sessions on any number of threads.
+
+>>> from fractions import Fraction
+>>> from puntobanco.rules import RuleSet
+>>> run = simulate_sessions(RuleSet(decks=1), {"punto": Fraction(1)}, coups=50, sessions=400,
+...                         seed=5, checkpoints=(10, 50))
+>>> run.results.shape, run.scale, bool((abs(run.results[:, 1]) <= 50).all())
+((400, 2), 1, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from puntobanco.cards import Composition
+from puntobanco.errors import PuntoBancoError
+from puntobanco.rules import RuleSet
+from puntobanco.sim import tables
+from puntobanco.sim.engine import ShoeSpec
+from puntobanco.sim.kernel import PADDING, _coup, _coups_left, _first_coup, deal_limit
+from puntobanco.sim.rng import chunk_state, shuffle_prefix
+
+if TYPE_CHECKING:
+    from puntobanco.analysis.risk import RiskSummary
+
+#: Sessions per seeded chunk (fixed: a run's result for a seed depends on it).
+CHUNK_SESSIONS = 1_000
+
+
+@njit(cache=True, nogil=True)
+def session_chunk(n_sessions: int, coups: int, checkpoints: npt.NDArray[np.int64],
+                  state: npt.NDArray[np.uint64], start: npt.NDArray[np.uint8],
+                  codes: npt.NDArray[np.int16], used: npt.NDArray[np.uint8],
+                  burns: npt.NDArray[np.int64], burn: bool, cut_index: int, extra: int,
+                  house: npt.NDArray[np.int64], out: npt.NDArray[np.int64]) -> None:
+    """Play ``n_sessions`` sessions of ``coups`` coups; ``out[s, j]``: result after checkpoint j.
+
+    ``house[code]`` is the house's result of a coup with that outcome code, in grid units.
+    """
+    n = start.shape[0]
+    cards = np.zeros(n + PADDING, dtype=np.uint8)
+    cards[:n] = start
+    m = deal_limit(n, cut_index)
+    left = 0
+    pos = 0
+    for s in range(n_sessions):
+        total = 0
+        j = 0
+        for c in range(coups):
+            if left == 0:  # the shoe is over (or none yet): a new one
+                shuffle_prefix(cards, n, m, state)
+                pos = _first_coup(cards, burns, burn)
+                left = -1
+            code, size = _coup(cards, pos, codes, used)
+            pos += size
+            total += house[code]
+            left = _coups_left(left, pos, cut_index, extra)
+            if c + 1 == checkpoints[j]:
+                out[s, j] = total
+                j += 1
+
+
+def house_by_code(rules: RuleSet, shares: Mapping[str, Fraction]) -> tuple[npt.NDArray[np.int64], int]:
+    """The house's result per outcome code on a mix, as integers on a grid of step ``1/scale``."""
+    pays = tables.exact_payoffs(rules)
+    from puntobanco.analysis.risk import bet_key
+
+    columns = {name: k for k, name in enumerate(tables.BET_NAMES)}
+    index = {name: columns[str(bet_key(name))] for name in shares}
+    reachable = tables.reachable_codes(rules.drawing)
+    values = {code: -sum((share * pays[code][index[name]] for name, share in shares.items()),
+                         Fraction(0)) for code in reachable}
+    scale = math.lcm(*(v.denominator for v in values.values()))
+    house = np.zeros(tables.N_CODES, dtype=np.int64)
+    for code, value in values.items():
+        house[code] = int(value * scale)
+    return house, scale
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class SessionRun:
+    """Simulated sessions: ``results[s, j] / scale`` is session s's house result after
+    ``checkpoints[j]`` coups of one unit."""
+
+    coups: int
+    sessions: int
+    seed: int
+    scale: int
+    checkpoints: tuple[int, ...]
+    results: npt.NDArray[np.int64]
+
+    def final(self) -> npt.NDArray[np.int64]:
+        return self.results[:, -1]
+
+    def prob_behind(self) -> tuple[list[float], list[float]]:
+        """P(house behind) at each checkpoint and its standard error (binomial)."""
+        behind = (self.results < 0).mean(axis=0)
+        error = np.sqrt(behind * (1 - behind) / self.sessions)
+        return [float(x) for x in behind], [float(x) for x in error]
+
+    def quantile(self, q: float) -> Fraction:
+        """The empirical quantile (lower) of the final results, on the grid."""
+        ordered = np.sort(self.final())
+        index = min(max(math.ceil(q * self.sessions) - 1, 0), self.sessions - 1)
+        return Fraction(int(ordered[index]), self.scale)
+
+
+def simulate_sessions(rules: RuleSet, shares: Mapping[str, Fraction], *, coups: int,
+                      sessions: int, seed: int, composition: Composition | None = None,
+                      checkpoints: Sequence[int] = ()) -> SessionRun:
+    """Play ``sessions`` sessions of ``coups`` coups from whole shoes (S1–S3) under ``rules``."""
+    if coups < 1:
+        raise PuntoBancoError(f"A session has at least one coup, not {coups}.", code="bad-coups")
+    if sessions < 2:
+        raise PuntoBancoError(f"Simulate at least 2 sessions, not {sessions}.",
+                              code="bad-sessions")
+    spec = ShoeSpec.build(rules, composition)
+    house, scale = house_by_code(rules, shares)
+    points = sorted({int(c) for c in checkpoints if 1 <= c < coups} | {coups})
+    marks = np.array(points, dtype=np.int64)
+    out = np.zeros((sessions, len(points)), dtype=np.int64)
+    for chunk, first in enumerate(range(0, sessions, CHUNK_SESSIONS)):
+        count = min(CHUNK_SESSIONS, sessions - first)
+        session_chunk(count, coups, marks, chunk_state(seed, chunk), spec.start, spec.codes,
+                      spec.used, spec.burns, rules.burn, spec.cut_index, spec.extra, house,
+                      out[first:first + count])
+    return SessionRun(coups=coups, sessions=sessions, seed=seed, scale=scale,
+                      checkpoints=tuple(points), results=out)
+
+
+def simulated_summary(run: SessionRun, *, bet: str, ev: Fraction, sd: float,
+                      exact_crossings: Mapping[str, int | None], stake: float = 1.0
+                      ) -> RiskSummary:
+    """The ``risk`` report of simulated sessions.
+
+    EV and SD per unit are the exact off-the-top figures (the shoe's dependence changes the
+    spread of a session, not the mean per coup); the crossings ("behind with < 5 % from N") are
+    the exact ones, since a simulation only sees its own check points, which it reports apart
+    (:func:`crossings`).
+    """
+    from puntobanco.analysis.risk import QUANTILES, VOLATILITY_Z, RiskSummary
+
+    behind, errors = run.prob_behind()
+    return RiskSummary(
+        bet=bet, coups=run.coups, stake=stake, ev_per_unit=float(ev), ev_exact=ev,
+        sd_per_unit=sd, volatility_index=VOLATILITY_Z * sd,
+        quantiles={key: float(run.quantile(q)) * stake for key, q in QUANTILES},
+        prob_house_behind=behind[-1],
+        coups_until_safe=dict(exact_crossings),
+        method="simulation-whole-shoes", sessions=run.sessions, seed=run.seed,
+        prob_house_behind_std_error=errors[-1], simulated_crossings=crossings(run),
+    )
+
+
+def crossings(run: SessionRun) -> dict[str, int | None]:
+    """For 5 % and 1 %: the first checkpoint from which on the simulated P(behind) stays below."""
+    behind, _ = run.prob_behind()
+    out: dict[str, int | None] = {}
+    for level in (0.05, 0.01):
+        found: int | None = None
+        for point, p in zip(run.checkpoints, behind, strict=True):
+            if p >= level:
+                found = None
+            elif found is None:
+                found = point
+        out[f"{level:.0%}"] = found
+    return out

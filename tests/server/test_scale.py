@@ -1,0 +1,150 @@
+"""Issue 8: "no more bets" stays exact under load, bets name their coup, cheap refusals, the
+coalesced fan-out and the WebSocket message models (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, select
+from sqlalchemy.orm import Session
+
+from puntobanco.server.db.models import BetRecord
+from puntobanco.server.live.desk import TOTALS_SECONDS
+from puntobanco.server.live.messages import MESSAGES
+
+from .support import LiveServer, Player, check_books, fast_settings, running
+
+
+def _bets_by_coup(url: str) -> dict[tuple[int, int], int]:
+    """(coup, player) → the whole stake the database holds (settled, active or refunded)."""
+    engine = create_engine(url)
+    try:
+        with Session(engine) as session:
+            found: dict[tuple[int, int], int] = {}
+            for bet in session.scalars(select(BetRecord)):
+                if bet.status != "withdrawn":
+                    key = (bet.coup_id, bet.player_id)
+                    found[key] = found.get(key, 0) + bet.stake
+            return found
+    finally:
+        engine.dispose()
+
+
+def test_issue8_a_bet_naming_a_closed_coup_is_refused_and_never_carried(db_url: str) -> None:
+    with running(fast_settings(db_url, betting_seconds=1.0)) as server:
+        ann = server.signup("ann")
+        watcher = server.watch(1, ann)
+        first = watcher.next("round-opened")
+        watcher.of_coup("round-settled", first["coup_id"])
+        second = watcher.next("round-opened")
+        before = server.balance(ann)
+        late = server.http.post("/api/tables/1/bets", headers=ann.headers,
+                                json={"bet": "banco", "stake": 1000, "coup_id": first["coup_id"]})
+        assert late.status_code == 409 and late.json()["error"]["code"] == "table-closed"
+        assert server.balance(ann) == before
+        snapshot = server.http.get("/api/tables/1", headers=ann.headers).json()
+        assert snapshot["coup_id"] == second["coup_id"] and snapshot["my_bets"] == {}
+        placed = server.http.post("/api/tables/1/bets", headers=ann.headers,
+                                  json={"bet": "banco", "stake": 1000,
+                                        "coup_id": second["coup_id"]})
+        assert placed.status_code == 200, placed.text
+        assert placed.json()["coup_id"] == second["coup_id"]
+        watcher.of_coup("round-settled", second["coup_id"])
+        # every message pushed is one of the documented models
+        for message in watcher.seen:
+            MESSAGES[message["type"]].model_validate(message)
+        watcher.close()
+        held = _bets_by_coup(db_url)
+        assert (first["coup_id"], ann.id) not in held
+        assert held[(second["coup_id"], ann.id)] == 1000
+        check_books(db_url)
+
+
+async def _hammer(server: LiveServer, players: list[Player], until: float,
+                  coup_id: int | None) -> list[tuple[float, int, dict[str, Any]]]:
+    """Each player bets 10.00 on banco again and again until ``until`` (monotonic) + 0.3 s,
+    and on until one of its bets is refused (at most 5 s more: a slow machine):
+    (sent at, status, answer) of every request."""
+    answers: list[tuple[float, int, dict[str, Any]]] = []
+
+    async def player_loop(http: httpx.AsyncClient, player: Player) -> None:
+        refused = False
+        while time.monotonic() < until + 0.3 or (not refused and time.monotonic() < until + 5):
+            body: dict[str, Any] = {"bet": "banco", "stake": 1000}
+            if coup_id is not None:
+                body["coup_id"] = coup_id
+            sent = time.time()
+            answer = await http.post("/api/tables/1/bets", json=body, headers=player.headers)
+            answers.append((sent, answer.status_code, {**answer.json(), "player": player.id}))
+            refused = refused or answer.status_code == 409
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+        await asyncio.gather(*(player_loop(http, player) for player in players))
+    return answers
+
+
+def test_issue8_bets_racing_the_deadline_land_in_their_coup_or_nowhere(db_url: str) -> None:
+    """Many bets in flight across "no more bets": every accepted one is in the coup its answer
+    names, the database holds exactly the accepted stakes, a refused one is nowhere, and
+    ``bets-closed`` follows the announced deadline closely (the exact figure: bench_server)."""
+    with running(fast_settings(db_url, betting_seconds=1.5)) as server:
+        players = [server.signup(f"racer{n}") for n in range(8)]
+        spectator = server.watch(1)
+        runs = []
+        for named in (True, False):
+            opened = spectator.next("round-opened")
+            until = time.monotonic() + (opened["deadline"] - time.time() * 1000) / 1000
+            answers = asyncio.run(_hammer(server, players, until,
+                                          opened["coup_id"] if named else None))
+            closed = spectator.of_coup("bets-closed", opened["coup_id"])
+            runs.append((opened, closed, answers, time.time()))
+            spectator.of_coup("round-settled", opened["coup_id"])
+        held = _bets_by_coup(db_url)
+        accepted: dict[tuple[int, int], int] = {}
+        for opened, _closed, answers, _ in runs:
+            for _sent, status, answer in answers:
+                if status == 200:
+                    key = (answer["coup_id"], answer["player"])
+                    accepted[key] = accepted.get(key, 0) + 1000
+                    if opened is runs[0][0]:  # it named the coup: accepted only into it
+                        assert answer["coup_id"] == opened["coup_id"]
+                else:
+                    assert answer["error"]["code"] in ("table-closed", "insufficient-balance")
+            assert any(status == 200 for _, status, _ in answers)
+            assert any(status == 409 for _, status, _ in answers), "refused after the close"
+        coups = {coup for coup, _ in accepted}
+        # the database holds exactly the accepted stakes: none lost, none moved, none extra
+        assert {key: stake for key, stake in held.items() if key[0] in coups} == accepted
+        # the close followed the deadline: a generous bound here (2 cores shared with others)
+        totals = [m for m in spectator.seen if m["type"] == "bet-totals"
+                  and m["coup_id"] == runs[0][0]["coup_id"]]
+        window = runs[0][0]["seconds"] + 0.5
+        assert 1 <= len(totals) <= window / TOTALS_SECONDS + 2  # coalesced, not one per bet
+        spectator.close()
+        check_books(db_url)
+
+
+def test_issue8_refusals_that_need_no_database_are_answered_without_a_batch(
+        sqlite_url: str) -> None:
+    with running(fast_settings(sqlite_url, betting_seconds=30.0)) as server:
+        ann = server.signup("ann")
+        watcher = server.watch(1, ann)
+        opened = watcher.next("round-opened")
+        desk = server.casino.dealers[1].desk
+        before = (desk.batches, desk.operations)
+        for body, code in [
+            ({"bet": "banco", "stake": 10_000_00}, "above-maximum"),
+            ({"bet": "banco", "stake": 1050}, "not-chip-multiple"),
+            ({"bet": "banco", "stake": 0}, "non-positive-stake"),
+            ({"bet": "banco", "stake": 1000, "coup_id": opened["coup_id"] + 1}, "table-closed"),
+        ]:
+            answer = server.http.post("/api/tables/1/bets", json=body, headers=ann.headers)
+            assert answer.json()["error"]["code"] == code, (body, answer.text)
+        assert (desk.batches, desk.operations) == before
+        # a bet that passes them is written in a batch of its own
+        assert server.bet(ann, 1, "banco", 1000).status_code == 200
+        assert desk.operations == before[1] + 1
+        watcher.close()
