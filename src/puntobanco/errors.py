@@ -108,6 +108,10 @@ class ErrorCode(StrEnum):
     TABLE_OUT_OF_SERVICE = "table-out-of-service"
     TOO_MANY_REQUESTS = "too-many-requests"
     BODY_TOO_LARGE = "body-too-large"
+    ACCOUNT_SUSPENDED = "account-suspended"
+    OPERATOR_NOT_SUSPENDABLE = "operator-not-suspendable"
+    NOTHING_TO_CHANGE = "nothing-to-change"
+    BAD_PERIOD = "bad-period"
     INTERNAL_ERROR = "internal-error"
 
 

@@ -24,6 +24,7 @@ from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api import auth as api_auth
 from puntobanco.server.api import operator as api_operator
 from puntobanco.server.api import recall as api_recall
+from puntobanco.server.api import reports as api_reports
 from puntobanco.server.api import tables as api_tables
 from puntobanco.server.api import ws
 from puntobanco.server.api.deps import (
@@ -75,7 +76,7 @@ def create_app(settings: ServerSettings | None = None, *,
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)
     app.add_exception_handler(Exception, _on_unexpected)
-    for module in (api_auth, api_tables, api_recall, api_operator, ws):
+    for module in (api_auth, api_tables, api_recall, api_operator, api_reports, ws):
         app.include_router(module.router)
     mount_static(app, config.static_dir)
     add_docs_routes(app)
@@ -87,6 +88,15 @@ def create_app(settings: ServerSettings | None = None, *,
             return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
         return HTMLResponse("<!doctype html><title>puntobanco</title><p>The table's page is not "
                             "installed; the API is at <a href=/docs>/docs</a>.", status_code=503)
+
+    @app.get("/operator", include_in_schema=False)
+    async def operator_console() -> Response:
+        """The operator console (its API answers operators only; docs/operator.md)."""
+        page = versioned_page(config.static_dir, "operator.html")
+        if page is not None:
+            return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse("<!doctype html><title>puntobanco</title><p>The operator console "
+                            "is not installed.", status_code=503)
 
     return app
 

@@ -119,6 +119,24 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "it": "Questo tavolo è fuori servizio: {detail}",
         "es": "Esta mesa está fuera de servicio: {detail}",
         "en": "{detail}"},
+    "account-suspended": {
+        "fr": "Ce compte est suspendu.", "it": "Questo account è sospeso.",
+        "es": "Esta cuenta está suspendida.", "en": "This account is suspended."},
+    "operator-not-suspendable": {
+        "fr": "Un compte d'opérateur ne peut pas être suspendu.",
+        "it": "Un account operatore non può essere sospeso.",
+        "es": "Una cuenta de operador no se puede suspender.",
+        "en": "An operator account cannot be suspended."},
+    "nothing-to-change": {
+        "fr": "Rien à modifier : indiquez un nom ou des réglages.",
+        "it": "Niente da modificare: indica un nome o delle impostazioni.",
+        "es": "Nada que cambiar: indique un nombre o unos ajustes.",
+        "en": "Nothing to change: give a name or settings."},
+    "bad-period": {
+        "fr": "Période invalide : les dates s'écrivent AAAA-MM-JJ et « from » précède « to ».",
+        "it": "Periodo non valido: le date si scrivono AAAA-MM-GG e «from» precede «to».",
+        "es": "Periodo no válido: las fechas se escriben AAAA-MM-DD y «from» precede a «to».",
+        "en": "The period is not valid: dates are YYYY-MM-DD and from comes before to."},
     "internal-error": {
         "fr": "Une erreur est survenue sur le serveur.",
         "it": "Si è verificato un errore sul server.",
@@ -133,6 +151,8 @@ _STATUS: dict[str, int] = {
     "username-taken": 409, "table-name-taken": 409, "table-closed": 409,
     "idempotency-conflict": 409, "internal-error": 500,
     "body-too-large": 413, "too-many-requests": 429, "table-out-of-service": 409,
+    "account-suspended": 403, "operator-not-suspendable": 409, "nothing-to-change": 400,
+    "bad-period": 400,
 }
 
 

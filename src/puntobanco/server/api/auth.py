@@ -78,6 +78,8 @@ async def login(body: LoginIn, request: Request, casino: CasinoDep,
     matches = await guards.hashing.run(auth.password_matches, body.password, hashed)
     if found is None or not matches:
         raise PuntoBancoError("Wrong username or password.", code="bad-credentials")
+    if found.suspended:  # docs/operator.md: a suspended player cannot sign in
+        raise PuntoBancoError("This account is suspended.", code="account-suspended")
     player = auth.info(found)
 
     def open_session(session: Session) -> dict[str, Any]:

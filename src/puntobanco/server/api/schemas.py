@@ -67,7 +67,8 @@ class TableIn(Body):
 
 
 class RulesIn(Body):
-    rules: dict[str, Any]
+    rules: dict[str, Any] | None = None
+    name: str | None = Field(default=None, description="a new name (operator console)")
 
 
 class CreditIn(Body):
@@ -134,6 +135,7 @@ class TableItem(BaseModel):
     phase: Phase
     players: int
     spots: int
+    paused: bool = Field(default=False, description="paused by the operator (docs/operator.md)")
 
 
 class ShoeInfo(BaseModel):
@@ -223,6 +225,7 @@ class SnapshotOut(BaseModel):
     betting_seconds: int | float
     spots: int
     balance: int | None = Field(default=None, description="the caller's wallet (signed in)")
+    paused: bool = False
 
 
 class BetOut(BaseModel):

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
+from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api.deps import CasinoDep, GuardsDep, MaybePlayer, Operator, SignedIn
 from puntobanco.server.api.schemas import (
     ERRORS,
@@ -23,7 +26,9 @@ from puntobanco.server.api.schemas import (
     TableItem,
     WithdrawOut,
 )
-from puntobanco.server.db import ledger
+from puntobanco.server.db import admin, audit, ledger
+from puntobanco.server.db.store import TableSettings
+from puntobanco.server.live.casino import table_name
 
 router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERRORS)
 
@@ -87,15 +92,48 @@ async def withdraw_bet(table_id: Id, bet: str, casino: CasinoDep, player: Signed
 
 
 @router.post("", status_code=201, response_model=TableItem)
-async def create_table(body: TableIn, casino: CasinoDep, _operator: Operator) -> dict[str, Any]:
-    """A new table with its own dealer (operator)."""
-    dealer = await casino.add_table(body.name, body.rules)
+async def create_table(body: TableIn, casino: CasinoDep, operator: Operator) -> dict[str, Any]:
+    """A new table with its own dealer (operator; written to the audit log)."""
+
+    def log(session: Session, settings: TableSettings) -> None:
+        audit.record(session, operator_id=operator.id, action="table-create",
+                     target_kind="table", target_id=settings.id, before=None,
+                     after={"name": settings.name, "rules": settings.rules_json()})
+
+    dealer = await casino.add_table(body.name, body.rules, on_write=log)
     return dealer.summary()
 
 
 @router.patch("/{table_id}", response_model=TableItem)
 async def update_table(table_id: Id, body: RulesIn, casino: CasinoDep,
-                       _operator: Operator) -> dict[str, Any]:
-    """Change a table's settings; they apply from its next shoe (operator)."""
-    dealer = await casino.update_table(table_id, body.rules)
+                       operator: Operator) -> dict[str, Any]:
+    """Rename a table and/or change its settings; settings apply from its next shoe (operator;
+    written to the audit log)."""
+    if body.rules is None and body.name is None:
+        raise PuntoBancoError("Nothing to change: give a name or settings.",
+                              code="nothing-to-change")
+    if table_id in casino.broken:  # issue 9: the operator repairs a table out of service
+        return (await casino.update_table(table_id, body.rules)).summary()
+    name = table_name(body.name) if body.name is not None else None
+    before = casino.dealer(table_id).settings
+
+    def log(session: Session, after: TableSettings) -> None:
+        if name is not None and name != before.name:
+            admin.rename_table(session, table_id, name)
+            audit.record(session, operator_id=operator.id, action="table-rename",
+                         target_kind="table", target_id=table_id, before={"name": before.name},
+                         after={"name": name})
+        old, new = before.rules_json(), after.rules_json()
+        changed = sorted(key for key in new if old.get(key) != new[key])
+        if changed:
+            audit.record(session, operator_id=operator.id, action="table-rules",
+                         target_kind="table", target_id=table_id,
+                         before={key: old.get(key) for key in changed},
+                         after={key: new[key] for key in changed})
+
+    try:
+        dealer = await casino.update_table(table_id, body.rules, on_write=log)
+    except IntegrityError:  # the same name, given to another table at the same moment
+        raise PuntoBancoError(f"A table named {name!r} exists.",
+                              code="table-name-taken") from None
     return dealer.summary()

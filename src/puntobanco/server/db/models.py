@@ -29,6 +29,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -68,6 +69,8 @@ class Player(Base):
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     #: what the name looks like (``usernames.skeleton``): look-alike names are refused
     username_skeleton: Mapped[str | None] = mapped_column(String(64), index=True)
+    #: a suspended player cannot sign in or bet (docs/operator.md; migration 0005)
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = (CheckConstraint("role IN ('player', 'operator')", name="role"),)
 
@@ -102,6 +105,8 @@ class GameTable(Base):
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     betting_seconds: Mapped[float] = mapped_column(Float, default=15.0)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    #: paused by the operator: the dealer opens no new round (migration 0005)
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Account(Base):
@@ -182,6 +187,8 @@ class CoupRecord(Base):
     __table_args__ = (
         UniqueConstraint("table_id", "round_no", name="uq_coups_table_round_no"),
         CheckConstraint("status IN ('open', 'closed', 'dealt', 'settled', 'void')", name="status"),
+        #: the reports pick coups by the time they were settled (migration 0005)
+        Index("ix_coups_settled_at", "settled_at"),
     )
 
 
@@ -280,4 +287,28 @@ class LedgerEntry(Base):
     __table_args__ = (
         CheckConstraint("amount <> 0", name="amount_not_zero"),
         Index("ix_ledger_entries_account", "account_id", "id"),
+    )
+
+
+class AuditEntry(Base):
+    """One operator action: who, what, on which table or player, the state before and after.
+
+    Written in the same transaction as the action itself; never changed afterwards
+    (``docs/operator.md``; migration 0005).
+    """
+
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    operator_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    action: Mapped[str] = mapped_column(String(32))
+    target_kind: Mapped[str] = mapped_column(String(16))
+    target_id: Mapped[int | None] = mapped_column(Integer)
+    before: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    after: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+    __table_args__ = (
+        CheckConstraint("target_kind IN ('table', 'player')", name="target_kind"),
+        Index("ix_audit_log_target", "target_kind", "target_id"),
     )

@@ -255,6 +255,9 @@ class BetOp:
     stake: int = 0
     key: str | None = None
     withdraw: bool = False
+    #: a withdrawal made for the player by the house (an operator's suspension): ledger reason
+    #: ``refund``, the bet ``refunded``
+    refund: bool = False
     #: several stakes placed all or nothing (``POST …/bets/batch``); ``kind``/``stake`` unused
     group: tuple[tuple[BetKind, int], ...] = ()
 
@@ -343,8 +346,9 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
                 amount = row[1]
                 wallet = wallets[op.player_id]
                 balance = balances[wallet] = balances[wallet] + amount
-                row[1], row[2] = 0, "withdrawn"
-                moves.append((BetOp(op.player_id, op.kind, amount, op.key, withdraw=True), row))
+                row[1], row[2] = 0, "refunded" if op.refund else "withdrawn"
+                moves.append((BetOp(op.player_id, op.kind, amount, op.key, withdraw=True,
+                                    refund=op.refund), row))
                 del live[op.kind]
                 answer = {"bet": op.kind.value, "stake": amount}
             elif op.group:  # all or nothing: the spot with every stake, their sum paid once
@@ -428,7 +432,8 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
             update(BetRecord).where(BetRecord.id == bindparam("bet"))
             .values(stake=bindparam("new_stake"), status=bindparam("new_status")), changed)
     ledger.post(session, [
-        ledger.Move(in_play, wallets[op.player_id], op.stake, "withdrawal", coup_id, row[0],
+        ledger.Move(in_play, wallets[op.player_id], op.stake,
+                    "refund" if op.refund else "withdrawal", coup_id, row[0],
                     op.player_id) if op.withdraw else
         ledger.Move(wallets[op.player_id], in_play, op.stake, "stake", coup_id, row[0],
                     op.player_id)

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import secrets
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import admin, auth, ledger, store
 from puntobanco.server.db.engine import Database, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
@@ -28,6 +29,8 @@ from puntobanco.server.settings import (
 )
 
 log = logging.getLogger("puntobanco.server")
+#: work done in the same transaction as a table's creation or change (the audit log)
+OnWrite = Callable[[Session, store.TableSettings], None]
 
 #: the longest table name, in characters (after trimming spaces)
 MAX_TABLE_NAME = 64
@@ -70,15 +73,17 @@ class Casino:
         hold_sqlite(self.config.database_url)  # one process per SQLite file
         self._held = True
         self.generated_operator_password = await self.db.run_write(self._seed)
+        paused = await self.db.run_read(admin.paused_tables)
         for table_id, name, rules in await self.db.run_read(store.table_rows):
-            await self._start_table(table_id, name, rules)
+            await self._start_table(table_id, name, rules, paused=table_id in paused)
 
-    async def _start_table(self, table_id: int, name: str, rules: dict[str, Any]) -> bool:
+    async def _start_table(self, table_id: int, name: str, rules: dict[str, Any], *,
+                           paused: bool = False) -> bool:
         """Start one table's dealer; a table whose settings or recovery fail is isolated (issue
         9): logged, listed out of service with the reason, and the other tables start."""
         try:
             settings = await self.db.run_read(lambda s: store.load_table(s, table_id))
-            await self._add_dealer(settings)
+            await self._add_dealer(settings, paused=paused)
         except Exception as error:  # whatever it is, one table must not stop the room
             log.exception("table %s (%s) is out of service: its recovery failed", table_id, name)
             reason = str(error).strip().splitlines()[0][:300] if str(error).strip() else \
@@ -110,8 +115,10 @@ class Casino:
                                                             rounds=self.config.bcrypt_rounds))
         return password if generated else None
 
-    async def _add_dealer(self, settings: store.TableSettings) -> TableDealer:
+    async def _add_dealer(self, settings: store.TableSettings, *,
+                          paused: bool = False) -> TableDealer:
         dealer = TableDealer(settings, db=self.db, config=self.config)
+        dealer.set_paused(paused)
         await dealer.open()
         self.dealers[settings.id] = dealer
         return dealer
@@ -139,21 +146,21 @@ class Casino:
             raise NotFound(f"There is no table {table_id}.")
         return dealer
 
-    async def add_table(self, name: str, rules: dict[str, Any]) -> TableDealer:
-        """A new table with its dealer (operator); names are unique ignoring case."""
-        name = name.strip()
-        if not 1 <= len(name) <= MAX_TABLE_NAME:
-            raise Refusal(f"A table's name is 1 to {MAX_TABLE_NAME} characters.",
-                          code="bad-request", key="table-name-length")
-        if any(unicodedata.category(char)[0] == "C" for char in name):  # NUL, controls
-            raise Refusal("A table's name has no control character.", code="bad-request",
-                          key="table-name-characters")
+    async def add_table(self, name: str, rules: dict[str, Any], *,
+                        on_write: OnWrite | None = None) -> TableDealer:
+        """A new table with its dealer (operator); names are unique ignoring case.
+        ``on_write(session, settings)`` runs in the same transaction (the audit log)."""
+        name = table_name(name)
         parsed, seconds = table_rules_from_json(rules)
 
         def create(session: Session) -> store.TableSettings:
             if store.find_table_named(session, name) is not None:
                 raise PuntoBancoError(f"A table named {name!r} exists.", code="table-name-taken")
-            return store.create_table(session, name=name, rules=parsed, betting_seconds=seconds)
+            settings = store.create_table(session, name=name, rules=parsed,
+                                          betting_seconds=seconds)
+            if on_write is not None:
+                on_write(session, settings)
+            return settings
 
         try:
             settings = await self.db.run_write(create)
@@ -162,10 +169,15 @@ class Casino:
                                   code="table-name-taken") from None
         return await self._add_dealer(settings)
 
-    async def update_table(self, table_id: int, rules: dict[str, Any]) -> TableDealer:
-        """Change a table's settings; its dealer uses them from the next shoe. A table out of
-        service gets its settings changed, then its dealer is started again."""
+    async def update_table(self, table_id: int, rules: dict[str, Any] | None, *,
+                           on_write: OnWrite | None = None) -> TableDealer:
+        """Change a table's settings; its dealer uses them from the next shoe.
+        ``on_write(session, settings)`` runs in the same transaction (a rename, the audit log).
+        A table out of service gets its settings changed, then its dealer is started again."""
         if table_id in self.broken:
+            if rules is None:
+                raise OutOfService(f"Table {table_id} is out of service: "
+                                   f"{self.broken[table_id].reason}")
             broken = self.broken[table_id]
             stored = await self.db.run_write(lambda s: store.update_table(s, table_id, rules))
             if not await self._start_table(table_id, broken.name, stored.rules_json()):
@@ -173,5 +185,26 @@ class Casino:
                                    f"{self.broken[table_id].reason}")
             return self.dealers[table_id]
         dealer = self.dealer(table_id)
-        dealer.settings = await self.db.run_write(lambda s: store.update_table(s, table_id, rules))
+
+        def write(session: Session) -> store.TableSettings:
+            settings = (store.update_table(session, table_id, rules) if rules is not None
+                        else store.load_table(session, table_id))
+            if on_write is not None:
+                on_write(session, settings)
+                settings = store.load_table(session, table_id)
+            return settings
+
+        dealer.settings = await self.db.run_write(write)
         return dealer
+
+
+def table_name(name: str) -> str:
+    """A table's name without the spaces around it, 1 to 64 characters, or a refusal."""
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_TABLE_NAME:
+        raise Refusal(f"A table's name is 1 to {MAX_TABLE_NAME} characters.",
+                      code="bad-request", key="table-name-length")
+    if any(unicodedata.category(char)[0] == "C" for char in name):  # NUL, controls
+        raise Refusal("A table's name has no control character.", code="bad-request",
+                      key="table-name-characters")
+    return name

@@ -34,7 +34,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
-from puntobanco.errors import BetRefused, RuleSetError
+from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError
 from puntobanco.rules import Side, hand_total
 from puntobanco.server.db import recall, store
 from puntobanco.server.db.engine import Database
@@ -98,6 +98,11 @@ class TableDealer:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.rounds_played = 0
+        # operator hooks (issue 11a, docs/operator.md): see "operator hooks" below
+        self.paused = False
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        self.barred: set[int] = set()
 
     # --- life cycle -----------------------------------------------------------------------
 
@@ -132,8 +137,10 @@ class TableDealer:
                     for client in list(self.hub.clients):
                         client.push(msg.encode(msg.Snapshot(
                             table=self.snapshot(client.player_id))))
-                if await self._idle():
+                if await self._hold_while_paused() or await self._idle():
                     break
+                if self.paused:  # paused while it waited for someone to watch
+                    continue
                 await self._play_round()
             except Exception:
                 log.exception("table %s: the dealer failed; resuming from the database", self.id)
@@ -396,6 +403,7 @@ class TableDealer:
         itself is written in the table's next group commit. Once queued it completes even if
         the client goes away, so the database and the table never disagree about a bet.
         """
+        self._refuse_barred(player_id)
         try:
             self.desk.check(kind, stake, coup_id)
         except BetRefused:
@@ -452,6 +460,51 @@ class TableDealer:
             raise
         return await asyncio.shield(self.desk.submit(op))
 
+    # --- operator hooks (issue 11a): pause after the coup, suspended players ----------------
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause (the coup under way is finished and settled, then no round opens) or resume."""
+        self.paused = paused
+        if paused:
+            self._resumed.clear()
+        else:
+            self._resumed.set()
+
+    async def _hold_while_paused(self) -> bool:
+        """Wait while paused; ``True`` means stop."""
+        if not self.paused:
+            return self._stop.is_set()
+        self.view.phase, self.view.deadline = "idle", None
+        waits = [asyncio.create_task(event.wait()) for event in (self._resumed, self._stop)]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waits:
+                task.cancel()
+        return self._stop.is_set()
+
+    def _refuse_barred(self, player_id: int) -> None:
+        if player_id in self.barred:
+            raise PuntoBancoError("This account is suspended.", code="account-suspended")
+
+    async def refund_suspended(self, player_id: int) -> int:
+        """Bar a suspended player from betting here and give back their bets on a round still
+        open for betting, through the desk like a withdrawal (ledger reason ``refund``); bets
+        already closed stand. Returns the cents given back."""
+        self.barred.add(player_id)
+        kinds = list(self.desk.spots.get(player_id, {})) if self._betting() else []
+        given = 0
+        for name in kinds:
+            kind = BetKind(name)
+            try:
+                self.desk.check(kind, None, None)
+                answer = await asyncio.shield(self.desk.submit(
+                    store.BetOp(player_id, kind, withdraw=True, refund=True)))
+            except PuntoBancoError:  # betting closed meanwhile: the rest stand
+                break
+            given += int(answer["stake"])
+        return given
+
     # --- views ----------------------------------------------------------------------------
 
     def totals(self) -> dict[str, int]:
@@ -491,12 +544,13 @@ class TableDealer:
             "cards": list(view.cards), "last_result": view.last_result, "roads": list(view.roads),
             "betting_seconds": (self.config.betting_seconds if self.config.betting_seconds
                                 is not None else self.betting_seconds),
-            "spots": self.spots(),
+            "spots": self.spots(), "paused": self.paused,
         }
 
     def summary(self) -> dict[str, Any]:
         """The table's entry in ``GET /api/tables``."""
         return {"id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
                 "next_rules": self.settings.rules_json(), "phase": self.view.phase,
-                "players": self.hub.players(), "spots": self.spots()}
+                "players": self.hub.players(), "spots": self.spots(),
+                "paused": self.paused}
 

@@ -1,0 +1,260 @@
+"""Reports and the audit log (operators only): hold against the theoretical house edge per
+table, shoe and UTC day over any period, as JSON or CSV (``docs/operator.md``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, timedelta
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+from pydantic import BaseModel
+from sqlalchemy.orm import Session
+
+from puntobanco.errors import PuntoBancoError
+from puntobanco.rules import RuleSet
+from puntobanco.server.api.deps import CasinoDep, Operator
+from puntobanco.server.db import admin, audit, reports
+from puntobanco.server.db.audit import epoch_ms
+from puntobanco.server.hold import KINDS, Tally, summarise
+from puntobanco.server.settings import table_rules_from_json
+
+#: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
+RowId = Annotated[int, Query(ge=0, le=2**31 - 1)]
+
+router = APIRouter(prefix="/api", tags=["reports"])
+
+Format = Literal["json", "csv"]
+
+
+class Figures(BaseModel):
+    bets: int
+    handle: int
+    house_win: int
+    hold: float | None
+    theoretical_edge: float | None
+    expected_win: float
+    sd: float
+    z: float | None
+    band: list[float] | None
+
+
+class Lion(BaseModel):
+    handle: int
+    house_win: int
+    handle_share: float | None
+    win_share: float | None
+
+
+class Summary(Figures):
+    coups: int
+    lion: Lion
+    by_bet: dict[str, Figures]
+
+
+class TableLine(Summary):
+    table_id: int
+    name: str
+
+
+class ShoeLine(Summary):
+    shoe_id: int
+    shoe_no: int
+    started_at: int
+
+
+class DayLine(Summary):
+    day: str
+
+
+class TablesReport(BaseModel):
+    start: str | None
+    end: str | None
+    tables: list[TableLine]
+    total: Summary
+    by_day: list[DayLine]
+
+
+class TableReport(BaseModel):
+    table_id: int
+    name: str
+    start: str | None
+    end: str | None
+    total: Summary
+    by_shoe: list[ShoeLine]
+    by_day: list[DayLine]
+
+
+class AuditLine(BaseModel):
+    id: int
+    at: int
+    operator_id: int
+    operator: str
+    action: str
+    target_kind: str
+    target_id: int | None
+    target_name: str | None = None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+def period(start: str | None, end: str | None) -> tuple[datetime | None, datetime | None]:
+    """``from`` and ``to`` (UTC days ``YYYY-MM-DD``, both included) as ``[start, end)``.
+
+    >>> period("2026-12-01", "2026-12-01")[1]
+    datetime.datetime(2026, 12, 2, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    try:
+        first = date.fromisoformat(start) if start else None
+        last = date.fromisoformat(end) if end else None
+    except ValueError:
+        raise PuntoBancoError("Dates are written YYYY-MM-DD.", code="bad-period") from None
+    if first is not None and last is not None and first > last:
+        raise PuntoBancoError("The period's first day comes after its last.", code="bad-period")
+    return (None if first is None else datetime.combine(first, datetime.min.time(), UTC),
+            None if last is None else datetime.combine(last + timedelta(days=1),
+                                                       datetime.min.time(), UTC))
+
+
+FromQ = Annotated[str | None, Query(alias="from", max_length=10,
+                                    description="first UTC day, YYYY-MM-DD (included)")]
+ToQ = Annotated[str | None, Query(alias="to", max_length=10,
+                                  description="last UTC day, YYYY-MM-DD (included)")]
+FormatQ = Annotated[Format, Query(description="json, or csv for a download")]
+
+
+class _Rules:
+    """Each shoe's rules, read once per report."""
+
+    def __init__(self, shoes: dict[int, reports.ShoeInfo]) -> None:
+        self.shoes = shoes
+        self._parsed: dict[int, RuleSet] = {}
+
+    def of(self, shoe_id: int) -> RuleSet:
+        if shoe_id not in self._parsed:
+            self._parsed[shoe_id] = table_rules_from_json(self.shoes[shoe_id].rules)[0]
+        return self._parsed[shoe_id]
+
+    def parts(self, rows: Iterable[reports.ReportRow]) -> list[tuple[Tally, RuleSet]]:
+        return [(row.tally, self.of(row.shoe_id)) for row in rows]
+
+
+def _read(session: Session, start: datetime | None, end: datetime | None,
+          table_id: int | None) -> tuple[list[reports.ReportRow], _Rules, dict[int, str]]:
+    rows = reports.tally_rows(session, start=start, end=end, table_id=table_id)
+    return (rows, _Rules(reports.shoes(session, [row.shoe_id for row in rows])),
+            reports.table_names(session))
+
+
+@router.get("/reports/tables", response_model=TablesReport)
+async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = None,
+                        end: ToQ = None, format: FormatQ = "json") -> Any:
+    """Every table over the period (all time without ``from``/``to``), and the whole room in
+    all and per UTC day."""
+    begin, stop = period(start, end)
+
+    def read(session: Session) -> dict[str, Any]:
+        rows, rules, names = _read(session, begin, stop, None)
+        by_table: dict[int, list[reports.ReportRow]] = defaultdict(list)
+        days: dict[str, list[reports.ReportRow]] = defaultdict(list)
+        for row in rows:
+            by_table[row.table_id].append(row)
+            days[row.day].append(row)
+        return {"start": start, "end": end,
+                "tables": [{"table_id": table_id, "name": name,
+                            **summarise(rules.parts(by_table.get(table_id, [])))}
+                           for table_id, name in names.items()],
+                "total": summarise(rules.parts(rows)),
+                "by_day": [{"day": day, **summarise(rules.parts(part))}
+                           for day, part in sorted(days.items())]}
+
+    found = await casino.db.run_read(read)
+    if format == "csv":
+        lines = [{"group": "table", "table_id": t["table_id"], "name": t["name"], **t}
+                 for t in found["tables"]]
+        lines.append({"group": "total", **found["total"]})
+        lines += [{"group": "day", **line} for line in found["by_day"]]
+        return _csv(lines, f"tables-{start or 'all'}-{end or 'all'}.csv")
+    return found
+
+
+@router.get("/reports/tables/{table_id}", response_model=TableReport)
+async def table_report(table_id: int, casino: CasinoDep, _operator: Operator,
+                       start: FromQ = None, end: ToQ = None, format: FormatQ = "json") -> Any:
+    """One table over the period: its total, each shoe and each UTC day."""
+    begin, stop = period(start, end)
+
+    def read(session: Session) -> dict[str, Any]:
+        admin.table_row(session, table_id)
+        rows, rules, names = _read(session, begin, stop, table_id)
+        shoes: dict[int, list[reports.ReportRow]] = defaultdict(list)
+        days: dict[str, list[reports.ReportRow]] = defaultdict(list)
+        for row in rows:
+            shoes[row.shoe_id].append(row)
+            days[row.day].append(row)
+        by_shoe = sorted(({"shoe_id": shoe_id, "shoe_no": rules.shoes[shoe_id].shoe_no,
+                           "started_at": epoch_ms(rules.shoes[shoe_id].started_at),
+                           **summarise(rules.parts(part))} for shoe_id, part in shoes.items()),
+                         key=lambda line: line["shoe_no"])
+        by_day = [{"day": day, **summarise(rules.parts(part))}
+                  for day, part in sorted(days.items())]
+        return {"table_id": table_id, "name": names[table_id], "start": start, "end": end,
+                "total": summarise(rules.parts(rows)), "by_shoe": by_shoe, "by_day": by_day}
+
+    found = await casino.db.run_read(read)
+    if format == "csv":
+        lines = [{"group": "total", **found["total"]}]
+        lines += [{"group": "shoe", **line} for line in found["by_shoe"]]
+        lines += [{"group": "day", **line} for line in found["by_day"]]
+        return _csv(lines, f"table-{table_id}-{start or 'all'}-{end or 'all'}.csv")
+    return found
+
+
+CSV_COLUMNS = ("group", "table_id", "name", "shoe_id", "shoe_no", "day", "coups", "bets",
+               "handle", "house_win", "hold", "theoretical_edge", "expected_win", "sd", "z",
+               "band_low", "band_high", "lion_handle_share", "lion_win_share")
+
+
+def _csv(lines: list[dict[str, Any]], filename: str) -> Response:
+    """One row per line: amounts in cents, ratios as fractions (0.0123 = 1.23 %)."""
+    per_kind = [f"{column}_{kind}" for kind in KINDS
+                for column in ("bets", "handle", "house_win", "hold", "theoretical_edge")]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=[*CSV_COLUMNS, *per_kind], extrasaction="ignore",
+                            lineterminator="\n")
+    writer.writeheader()
+    for line in lines:
+        band = line.get("band") or [None, None]
+        row = {**line, "band_low": band[0], "band_high": band[1],
+               "lion_handle_share": line["lion"]["handle_share"],
+               "lion_win_share": line["lion"]["win_share"]}
+        for kind, figures in line["by_bet"].items():
+            for column in ("bets", "handle", "house_win", "hold", "theoretical_edge"):
+                row[f"{column}_{kind}"] = figures[column]
+        writer.writerow({key: "" if value is None else _cell(value) for key, value in row.items()})
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+def _cell(value: object) -> object:
+    """A text that a spreadsheet would read as a formula is quoted (a table's name "=1+1")."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value
+
+
+@router.get("/audit", response_model=list[AuditLine])
+async def audit_log(casino: CasinoDep, _operator: Operator,
+                    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+                    before_id: RowId | None = None,
+                    action: Annotated[str | None, Query(max_length=32)] = None,
+                    target_kind: Literal["table", "player"] | None = None,
+                    target_id: RowId | None = None) -> list[dict[str, Any]]:
+    """The audit log, newest first (read-only: nothing changes or deletes an entry)."""
+    return await casino.db.run_read(lambda s: audit.entries(
+        s, limit=limit, before_id=before_id, action=action, target_kind=target_kind,
+        target_id=target_id))

@@ -1,0 +1,225 @@
+"""The casino's figures, pure: hold against the exact house edge, and a coup's exposure.
+
+No database here: :mod:`puntobanco.server.db.reports` adds up the settled coups in SQL and hands
+over :class:`Tally` values; this module turns them into what a games department reads
+(``docs/operator.md`` gives every formula):
+
+* **handle** H = Σ stakes, **house win** W = −Σ players' net results, **hold** = W / H;
+* **theoretical edge** e = E[W] / H, E[W] = Σ_k H_k · edge_k, each bet's edge from the exact engine
+  for the rules the shoe was dealt with (a full shoe of that many decks);
+* **standard deviation** of W: the coups are independent, but the bets on one coup are not (a
+  Punto and a Banco bet on the same coup move in opposite directions, two players' Banco bets
+  together), so Var W = Σ_coups Tᵀ C T with T the coup's stake per bet kind and C the exact
+  covariance of the five bets' net results per unit (:func:`theory`); the SQL gives Σ T_j·T_k;
+* **z** = (W − E[W]) / sd and the 95 % band of the hold, e ± 1.96 · sd / H.
+
+>>> from puntobanco.rules import RuleSet
+>>> t = theory(RuleSet())
+>>> f"{float(t.edge['banco']):.4%}", f"{float(t.edge['lion-banco']):.4%}"
+('1.4548%', '16.7751%')
+>>> t.cov["punto", "banco"] < 0 < t.cov["punto", "punto"]
+True
+>>> one = Tally(coups=1, bets={"banco": 1}, handle={"banco": 1000}, win={"banco": -1000},
+...             cross={("banco", "banco"): 1000 * 1000})
+>>> figures = summarise([(one, RuleSet())])
+>>> figures["handle"], figures["house_win"], figures["hold"]
+(1000, -1000, -1.0)
+>>> round(figures["sd"], 2) == round(1000 * float(t.cov["banco", "banco"]) ** 0.5, 2)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from puntobanco.bets import BetKind
+from puntobanco.cards import full_composition
+from puntobanco.rules import RuleSet
+
+#: the bet kinds, in the order of payment (L6), as the server spells them
+KINDS: tuple[str, ...] = tuple(kind.value for kind in BetKind)
+LION_KINDS: tuple[str, ...] = tuple(kind.value for kind in BetKind if kind.is_lion)
+#: the pairs (j, k), j before k or equal, whose Σ T_j·T_k a tally carries
+PAIRS: tuple[tuple[str, str], ...] = tuple(
+    (KINDS[j], KINDS[k]) for j in range(len(KINDS)) for k in range(j, len(KINDS)))
+#: the two-sided 95 % normal quantile
+Z95 = 1.959964
+
+
+@dataclass(frozen=True, slots=True)
+class Theory:
+    """Exact figures of the five bets for one rule set, per unit staked, on a full shoe."""
+
+    #: the house's edge of each bet (−EV)
+    edge: dict[str, Fraction]
+    #: covariance of the net results per unit of two bets settled on the same coup
+    cov: dict[tuple[str, str], Fraction]
+
+
+def theory(rules: RuleSet) -> Theory:
+    """The house edge of each bet and the covariances, exact (cached per rules and decks)."""
+    from puntobanco.analysis.tables import payout_key
+
+    return _theory(payout_key(rules), rules.decks, rules)
+
+
+@lru_cache(maxsize=64)
+def _theory(_key: tuple[object, ...], decks: int, rules: RuleSet) -> Theory:
+    from puntobanco.analysis.exact import class_counts
+    from puntobanco.analysis.tables import settlement_table
+
+    counts = class_counts(full_composition(decks), rules.drawing)
+    table = settlement_table(rules)
+    total = sum(counts)
+    pays = {kind: bet for kind, bet in zip(KINDS, table.bets, strict=True)}
+    occurring = [index for index, count in enumerate(counts) if count]
+    unit = {kind: [bet.pays_of_class(index) for index in occurring] for kind, bet in pays.items()}
+    weights = [counts[index] for index in occurring]
+    ev = {kind: Fraction(sum(w * p for w, p in zip(weights, unit[kind], strict=True)), total)
+          for kind in KINDS}
+    cov: dict[tuple[str, str], Fraction] = {}
+    for a, b in PAIRS:
+        second = Fraction(sum(w * p * q for w, p, q in zip(weights, unit[a], unit[b], strict=True)),
+                          total)
+        cov[a, b] = cov[b, a] = second - ev[a] * ev[b]
+    return Theory(edge={kind: -value for kind, value in ev.items()}, cov=cov)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Settled coups added up: per bet kind the number of bets, the handle and the house's win
+    (cents), and Σ over coups of T_j·T_k (T: the coup's whole stake on a kind)."""
+
+    coups: int = 0
+    bets: Mapping[str, int] = field(default_factory=dict)
+    handle: Mapping[str, int] = field(default_factory=dict)
+    win: Mapping[str, int] = field(default_factory=dict)
+    cross: Mapping[tuple[str, str], int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Sums:
+    """Integer sums of the tallies dealt with one rule set (exact and fast to add)."""
+
+    rules: RuleSet
+    coups: int = 0
+    bets: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    handle: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    win: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    cross: dict[tuple[str, str], int] = field(default_factory=lambda: dict.fromkeys(PAIRS, 0))
+
+
+def summarise(parts: Iterable[tuple[Tally, RuleSet]]) -> dict[str, Any]:
+    """The report's figures for tallies of disjoint sets of coups, each with the rules its coups
+    were dealt with (see the module's docstring and ``docs/operator.md``)."""
+    from puntobanco.analysis.tables import payout_key
+
+    groups: dict[tuple[object, ...], _Sums] = {}
+    for tally, rules in parts:
+        if not tally.coups:
+            continue
+        key = (payout_key(rules), rules.decks)
+        sums = groups.get(key)
+        if sums is None:
+            sums = groups[key] = _Sums(rules)
+        sums.coups += tally.coups
+        for kind in KINDS:
+            sums.bets[kind] += tally.bets.get(kind, 0)
+            sums.handle[kind] += tally.handle.get(kind, 0)
+            sums.win[kind] += tally.win.get(kind, 0)
+        for pair in PAIRS:
+            sums.cross[pair] += tally.cross.get(pair, 0)
+    bets, handle, win = (dict.fromkeys(KINDS, 0) for _ in range(3))
+    expected = dict.fromkeys(KINDS, Fraction())
+    variance = dict.fromkeys(KINDS, Fraction())
+    variance_total = Fraction()
+    for sums in groups.values():
+        exact = theory(sums.rules)
+        for kind in KINDS:
+            bets[kind] += sums.bets[kind]
+            handle[kind] += sums.handle[kind]
+            win[kind] += sums.win[kind]
+            expected[kind] += sums.handle[kind] * exact.edge[kind]
+            variance[kind] += exact.cov[kind, kind] * sums.cross[kind, kind]
+        for a, b in PAIRS:
+            variance_total += exact.cov[a, b] * sums.cross[a, b] * (1 if a == b else 2)
+    per_kind = {kind: _figures(bets=bets[kind], handle=handle[kind], win=win[kind],
+                               expected=expected[kind], variance=variance[kind])
+                for kind in KINDS}
+    total_handle, total_win = sum(handle.values()), sum(win.values())
+    lion_handle = sum(handle[kind] for kind in LION_KINDS)
+    lion_win = sum(win[kind] for kind in LION_KINDS)
+    return {"coups": sum(sums.coups for sums in groups.values()),
+            **_figures(bets=sum(bets.values()), handle=total_handle, win=total_win,
+                       expected=sum(expected.values(), Fraction()), variance=variance_total),
+            "lion": {"handle": lion_handle, "house_win": lion_win,
+                     "handle_share": _ratio(lion_handle, total_handle),
+                     "win_share": _ratio(lion_win, total_win)},
+            "by_bet": per_kind}
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    return None if not whole else part / whole
+
+
+def _figures(*, bets: int, handle: int, win: int, expected: Fraction,
+             variance: Fraction) -> dict[str, Any]:
+    sd = math.sqrt(max(variance, Fraction()))
+    edge = None if not handle else float(expected / handle)
+    band = None if edge is None else [edge - Z95 * sd / handle, edge + Z95 * sd / handle]
+    return {"bets": bets, "handle": handle, "house_win": win, "hold": _ratio(win, handle),
+            "theoretical_edge": edge, "expected_win": float(expected), "sd": sd,
+            "z": None if not sd else (win - float(expected)) / sd, "band": band}
+
+
+# --- exposure of the coup in progress ------------------------------------------------------
+
+
+def exposure(totals: Mapping[str, int], composition: Sequence[int],
+             rules: RuleSet) -> dict[str, Any]:
+    """The house's result on the coup to be dealt, given the stakes on the felt (cents per kind)
+    and the cards left in the shoe (counts by value, index 0 = tens and faces).
+
+    ``worst`` and ``best`` are the lowest and highest house results over every coup the shoe can
+    still deal (exact: the core's settlement of each coup class the composition can reach);
+    ``expected`` is −Σ T_k · EV_k with the EVs of :func:`puntobanco.analysis.expected_values` of
+    that composition. ``None`` throughout when fewer than six cards are left.
+
+    >>> from puntobanco.cards import full_composition
+    >>> found = exposure({"punto": 1000, "banco": 1000}, full_composition(6), RuleSet())
+    >>> found["worst"], found["best"]
+    (0, 500)
+    """
+    import numpy as np
+
+    from puntobanco.analysis import expected_values
+    from puntobanco.analysis.tables import settlement_table
+
+    stakes = [int(totals.get(kind, 0)) for kind in KINDS]
+    if sum(composition) < 6:
+        return {"stakes": sum(stakes), "worst": None, "best": None, "expected": None}
+    counts = _class_counts(tuple(int(c) for c in composition), rules.drawing)
+    table = settlement_table(rules)
+    results = []
+    for index, count in enumerate(counts):
+        if count:
+            paid = sum((stake * bet.pays_of_class(index)
+                        for stake, bet in zip(stakes, table.bets, strict=True) if stake),
+                       Fraction())
+            results.append(-paid)
+    ev = expected_values(np.array(composition, dtype=np.int64), rules, parallel=False)[0]
+    expected = -sum(stake * float(value) for stake, value in zip(stakes, ev, strict=True))
+    return {"stakes": sum(stakes), "worst": math.floor(min(results)),
+            "best": math.floor(max(results)), "expected": expected}
+
+
+@lru_cache(maxsize=256)
+def _class_counts(composition: tuple[int, ...], drawing: Any) -> list[int]:
+    from puntobanco.analysis.exact import class_counts
+
+    return class_counts(composition, drawing)

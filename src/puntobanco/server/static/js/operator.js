@@ -1,0 +1,318 @@
+// The operator console (docs/operator.md): sign-in, tables (live view, exposure, pause, rename,
+// settings), players (search, credit, suspend, history). Reports and the audit log are in
+// op-reports.js. Plain ES modules, no build step; every word in fr/it/es/en (op-words.js).
+
+import * as api from "./op-api.js";
+import { el, money, signClass, when } from "./op-dom.js";
+import { initReports, showAudit, showReports } from "./op-reports.js";
+import { LANGUAGES, lang, setLang, t } from "./op-words.js";
+
+const $ = (id) => document.getElementById(id);
+const KINDS = ["punto", "banco", "egalite", "lion-punto", "lion-banco"];
+const POLL_MS = 1500;
+let tab = "tables";
+let pollTimer = null;
+const openRules = new Set(); // tables whose settings form is open (kept while polling)
+const drafts = new Map(); // table id -> the settings typed and not saved yet (kept while polling)
+
+function notice(error) {
+  const box = $("notice");
+  if (!error) { box.hidden = true; return; }
+  box.textContent = error.message || String(error);
+  box.hidden = false;
+}
+
+function translate() {
+  document.documentElement.lang = lang();
+  for (const node of document.querySelectorAll("[data-w]")) node.textContent = t(node.dataset.w);
+  for (const node of document.querySelectorAll("[data-ph]")) node.placeholder = t(node.dataset.ph);
+  for (const button of document.querySelectorAll(".langs button")) {
+    button.classList.toggle("active", button.dataset.lang === lang());
+  }
+}
+
+function chooseLang(language) {
+  setLang(language);
+  api.setApiLang(lang());
+  localStorage.setItem("pb.operator.lang", lang());
+  translate();
+  render();
+}
+
+// --- sign-in --------------------------------------------------------------------------------
+
+async function start() {
+  const token = api.getToken();
+  if (!token) return showLogin();
+  try {
+    const who = await api.me();
+    if (who.role !== "operator") throw new api.ApiError(403, "forbidden", t("not_operator"));
+    enter(who);
+  } catch {
+    api.setToken(null);
+    showLogin();
+  }
+}
+
+function showLogin() {
+  $("auth").hidden = false;
+  $("console").hidden = true;
+  $("tabs").hidden = true;
+  $("user-box").hidden = true;
+  clearInterval(pollTimer);
+}
+
+function enter(who) {
+  $("auth").hidden = true;
+  $("console").hidden = false;
+  $("tabs").hidden = false;
+  $("user-box").hidden = false;
+  $("username").textContent = who.username;
+  showTab(tab);
+}
+
+async function onLogin(event) {
+  event.preventDefault();
+  const form = event.target;
+  $("login-error").textContent = "";
+  try {
+    const answer = await api.login(form.username.value.trim(), form.password.value);
+    if (answer.player.role !== "operator") {
+      api.setToken(answer.token);
+      await api.logout().catch(() => {});
+      api.setToken(null);
+      $("login-error").textContent = t("not_operator");
+      return;
+    }
+    api.setToken(answer.token);
+    form.password.value = "";
+    enter(answer.player);
+  } catch (error) {
+    $("login-error").textContent = error.message;
+  }
+}
+
+async function onLogout() {
+  await api.logout().catch(() => {});
+  api.setToken(null);
+  showLogin();
+}
+
+function guard(promise) {
+  return promise.then(() => notice(null)).catch((error) => {
+    if (error.status === 401) { api.setToken(null); showLogin(); return; }
+    notice(error);
+  });
+}
+
+// --- tabs -------------------------------------------------------------------------------------
+
+function showTab(name) {
+  tab = name;
+  for (const button of document.querySelectorAll("#tabs button")) {
+    button.classList.toggle("active", button.dataset.tab === name);
+  }
+  for (const section of document.querySelectorAll(".tab")) section.hidden = section.id !== `tab-${name}`;
+  clearInterval(pollTimer);
+  render();
+  if (name === "tables") pollTimer = setInterval(() => { if (tab === "tables") refreshTables(); }, POLL_MS);
+}
+
+function render() {
+  if ($("console").hidden) return;
+  if (tab === "tables") guard(refreshTables());
+  else if (tab === "players") guard(refreshPlayers());
+  else if (tab === "reports") guard(showReports());
+  else if (tab === "audit") guard(showAudit(true));
+}
+
+// --- tables -----------------------------------------------------------------------------------
+
+let refreshing = false;
+async function refreshTables() {
+  if (refreshing) return;
+  refreshing = true;
+  try {
+    const views = await api.liveTables();
+    const cards = $("table-cards");
+    const active = document.activeElement;
+    const typing = active && cards.contains(active) && ["INPUT", "SELECT", "TEXTAREA"].includes(active.tagName);
+    if (typing) return; // do not redraw under the operator's typing
+    cards.replaceChildren(...views.map(tableCard));
+  } finally {
+    refreshing = false;
+  }
+}
+
+function fact(label, value, cls) {
+  return el("div", {}, el("span", {}, label), el("b", { class: cls }, value));
+}
+
+function tableCard(view) {
+  const table = view.table;
+  const badges = [el("span", { class: `badge ${table.phase}` }, t(`phase.${table.phase}`))];
+  if (table.paused) badges.push(el("span", { class: "badge paused" }, t("paused")));
+  const exposure = view.exposure;
+  const spots = view.spots.length
+    ? el("ul", { class: "spots" }, view.spots.map((spot) => el("li", {},
+      el("span", {}, spot.username),
+      el("span", {}, Object.entries(spot.bets).map(([k, v]) => `${t(`bet.${k}`)} ${money(v)}`).join(" · ")))))
+    : el("p", { class: "muted small" }, t("no_spots"));
+  return el("article", { class: "panel table-card", dataset: { table: table.id } },
+    el("header", {},
+      el("strong", {}, table.name), ...badges,
+      el("span", { class: "card-actions" },
+        el("button", { type: "button", onclick: () => renameTable(table) }, t("rename")),
+        el("button", { type: "button", class: "pause-button",
+          onclick: () => guard(api.pauseTable(table.id, !table.paused).then(refreshTables)) },
+        table.paused ? t("resume") : t("pause")))),
+    el("div", { class: "facts" },
+      fact(t("round"), view.round_no ? `#${view.round_no}` : "—"),
+      fact(t("watchers"), String(view.watchers.length)),
+      fact(t("bets"), money(KINDS.reduce((sum, k) => sum + (view.totals[k] || 0), 0)))),
+    el("h3", {}, t("spots")), spots,
+    el("h3", {}, t("exposure")),
+    el("div", { class: "facts exposure" },
+      fact(t("worst"), exposure ? money(exposure.worst) : "—", exposure ? signClass(exposure.worst) : ""),
+      fact(t("expected"), exposure ? money(exposure.expected) : "—", exposure ? signClass(exposure.expected) : ""),
+      fact(t("best"), exposure ? money(exposure.best) : "—", exposure ? signClass(exposure.best) : "")),
+    rulesForm(table));
+}
+
+async function renameTable(table) {
+  const name = window.prompt(t("rename"), table.name);
+  if (name === null || name.trim() === table.name) return;
+  await guard(api.patchTable(table.id, { name }).then(refreshTables));
+}
+
+function rulesForm(table) {
+  const rules = table.next_rules;
+  const euros = (cents) => String(cents / 100);
+  const pair = (kind) => el("span", { class: "pair" },
+    el("input", { name: `${kind}-min`, type: "number", min: "0", step: "any", value: euros(rules.limits[kind][0]) }),
+    el("input", { name: `${kind}-max`, type: "number", min: "0", step: "any", value: euros(rules.limits[kind][1]) }));
+  const note = el("span", { class: "form-note" });
+  const form = el("form", { class: "rules-form" },
+    el("label", {}, t("decks"), el("input", { name: "decks", type: "number", min: "1", max: "8", value: rules.decks })),
+    el("label", {}, t("tie_pays"), el("select", { name: "tie_pays" },
+      ...[8, 9].map((n) => el("option", { value: n, selected: rules.tie_pays === n }, `${n}:1`)))),
+    el("label", {}, t("betting_seconds"), el("input", { name: "betting_seconds", type: "number", min: "1", max: "600", value: rules.betting_seconds })),
+    el("span", {}),
+    ...["punto", "banco", "egalite", "lion-punto"].map((kind) => el("label", {},
+      `${kind === "lion-punto" ? "Lion Bonus" : t(`bet.${kind}`)} — ${t("limits")}`, pair(kind))),
+    el("button", { class: "primary small-button", type: "submit" }, t("save")), note);
+  const draft = drafts.get(table.id) || {};
+  for (const [name, value] of Object.entries(draft)) form.elements[name].value = value;
+  form.addEventListener("input", (event) => {
+    drafts.set(table.id, { ...(drafts.get(table.id) || {}), [event.target.name]: event.target.value });
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const cents = (name) => Math.round(Number(form[name].value) * 100);
+    const limit = (kind) => [cents(`${kind}-min`), cents(`${kind}-max`)];
+    const change = {
+      decks: Number(form.decks.value), tie_pays: Number(form.tie_pays.value),
+      betting_seconds: Number(form.betting_seconds.value),
+      limits: { punto: limit("punto"), banco: limit("banco"), egalite: limit("egalite"),
+        "lion-punto": limit("lion-punto"), "lion-banco": limit("lion-punto") },
+    };
+    try {
+      await api.patchTable(table.id, { rules: change });
+      drafts.delete(table.id);
+      note.textContent = t("saved");
+      note.className = "form-note pos";
+    } catch (error) {
+      note.textContent = error.message;
+      note.className = "form-note neg";
+    }
+  });
+  const details = el("details", { open: openRules.has(table.id) }, el("summary", {}, t("rules")), form);
+  details.addEventListener("toggle", () => {
+    if (details.open) openRules.add(table.id); else openRules.delete(table.id);
+  });
+  return details;
+}
+
+async function onNewTable(event) {
+  event.preventDefault();
+  const form = event.target;
+  await guard(api.createTable(form.name.value, {}).then(() => { form.name.value = ""; return refreshTables(); }));
+}
+
+// --- players ----------------------------------------------------------------------------------
+
+let playersAsked = 0;
+async function refreshPlayers() {
+  const asked = ++playersAsked;
+  const found = await api.players($("player-search").value.trim());
+  if (asked !== playersAsked) return; // a later search has been sent: its answer will be drawn
+  const head = el("tr", {}, ...["username", "balance", "status", "since", "credit", ""].map((k, i) =>
+    el("th", { class: i === 1 ? "num" : "" }, k ? t(k) : "")));
+  $("players").replaceChildren(head, ...found.map(playerRow));
+}
+
+function playerRow(player) {
+  const amount = el("input", { type: "number", min: "0.01", step: "0.01", "aria-label": t("amount"), placeholder: "€" });
+  const creditIt = async () => {
+    const cents = Math.round(Number(amount.value) * 100);
+    if (!(cents > 0)) return;
+    await guard(api.credit(player.id, cents).then(refreshPlayers));
+  };
+  const toggle = async () => {
+    if (!player.suspended && !window.confirm(t("confirm_suspend"))) return;
+    await guard(api.suspend(player.id, !player.suspended).then(refreshPlayers));
+  };
+  const operator = player.role === "operator";
+  return el("tr", { dataset: { player: player.username } },
+    el("td", {}, el("button", { type: "button", class: "link-button", onclick: () => guard(showHistory(player)) }, player.username),
+      operator ? el("span", { class: "badge" }, "operator") : null),
+    el("td", { class: "num" }, money(player.balance)),
+    el("td", {}, el("span", { class: `badge ${player.suspended ? "paused" : "open"}` }, player.suspended ? t("suspended") : t("active"))),
+    el("td", {}, when(player.created_at)),
+    el("td", {}, el("span", { class: "row-actions" }, amount,
+      el("button", { type: "button", class: "credit-button", onclick: creditIt }, t("credit")))),
+    el("td", {}, operator ? null : el("span", { class: "row-actions" },
+      el("button", { type: "button", class: "suspend-button", onclick: toggle }, player.suspended ? t("unsuspend") : t("suspend")))));
+}
+
+async function showHistory(player) {
+  const lines = await api.history(player.id);
+  const box = $("player-history");
+  box.hidden = false;
+  const head = el("tr", {}, ...["when", "reason", "table", "round", "bet", "amount", "after"].map((k, i) =>
+    el("th", { class: i >= 5 ? "num" : "" }, t(k))));
+  box.replaceChildren(el("h3", {}, `${t("history")} — ${player.username}`),
+    el("table", { class: "grid-table" }, head, ...lines.map((line) => el("tr", {},
+      el("td", {}, when(line.at)), el("td", { dataset: { reason: line.reason } }, t(`reason.${line.reason}`)), el("td", {}, line.table_id ?? ""),
+      el("td", {}, line.round_no ?? ""), el("td", {}, line.bet ? t(`bet.${line.bet}`) : ""),
+      el("td", { class: `num ${signClass(line.amount)}` }, money(line.amount)),
+      el("td", { class: "num" }, money(line.balance))))));
+}
+
+// --- start ------------------------------------------------------------------------------------
+
+function init() {
+  const saved = localStorage.getItem("pb.operator.lang");
+  const browser = (navigator.language || "fr").slice(0, 2);
+  setLang(saved || (LANGUAGES.includes(browser) ? browser : "fr"));
+  api.setApiLang(lang());
+  translate();
+  for (const button of document.querySelectorAll(".langs button")) {
+    button.addEventListener("click", () => chooseLang(button.dataset.lang));
+  }
+  for (const button of document.querySelectorAll("#tabs button")) {
+    button.addEventListener("click", () => showTab(button.dataset.tab));
+  }
+  $("login-form").addEventListener("submit", onLogin);
+  $("logout").addEventListener("click", onLogout);
+  $("new-table").addEventListener("submit", onNewTable);
+  let searchTimer = null;
+  $("player-search").addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(() => guard(refreshPlayers()), 250);
+  });
+  initReports(guard);
+  start();
+}
+
+init();

@@ -1,0 +1,170 @@
+"""Issue 11 (operator console) in Chromium against a real server (in-thread uvicorn, temp SQLite
+seeded with four settled coups over two shoes and two UTC days, see
+``tests/server/test_reports.py``): the operator signs in on /operator, sees a player's live bet
+and the house's exposure, pauses the table, credits and suspends the player (whose open bet is
+given back and whose session ends), reads the hold report with its chart, and the audit log, in
+French then Italian; at desktop and tablet widths. Screenshots go to ``test-output/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.support import LiveServer, fast_settings, running, wait_until
+from server.test_reports import _seed
+
+pytestmark = pytest.mark.e2e
+
+DESKTOP = {"width": 1366, "height": 900}
+TABLET = {"width": 820, "height": 1180}
+
+
+def _no_sideways_scroll(page: Any) -> None:
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= page.viewport_size["width"] + 1, width
+
+
+def test_issue11_operator_console_in_chromium(browser: Any, output_dir: Path,
+                                              tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'console.sqlite3'}"
+    table_id = _seed(url)
+    with running(fast_settings(url, betting_seconds=60)) as live:
+        _drive(live, browser, output_dir, table_id)
+
+
+def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> None:
+    lea = live.signup("lea")
+    watcher = live.watch(table_id, lea)
+    try:
+        opened = watcher.next("round-opened")
+        assert live.bet(lea, table_id, "banco", 2500).status_code == 200
+        context = browser.new_context(viewport=DESKTOP, locale="fr-FR")
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(f"{live.url}/operator")
+        # a player cannot get in
+        page.fill("input[name=username]", "lea")
+        page.fill("input[name=password]", "secret1")
+        page.click("#login-form button[type=submit]")
+        page.wait_for_function("document.getElementById('login-error').textContent.length > 0")
+        assert page.text_content("#login-error") == "Réservé à l'opérateur de la salle."
+        page.fill("input[name=username]", "operator")
+        page.fill("input[name=password]", "operator-secret")
+        page.click("#login-form button[type=submit]")
+        card = page.locator(f"article[data-table='{table_id}']")
+        card.locator(".spots li").wait_for()
+        assert "lea" in card.locator(".spots").inner_text()
+        assert "25,00" in card.locator(".spots").inner_text()
+        exposure = card.locator(".exposure").inner_text()
+        assert "−25,00" in exposure  # worst: a Banco win pays 25 €
+        page.screenshot(path=str(output_dir / "operator-tables-desktop.png"), full_page=True)
+        card.locator(".pause-button").click()
+        card.locator(".badge.paused").wait_for()
+        assert live.http.get("/api/tables").json()[0]["paused"] is True
+        # the settings form: Égalité 9:1 from the next shoe (kept while the card refreshes)
+        card.locator("summary").click()
+        card.locator("select[name=tie_pays]").select_option("9")
+        page.evaluate("document.activeElement.blur()")
+        page.wait_for_timeout(1700)  # one refresh of the card: the choice is still there
+        assert card.locator("select[name=tie_pays]").input_value() == "9"
+        card.locator(".rules-form button[type=submit]").click()
+        wait_until(lambda: live.http.get("/api/tables").json()[0]["next_rules"]["tie_pays"] == 9)
+
+        # players: credit 5 €, then suspend (the open Banco bet is given back)
+        page.click("#tabs button[data-tab=players]")
+        page.fill("#player-search", "le")
+        page.wait_for_function("document.querySelectorAll('#players tr[data-player]').length === 1")
+        row = page.locator("tr[data-player=lea]")
+        row.locator("input").fill("5")
+        row.locator(".credit-button").click()
+        page.wait_for_function("document.querySelector('tr[data-player=lea]')"
+                               "?.textContent.includes('980,00')")
+        row.locator(".suspend-button").click()
+        page.wait_for_function("document.querySelector('tr[data-player=lea]')"
+                               "?.textContent.includes('Suspendu')")
+        assert live.http.get("/api/me", headers=lea.headers).status_code == 401
+        totals = watcher.next("bet-totals", where=lambda m: m["coup_id"] == opened["coup_id"]
+                              and m["totals"]["banco"] == 0)
+        assert totals["spots"] == 0
+        row.locator("button.link-button").click()
+        page.locator("#player-history tr").nth(3).wait_for()
+        history = page.inner_text("#player-history")
+        assert "Remboursement" in history and "Crédit" in history and "Bienvenue" in history
+        page.screenshot(path=str(output_dir / "operator-players-desktop.png"), full_page=True)
+    finally:
+        watcher.close()
+
+    # reports: the seeded table's hold beside the theoretical edge, and the chart
+    page.click("#tabs button[data-tab=reports]")
+    line = page.locator(f"#report-tables tr[data-table='{table_id}']")
+    line.wait_for()
+    assert "14,29 %" in line.inner_text()  # 10 € won on 70 € handle (tests/server/test_reports.py)
+    line.click()
+    page.locator("#hold-chart svg .point").nth(1).wait_for()
+    assert page.locator("#hold-chart svg polygon.band").count() == 1
+    assert page.locator("#hold-chart svg path.edge").count() == 1
+    assert "Sabot 2" in page.inner_text("#hold-chart")
+    page.screenshot(path=str(output_dir / "operator-reports-desktop.png"), full_page=True)
+    page.click("#table-report .toggle button[data-by=day]")
+    page.wait_for_function("document.querySelector('#hold-chart').textContent.includes('2026-11-30')")
+    page.click("#report-tables tr[data-table=room]")  # the whole room, per day
+    page.wait_for_function("document.querySelector('#table-report .toggle button[data-by=shoe]')"
+                           ".hidden && document.querySelectorAll('#hold-chart .point').length === 2")
+
+    # the audit log, then the console in Italian
+    page.click("#tabs button[data-tab=audit]")
+    page.locator("#audit tr[data-action=player-suspend]").wait_for()
+    actions = page.eval_on_selector_all("#audit tr[data-action]", "rows => rows.map(r => r.dataset.action)")
+    assert actions == ["player-suspend", "player-credit", "table-rules", "table-pause"]
+    assert "{\"suspended\":false} → {\"suspended\":true}" in page.inner_text("#audit")
+    page.click(".langs button[data-lang=it]")
+    page.wait_for_function(
+        "document.querySelector('#tabs button[data-tab=audit]').textContent === 'Registro'")
+    page.locator("#audit tr td", has_text="Giocatore sospeso").wait_for()
+    page.screenshot(path=str(output_dir / "operator-audit-it.png"), full_page=True)
+    _no_sideways_scroll(page)
+
+    # tablet width: the table cards in one column, the report still readable
+    page.set_viewport_size(TABLET)
+    page.click("#tabs button[data-tab=tables]")
+    page.locator(f"article[data-table='{table_id}'] .badge.paused").wait_for()
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(output_dir / "operator-tables-tablet.png"), full_page=True)
+    page.click("#tabs button[data-tab=reports]")
+    page.locator(f"#report-tables tr[data-table='{table_id}']").click()
+    page.locator("#hold-chart svg .point").first.wait_for()
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(output_dir / "operator-reports-tablet.png"), full_page=True)
+    assert errors == []
+    context.close()
+
+
+def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
+                                                                   static_url: str) -> None:
+    """holdchart.js: the cumulative hold, edge and band after each point, computed by hand."""
+    page = browser.new_page()
+    page.goto(f"{static_url}/operator.html")
+    found = page.evaluate("""async () => {
+        const chart = await import('/js/holdchart.js');
+        const rows = [
+          {label: 'a', handle: 10000, house_win: 300, expected_win: 150, sd: 300},
+          {label: 'b', handle: 0, house_win: 0, expected_win: 0, sd: 0},
+          {label: 'c', handle: 30000, house_win: -100, expected_win: 450, sd: 400}];
+        const points = chart.holdSeries(rows);
+        const svg = chart.holdChartSvg(points, {width: 400, height: 200});
+        return {points, circles: (svg.match(/<circle/g) || []).length,
+                empty: chart.holdChartSvg([], {words: {empty: 'nothing'}})};
+    }""")
+    page.close()
+    first, second = found["points"]
+    assert (first["label"], second["label"]) == ("a", "c")  # the point with no handle is left out
+    assert first["hold"] == pytest.approx(0.03) and first["edge"] == pytest.approx(0.015)
+    assert first["high"] == pytest.approx(0.015 + 1.959964 * 300 / 10000)
+    assert second["hold"] == pytest.approx(200 / 40000)  # (300 − 100) / (10,000 + 30,000)
+    assert second["edge"] == pytest.approx(600 / 40000)
+    assert second["low"] == pytest.approx(600 / 40000 - 1.959964 * 500 / 40000)  # √(300²+400²)
+    assert found["circles"] == 2 and "nothing" in found["empty"]
