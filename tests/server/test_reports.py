@@ -111,9 +111,9 @@ def _by_hand() -> dict[str, Fraction]:
     cov_be = -ev["banco"] - ev["banco"] * ev["egalite"]
     variance = (1000**2 * var["punto"] + 2000**2 * var["banco"] + 2 * 1000 * 2000 * cov_pb
                 + 1000**2 * var["banco"] + 2000**2 * var["egalite"] + 2 * 1000 * 2000 * cov_be
-                + 1000**2 * var["lion_punto"])
+                + 1000**2 * var["lion-punto"])
     expected = -(1000 * ev["punto"] + 3000 * ev["banco"] + 2000 * ev["egalite"]
-                 + 1000 * ev["lion_punto"])
+                 + 1000 * ev["lion-punto"])
     return {"variance": variance, "expected": expected, "cov_pb": cov_pb, "cov_be": cov_be}
 
 
