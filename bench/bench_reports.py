@@ -36,7 +36,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.hold import KINDS, summarise
-from puntobanco.server.rules_json import rules_from_json, rules_to_json
+from puntobanco.server.settings import table_rules_from_json, table_rules_to_json
 
 COUPS_PER_SHOE = 80
 START = datetime(2025, 1, 1, tzinfo=UTC)
@@ -45,7 +45,7 @@ START = datetime(2025, 1, 1, tzinfo=UTC)
 def seed(url: str, *, coups: int, tables: int, rng: random.Random) -> None:
     migrate(url)
     engine = create_engine(url)
-    rules_json = rules_to_json(RuleSet(), betting_seconds=15)
+    rules_json = table_rules_to_json(RuleSet(), betting_seconds=15)
     with Session(engine) as session, session.begin():
         table_ids = [store.create_table(session, name=f"Bench {n}", rules=RuleSet(),
                                         betting_seconds=15).id for n in range(tables)]
@@ -124,14 +124,14 @@ def main() -> None:
         with Session(engine) as session:
             rows = reports.tally_rows(session)
             shoes = reports.shoes(session, [row.shoe_id for row in rows])
-            parsed = {i: rules_from_json(s.rules)[0] for i, s in shoes.items()}
+            parsed = {i: table_rules_from_json(s.rules)[0] for i, s in shoes.items()}
             return len(rows), summarise((row.tally, parsed[row.shoe_id]) for row in rows)
 
     def one_table() -> object:
         with Session(engine) as session:
             rows = reports.tally_rows(session, table_id=1)
             shoes = reports.shoes(session, [row.shoe_id for row in rows])
-            parsed = {i: rules_from_json(s.rules)[0] for i, s in shoes.items()}
+            parsed = {i: table_rules_from_json(s.rules)[0] for i, s in shoes.items()}
             days: dict[str, list[object]] = {}
             for row in rows:
                 days.setdefault(row.day, []).append((row.tally, parsed[row.shoe_id]))

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from fractions import Fraction
 
 from puntobanco.coup import Coup
-from puntobanco.errors import BetRefused, PuntoBancoError
+from puntobanco.errors import BetRefused, ErrorCode, PuntoBancoError
 from puntobanco.money import format_cents
 from puntobanco.rules import BancoPayout, Limits, RuleSet, Side
 
@@ -52,7 +53,7 @@ class BetKind(Enum):
         if kind is None:
             names = ", ".join(k.value for k in cls)
             raise PuntoBancoError(f"{text!r} is not a bet: choose one of {names}.",
-                                  code="unknown-bet")
+                                  code=ErrorCode.UNKNOWN_BET, text=text.strip())
         return kind
 
 
@@ -119,25 +120,101 @@ def lion_outcome(side_total: int, other_total: int, *, natural: bool, drawn: boo
     return LionOutcome.LOSE
 
 
+class Reason(Enum):
+    """Why a settlement line paid what it did; the value is the ``detail`` of the JSON.
+
+    >>> Reason.WIN_WITH_6.value, Reason.for_lion(LionOutcome.WIN_BY_7).margin
+    ('win-with-6', 7)
+    """
+
+    WIN = "win"
+    LOSE = "lose"
+    #: Punto or Banco returned on an Égalité (B1, B2), or the Égalité bet won (B3).
+    EGALITE = "egalite"
+    #: Banco won and was paid 1:1 less the commission (B2, commission mode).
+    WIN_COMMISSION = "win-commission"
+    #: Banco won with a total of 6 and was paid 1:2 (B2, the "2000" rule).
+    WIN_WITH_6 = "win-with-6"
+    NATURAL_WIN = "natural-win"  # L5a
+    NATURAL_TIE = "natural-tie"  # L5b
+    WIN_BY_9 = "win-by-9"  # L5c
+    WIN_BY_8 = "win-by-8"
+    WIN_BY_7 = "win-by-7"
+    WIN_BY_6 = "win-by-6"
+    WIN_BY_5 = "win-by-5"
+    WIN_BY_4 = "win-by-4"
+
+    @property
+    def margin(self) -> int | None:
+        """The Lion Bonus margin of a ``win-by-N`` reason (L5c), else ``None``."""
+        return _REASON_MARGIN.get(self)
+
+    @classmethod
+    def for_lion(cls, result: LionOutcome) -> Reason:
+        """The reason of a Lion Bonus line settled as ``result`` (L5)."""
+        return _LION_REASON[result]
+
+
+_LION_REASON = {outcome: Reason(outcome.value) for outcome in LionOutcome}
+_REASON_MARGIN = {_LION_REASON[outcome]: outcome.margin for outcome in LionOutcome
+                  if outcome.margin is not None}
+
+
 @dataclass(frozen=True, slots=True)
 class SettlementLine:
-    """One bet's settlement: ``net`` is what the player gains (+), or loses (−), in cents."""
+    """One bet's settlement: ``net`` is what the player gains (+), or loses (−), in cents.
+
+    ``odds`` is what was paid per unit staked — ``8`` for 8:1, ``1/2`` for Banco's 1:2, ``19/20``
+    for 1:1 less a 5 % commission, ``0`` for a stake returned — or ``None`` for a lost bet;
+    ``reason`` says why. Text is made only where it is shown: :func:`pays_text` for the JSON,
+    the terminal and the page render their own.
+    """
 
     bet: BetKind
     stake: int
     outcome: Outcome
     net: int
-    pays: str
-    detail: str
+    odds: Fraction | None
+    reason: Reason
 
     @property
     def returned(self) -> int:
         """What goes back to the player: the stake and the winnings, or nothing on a loss."""
         return self.stake + self.net if self.outcome is not Outcome.LOSE else 0
 
+    @property
+    def commission(self) -> Fraction | None:
+        """The commission taken from a Banco win (B2, commission mode), else ``None``."""
+        if self.reason is Reason.WIN_COMMISSION and self.odds is not None:
+            return 1 - self.odds
+        return None
+
     def to_dict(self) -> dict[str, object]:
+        """The JSON shape of ``docs/api.md`` (``pays`` and ``detail`` as text)."""
         return {"bet": self.bet.value, "stake": self.stake, "outcome": self.outcome.value,
-                "net": self.net, "pays": self.pays, "detail": self.detail}
+                "net": self.net, "pays": pays_text(self), "detail": self.reason.value}
+
+
+def pays_text(line: SettlementLine) -> str:
+    """The odds as the JSON writes them: ``8:1``, ``1:2``, ``1:1 less 1/20``, ``0:1``, ``""``.
+
+    >>> from puntobanco.cards import parse_cards
+    >>> from puntobanco.coup import deal_coup
+    >>> coup = deal_coup(iter(parse_cards("KH 3S 2D 3D 8C")))     # Banco wins with 6
+    >>> pays_text(settle_bet(BetKind.BANCO, 1000, coup, RuleSet()))
+    '1:2'
+    >>> pays_text(settle_bet(BetKind.BANCO, 1000, coup,
+    ...                      RuleSet(banco_payout=BancoPayout.COMMISSION)))
+    '1:1 less 1/20'
+    """
+    if line.odds is None:
+        return ""
+    commission = line.commission
+    if commission is not None:
+        return f"1:1 less {commission}"
+    if line.odds.denominator == 1:
+        return f"{line.odds.numerator}:1"
+    return f"{line.odds.numerator}:{line.odds.denominator}"
 
 
 def limits_for(kind: BetKind, rules: RuleSet) -> Limits:
@@ -148,31 +225,39 @@ def limits_for(kind: BetKind, rules: RuleSet) -> Limits:
             BetKind.EGALITE: rules.egalite_limits}[kind]
 
 
+def verify_stake(kind: BetKind, stake: int) -> None:
+    """A stake is a positive number of cents (M1): the one place this is checked."""
+    if stake <= 0:
+        raise BetRefused(f"A stake on {kind.value} must be positive.",
+                         code=ErrorCode.NON_POSITIVE_STAKE, bet=kind)
+
+
 def verify_spot(bets: Mapping[BetKind, int], rules: RuleSet) -> None:
     """Check a spot's bets as a whole (M3, B4, L1, L3); raise :class:`BetRefused` if wrong."""
     for kind, stake in bets.items():
-        if stake <= 0:
-            raise BetRefused(f"A stake on {kind.value} must be positive.", code="non-positive-stake")
+        verify_stake(kind, stake)
         if stake % rules.chip_unit:
             raise BetRefused(
                 f"A stake on {kind.value} must be a whole multiple of the chip unit "
                 f"({format_cents(rules.chip_unit)}), not {format_cents(stake)}.",
-                code="not-chip-multiple")
+                code=ErrorCode.NOT_CHIP_MULTIPLE, bet=kind, chip_unit=rules.chip_unit)
         limits = limits_for(kind, rules)
         if stake < limits.minimum:
             raise BetRefused(
                 f"The minimum on {kind.value} is {format_cents(limits.minimum)}; "
-                f"{format_cents(stake)} is below it.", code="below-minimum")
+                f"{format_cents(stake)} is below it.", code=ErrorCode.BELOW_MINIMUM, bet=kind,
+                limit=limits.minimum)
         if stake > limits.maximum:
             raise BetRefused(
                 f"The maximum on {kind.value} is {format_cents(limits.maximum)}; "
-                f"{format_cents(stake)} is above it.", code="above-maximum")
+                f"{format_cents(stake)} is above it.", code=ErrorCode.ABOVE_MAXIMUM, bet=kind,
+                limit=limits.maximum)
     if BetKind.LION_PUNTO in bets and BetKind.LION_BANCO in bets:
         raise BetRefused("A spot may back the Lion Bonus on Punto or on Banco, never both.",
-                         code="both-lion-sides")
+                         code=ErrorCode.BOTH_LION_SIDES)
     if not rules.allow_punto_and_banco and BetKind.PUNTO in bets and BetKind.BANCO in bets:
         raise BetRefused("This table does not allow Punto and Banco on the same spot.",
-                         code="punto-and-banco")
+                         code=ErrorCode.PUNTO_AND_BANCO)
 
 
 def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> SettlementLine:
@@ -180,23 +265,23 @@ def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> Settlem
     winner = coup.winner
     if kind is BetKind.PUNTO or kind is BetKind.BANCO:
         if winner is Side.EGALITE:  # B1, B2: returned on Égalité
-            return SettlementLine(kind, stake, Outcome.PUSH, 0, "0:1", "egalite")
+            return SettlementLine(kind, stake, Outcome.PUSH, 0, _NOTHING, Reason.EGALITE)
         if winner is not kind.side:
-            return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", "lose")
+            return SettlementLine(kind, stake, Outcome.LOSE, -stake, None, Reason.LOSE)
         if kind is BetKind.PUNTO:
-            return SettlementLine(kind, stake, Outcome.WIN, stake, "1:1", "win")
+            return SettlementLine(kind, stake, Outcome.WIN, stake, _EVEN, Reason.WIN)
         if rules.banco_payout is BancoPayout.COMMISSION:
-            net = int(stake * (1 - rules.commission))  # floor: the house keeps the breakage
-            return SettlementLine(kind, stake, Outcome.WIN, net, f"1:1 less {rules.commission}",
-                                  "win-commission")
+            odds = 1 - rules.commission
+            net = int(stake * odds)  # floor: the house keeps the breakage
+            return SettlementLine(kind, stake, Outcome.WIN, net, odds, Reason.WIN_COMMISSION)
         if coup.banco_total == 6:  # B2: a Banco win with 6 pays half
-            return SettlementLine(kind, stake, Outcome.WIN, stake // 2, "1:2", "win-with-6")
-        return SettlementLine(kind, stake, Outcome.WIN, stake, "1:1", "win")
+            return SettlementLine(kind, stake, Outcome.WIN, stake // 2, _HALF, Reason.WIN_WITH_6)
+        return SettlementLine(kind, stake, Outcome.WIN, stake, _EVEN, Reason.WIN)
     if kind is BetKind.EGALITE:  # B3
         if winner is Side.EGALITE:
             return SettlementLine(kind, stake, Outcome.WIN, stake * rules.tie_pays,
-                                  f"{rules.tie_pays}:1", "egalite")
-        return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", "lose")
+                                  Fraction(rules.tie_pays), Reason.EGALITE)
+        return SettlementLine(kind, stake, Outcome.LOSE, -stake, None, Reason.LOSE)
     side = kind.side  # L5
     other = Side.BANCO if side is Side.PUNTO else Side.PUNTO
     result = lion_outcome(coup.total(side), coup.total(other), natural=coup.natural,
@@ -204,15 +289,20 @@ def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> Settlem
     return _settle_lion(kind, stake, result, rules)
 
 
+_EVEN, _HALF, _NOTHING = Fraction(1), Fraction(1, 2), Fraction(0)
+
+
 def _settle_lion(kind: BetKind, stake: int, result: LionOutcome, rules: RuleSet) -> SettlementLine:
+    reason = Reason.for_lion(result)
     if result is LionOutcome.LOSE:
-        return SettlementLine(kind, stake, Outcome.LOSE, -stake, "", result.value)
+        return SettlementLine(kind, stake, Outcome.LOSE, -stake, None, reason)
     if result is LionOutcome.NATURAL_TIE:
-        return SettlementLine(kind, stake, Outcome.PUSH, 0, "0:1", result.value)
+        return SettlementLine(kind, stake, Outcome.PUSH, 0, _NOTHING, reason)
     margin = result.margin
-    pays = rules.lion_natural_pays if margin is None else rules.lion_paytable[9 - margin]
+    pays = rules.lion_natural_pays if margin is None else rules.lion_pays(margin)
+    assert pays is not None  # a win-by-N outcome has N ≥ 4
     outcome = Outcome.WIN if pays > 0 else Outcome.PUSH
-    return SettlementLine(kind, stake, outcome, stake * pays, f"{pays}:1", result.value)
+    return SettlementLine(kind, stake, outcome, stake * pays, Fraction(pays), reason)
 
 
 def settle_spot(bets: Mapping[BetKind, int], coup: Coup, rules: RuleSet) -> tuple[SettlementLine, ...]:

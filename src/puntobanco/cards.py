@@ -16,14 +16,57 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from puntobanco.errors import CardParseError
-
-#: A composition counts the cards of each baccarat value: index 0 holds the tens and faces,
-#: index 1 the aces, index v the cards of value v (2–9).
-Composition = tuple[int, int, int, int, int, int, int, int, int, int]
+from puntobanco.errors import CardParseError, ErrorCode, RuleSetError
 
 DECK_SIZE = 52
+#: R1: a shoe holds one to eight decks (checked by :func:`verify_decks`, the one place).
 MIN_DECKS, MAX_DECKS = 1, 8
+
+
+def verify_decks(decks: int, *, code: str = ErrorCode.BAD_DECKS) -> None:
+    """Raise :class:`RuleSetError` (``code``) unless a shoe of ``decks`` decks is allowed (R1).
+
+    >>> verify_decks(9)
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.RuleSetError: A shoe holds 1 to 8 decks, not 9.
+    """
+    if not MIN_DECKS <= decks <= MAX_DECKS:
+        raise RuleSetError(f"A shoe holds {MIN_DECKS} to {MAX_DECKS} decks, not {decks}.",
+                           code=code)
+
+
+class Composition(tuple[int, ...]):
+    """A shoe's cards counted by baccarat value: ten non-negative whole numbers.
+
+    Index 0 holds the tens and faces, index 1 the aces, index v the cards of value v (2–9). It is
+    a tuple (indexing, ``sum``, numpy and equality with a plain tuple work as before) that checks
+    its counts when made, so a value of this type is always a valid composition.
+
+    >>> Composition([16, 4, 4, 4, 4, 4, 4, 4, 4, 4]).cards
+    52
+    >>> Composition((1, 2, 3))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.CardParseError: A composition is ten non-negative whole numbers: ...
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, counts: Iterable[int]) -> Composition:
+        values = tuple(counts)
+        if len(values) != 10 or any(not isinstance(v, int) or v < 0 for v in values):
+            raise CardParseError(
+                "A composition is ten non-negative whole numbers: the counts of tens/faces, "
+                "aces, 2, 3, 4, 5, 6, 7, 8 and 9.",
+                code=ErrorCode.BAD_COMPOSITION,
+            )
+        return super().__new__(cls, values)
+
+    @property
+    def cards(self) -> int:
+        """How many cards in all."""
+        return sum(self)
 
 
 class Rank(Enum):
@@ -96,7 +139,7 @@ class Card:
         if match is None:
             raise CardParseError(
                 f"{text!r} is not a card: write a rank (A 2-9 T J Q K, or 10) then a suit "
-                "(S H D C), e.g. AS or 10h."
+                "(S H D C), e.g. AS or 10h.", text=text
             )
         rank_text = match.group(1).upper()
         return cls(Rank("T" if rank_text == "10" else rank_text), Suit(match.group(2).upper()))
@@ -123,16 +166,14 @@ def standard_deck() -> list[Card]:
 
 def new_shoe_cards(decks: int) -> list[Card]:
     """``decks`` standard decks, unshuffled (R1)."""
-    if not MIN_DECKS <= decks <= MAX_DECKS:
-        raise CardParseError(f"A shoe holds 1 to 8 decks, not {decks}.", code="bad-decks")
+    verify_decks(decks)
     return standard_deck() * decks
 
 
 def full_composition(decks: int) -> Composition:
     """The composition of ``decks`` full decks: 16 zero-value cards and 4 of each other value."""
-    if decks < 1:
-        raise CardParseError(f"A shoe holds at least one deck, not {decks}.", code="bad-decks")
-    return (16 * decks, *([4 * decks] * 9))  # type: ignore[return-value]
+    verify_decks(decks)
+    return Composition((16 * decks, *([4 * decks] * 9)))
 
 
 def composition_of(cards: Iterable[Card]) -> Composition:
@@ -140,16 +181,9 @@ def composition_of(cards: Iterable[Card]) -> Composition:
     counts = [0] * 10
     for card in cards:
         counts[card.value] += 1
-    return tuple(counts)  # type: ignore[return-value]
+    return Composition(counts)
 
 
 def as_composition(counts: Sequence[int]) -> Composition:
-    """Check a sequence of ten non-negative counts and return it as a :data:`Composition`."""
-    values = tuple(counts)
-    if len(values) != 10 or any(not isinstance(v, int) or v < 0 for v in values):
-        raise CardParseError(
-            "A composition is ten non-negative whole numbers: the counts of tens/faces, aces, "
-            "2, 3, 4, 5, 6, 7, 8 and 9.",
-            code="bad-composition",
-        )
-    return values  # type: ignore[return-value]
+    """Check a sequence of ten non-negative counts and return it as a :class:`Composition`."""
+    return Composition(counts)

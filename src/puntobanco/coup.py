@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from puntobanco.cards import Card
 from puntobanco.errors import ShoeExhausted
-from puntobanco.rules import Drawing, Side, banco_draws, hand_total, punto_draws
+from puntobanco.rules import Drawing, Side, banco_draws, hand_total, is_natural_total, punto_draws
 
 #: Called with each card as it is dealt: the side it goes to and its position in that hand (0–2).
 DealListener = Callable[[Side, int, Card], None]
@@ -41,11 +41,11 @@ class Coup:
 
     @property
     def punto_natural(self) -> bool:
-        return hand_total(c.value for c in self.punto[:2]) >= 8
+        return is_natural_total(hand_total(c.value for c in self.punto[:2]))
 
     @property
     def banco_natural(self) -> bool:
-        return hand_total(c.value for c in self.banco[:2]) >= 8
+        return is_natural_total(hand_total(c.value for c in self.banco[:2]))
 
     @property
     def natural(self) -> bool:
@@ -127,7 +127,7 @@ def deal_coup(
     banco = [b1, b2]
     p_total = hand_total((p1.value, p2.value))
     b_total = hand_total((b1.value, b2.value))
-    if p_total < 8 and b_total < 8:  # R4: a natural on either side stops the coup
+    if not (is_natural_total(p_total) or is_natural_total(b_total)):  # R4: a natural stops it
         punto_third: int | None = None
         if punto_draws(p_total):  # R5
             third = take(Side.PUNTO, 2)

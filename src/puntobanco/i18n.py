@@ -10,6 +10,9 @@
 
 from __future__ import annotations
 
+from puntobanco.bets import BetKind
+from puntobanco.errors import BetRefused, ErrorCode, PuntoBancoError
+
 LANGUAGES: tuple[str, ...] = ("fr", "it", "es", "en")
 DEFAULT_LANGUAGE = "fr"
 
@@ -97,6 +100,17 @@ _REFUSALS: dict[str, dict[str, str]] = {
     "unknown-bet": {
         "fr": "Mise inconnue.", "it": "Puntata sconosciuta.", "es": "Apuesta desconocida.",
         "en": "Unknown bet."},
+    # What was typed at the terminal (``play``): a bet line, an amount.
+    "bad-bet-line": {
+        "fr": "Donnez chaque mise par un nom et un montant, par ex. banco 25 lion-banco 10.",
+        "it": "Indicate ogni puntata con un nome e un importo, ad es. banco 25 lion-banco 10.",
+        "es": "Indique cada apuesta con un nombre y un importe, p. ej. banco 25 lion-banco 10.",
+        "en": "Give each bet as a name and an amount, e.g. banco 25 lion-banco 10."},
+    "bad-amount": {
+        "fr": "Montant invalide : un montant en euros, deux décimales au plus.",
+        "it": "Importo non valido: un importo in euro, al massimo due decimali.",
+        "es": "Importe no válido: un importe en euros, con dos decimales como máximo.",
+        "en": "Not a valid amount: an amount in euros, two decimals at most."},
 }
 
 
@@ -116,11 +130,58 @@ def word(key: str, lang: str) -> str:
 
 
 def refusal(code: str, lang: str, default: str | None = None) -> str:
-    """The refusal message for a :class:`~puntobanco.errors.BetRefused` code."""
+    """The bare sentence of a refusal code, without its facts (:func:`error_text` adds them)."""
     messages = _REFUSALS.get(code)
     if messages is None:
         return default if default is not None else code
     return messages[language(lang)]
+
+
+def error_text(error: PuntoBancoError, lang: str) -> str:
+    """The one localiser of errors, for the terminal, the server and the page.
+
+    The code's sentence in ``lang`` with the facts the error carries (the bet and its limit, the
+    chip unit, the balance available, the text typed); the error's own English sentence when
+    the catalogue has no words for its code.
+
+    >>> from puntobanco.bets import verify_spot
+    >>> from puntobanco.errors import BetRefused
+    >>> from puntobanco.rules import RuleSet
+    >>> try:
+    ...     verify_spot({BetKind.LION_BANCO: 6000}, RuleSet())
+    ... except BetRefused as refused:
+    ...     print(error_text(refused, "it")); print(error_text(refused, "en"))
+    Puntata superiore al massimo di questa casella (Lion Bonus Banco: massimo 50 €).
+    The stake is above this box's maximum (Lion Bonus Banker: maximum €50).
+    """
+    sentences = _REFUSALS.get(error.code)
+    if sentences is None:
+        return error.message
+    sentence = sentences[language(lang)]
+    detail = _facts(error, lang)
+    return f"{sentence.removesuffix('.')} ({detail})." if detail else sentence
+
+
+def _facts(error: PuntoBancoError, lang: str) -> str | None:
+    """The figures behind a refusal, in ``lang``; ``None`` when it carries none."""
+    code = error.code
+    if code == ErrorCode.UNKNOWN_BET and error.text is not None:
+        choices = ", ".join(kind.value for kind in BetKind)
+        return phrase("detail.unknown-bet", lang, text=error.text, choices=choices)
+    if error.text is not None and code == ErrorCode.BAD_AMOUNT:
+        return phrase("detail.typed", lang, text=error.text)
+    if not isinstance(error, BetRefused):
+        return None
+    if code in (ErrorCode.ABOVE_MAXIMUM, ErrorCode.BELOW_MINIMUM) and error.bet is not None \
+            and error.limit is not None:
+        return phrase(f"detail.{code}", lang, bet=bet_name(error.bet.value, lang),
+                      amount=money(error.limit, lang, short=True))
+    if code == ErrorCode.NOT_CHIP_MULTIPLE and error.chip_unit is not None:
+        return phrase("detail.not-chip-multiple", lang,
+                      amount=money(error.chip_unit, lang, short=True))
+    if code == ErrorCode.INSUFFICIENT_BALANCE and error.available is not None:
+        return phrase("detail.insufficient-balance", lang, amount=money(error.available, lang))
+    return None
 
 
 def all_words() -> dict[str, dict[str, str]]:
@@ -215,16 +276,7 @@ _PHRASES: dict[str, dict[str, str]] = {
     "detail.win-by": {
         "fr": "écart de {n}", "it": "scarto di {n}", "es": "diferencia de {n}", "en": "by {n}"},
     # Refusals at the table: what was typed, and the figures behind a refusal.
-    "refusal.bad-bet-line": {
-        "fr": "Donnez chaque mise par un nom et un montant, par ex. banco 25 lion-banco 10.",
-        "it": "Indicate ogni puntata con un nome e un importo, ad es. banco 25 lion-banco 10.",
-        "es": "Indique cada apuesta con un nombre y un importe, p. ej. banco 25 lion-banco 10.",
-        "en": "Give each bet as a name and an amount, e.g. banco 25 lion-banco 10."},
-    "refusal.bad-amount": {
-        "fr": "Montant invalide : un montant en euros, deux décimales au plus.",
-        "it": "Importo non valido: un importo in euro, al massimo due decimali.",
-        "es": "Importe no válido: un importe en euros, con dos decimales como máximo.",
-        "en": "Not a valid amount: an amount in euros, two decimals at most."},
+    # The figures behind a refusal (:func:`error_text`).
     "detail.typed": {"fr": "« {text} »", "it": "«{text}»", "es": "«{text}»", "en": "'{text}'"},
     "detail.unknown-bet": {
         "fr": "« {text} » ; au choix : {choices}", "it": "«{text}»; a scelta: {choices}",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from puntobanco.errors import PuntoBancoError
+from puntobanco.errors import ErrorCode, PuntoBancoError
 
 Cents = int
 CENTS_PER_EURO = 100
@@ -41,12 +41,14 @@ def parse_euros(text: str) -> Cents:
     match = _AMOUNT.match(text.strip().replace("€", "").strip())
     if match is None:
         raise PuntoBancoError(f"{text!r} is not an amount in euros: write it like 25 or 12.50.",
-                              code="bad-amount")
+                              code=ErrorCode.BAD_AMOUNT, text=text.strip())
     sign, whole, decimals = match.group(1), match.group(2), (match.group(3) or "").rstrip("0")
     if len(decimals) > 2:
-        raise PuntoBancoError(f"{text!r} has more than two decimals.", code="bad-amount")
+        raise PuntoBancoError(f"{text!r} has more than two decimals.", code=ErrorCode.BAD_AMOUNT,
+                              text=text.strip())
     if len(whole.lstrip("0")) > len(str(MAX_EUROS - 1)) or int(whole) >= MAX_EUROS:
-        raise PuntoBancoError(f"{text!r} is too large an amount.", code="bad-amount")
+        raise PuntoBancoError(f"{text!r} is too large an amount.", code=ErrorCode.BAD_AMOUNT,
+                              text=text.strip())
     cents = int(whole) * CENTS_PER_EURO + int(decimals.ljust(2, "0"))
     return -cents if sign == "-" else cents
 

@@ -29,8 +29,8 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
 from itertools import chain
 
@@ -430,7 +430,9 @@ class PhysicalShoe(Shoe):
 class HandDealtTable(Table):
     """A :class:`Table` whose coups are entered card by card from a :class:`PhysicalShoe`."""
 
-    shoe_factory: Callable[[RuleSet], Shoe] | None = field(default=PhysicalShoe)
+    def __init__(self, rules: RuleSet | None = None, *, round_no: int = 0,
+                 shoe_no: int = 0) -> None:
+        super().__init__(rules, shoe_factory=PhysicalShoe, round_no=round_no, shoe_no=shoe_no)
 
     @property
     def physical(self) -> PhysicalShoe:
@@ -472,7 +474,7 @@ class HandDealtTable(Table):
         self.verify_void_round()
         cards = self.physical.void_pending()
         event = RoundVoided(self.round_no, {s: dict(b) for s, b in self.bets.items()}, cards)
-        self.bets = {}
-        self.coup = None
-        self.phase = Phase.SETTLED
+        self._bets = {}
+        self._coup = None
+        self._phase = Phase.SETTLED
         return event

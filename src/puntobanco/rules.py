@@ -21,6 +21,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+from puntobanco.cards import verify_decks
 from puntobanco.errors import RuleSetError
 
 
@@ -64,9 +65,18 @@ def hand_total(values: Iterable[int]) -> int:
     return sum(values) % 10
 
 
+#: R4: a two-card total of this or more (8 or 9) is a natural.
+NATURAL_MIN = 8
+
+
+def is_natural_total(two_card_total: int) -> bool:
+    """Whether a two-card total is a natural, 8 or 9 (R4): the one place this rule is written."""
+    return two_card_total >= NATURAL_MIN
+
+
 def is_natural(two_card_values: Sequence[int]) -> bool:
-    """A two-card total of 8 or 9 (R4)."""
-    return len(two_card_values) == 2 and hand_total(two_card_values) >= 8
+    """A two-card hand whose total is 8 or 9 (R4)."""
+    return len(two_card_values) == 2 and is_natural_total(hand_total(two_card_values))
 
 
 #: R5: Punto draws on 0–5 and stands on 6–7 (indexed by Punto's two-card total, 0–7).
@@ -153,6 +163,10 @@ MAX_CHIP_UNIT = 1_000_000  # 10,000.00
 LION_PAYTABLE: tuple[int, ...] = (20, 8, 4, 4, 2, 1)
 #: The well-known Dragon Bonus pay table, for comparison.
 DRAGON_PAYTABLE: tuple[int, ...] = (30, 10, 6, 4, 2, 1)
+#: The settings that change what a bet pays (R6, B2, B3, L5): what a PAR sheet depends on and
+#: states; the limits, chip unit and shoe procedure do not change it.
+PAYOUT_SETTINGS: tuple[str, ...] = ("drawing", "banco_payout", "commission", "tie_pays",
+                                    "lion_paytable", "lion_natural_pays")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -186,8 +200,7 @@ class RuleSet:
     last_coup: LastCoup = LastCoup.ONE_MORE  # S3
 
     def __post_init__(self) -> None:
-        if not 1 <= self.decks <= 8:
-            raise RuleSetError(f"A shoe holds 1 to 8 decks, not {self.decks}.")
+        verify_decks(self.decks, code=RuleSetError.code)  # R1
         if self.tie_pays not in (8, 9):
             raise RuleSetError(f"Égalité pays 8:1 or 9:1 (B3), not {self.tie_pays}:1.")
         if self.commission.denominator > MAX_COMMISSION_DENOMINATOR:

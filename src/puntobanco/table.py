@@ -1,7 +1,9 @@
 """A table round as a small state machine: open → closed → dealt → settled (L4, L6, S1–S3).
 
-Each action has the ``verify_x`` (raises) / ``can_x`` (bool) / ``x`` (acts, returns a frozen
-event appended to :attr:`Table.log`) triple. The terminal game and the web server both drive it.
+Every action — open a round, start a shoe, bet, withdraw, close the bets, deal, settle — has the
+``verify_x`` (raises) / ``can_x`` (bool) / ``x`` (acts, returns a frozen event appended to
+:attr:`Table.log`) triple; the state is read-only from outside. The terminal game and the web
+server both drive it.
 
 >>> import random
 >>> table = Table(RuleSet(), rng=random.Random(1))
@@ -20,13 +22,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
-from puntobanco.bets import BetKind, SettlementLine, settle_spot, verify_spot
+from puntobanco.bets import BetKind, SettlementLine, settle_spot, verify_spot, verify_stake
 from puntobanco.cards import Card
 from puntobanco.coup import Coup
-from puntobanco.errors import BetRefused, ReplayMismatch, TableStateError
+from puntobanco.errors import (
+    BetRefused,
+    ErrorCode,
+    PuntoBancoError,
+    ReplayMismatch,
+    TableStateError,
+)
 from puntobanco.money import format_cents
 from puntobanco.rules import RuleSet, Side
 from puntobanco.shoe import Shoe
@@ -118,70 +126,128 @@ Event = ShoeStarted | RoundOpened | BetPlaced | BetWithdrawn | BetsClosed | Card
 Listener = Callable[[Event], None]
 
 
-@dataclass
 class Table:
     """One table: its rules, its shoe, the present round and the log of every event.
 
     ``shoe_factory`` makes each new shoe; by default a securely shuffled one (S1), or one
-    shuffled by ``rng`` when given (reproducible).
+    shuffled by ``rng`` when given (reproducible). ``round_no`` and ``shoe_no`` are where the
+    numbering starts (a server resuming a table). Its state is read through properties and
+    changed only by its actions, each with ``verify_x`` / ``can_x`` / ``x``.
     """
 
-    rules: RuleSet = field(default_factory=RuleSet)
-    rng: random.Random | None = None
-    shoe_factory: Callable[[RuleSet], Shoe] | None = None
-    log: list[Event] = field(default_factory=list)
-    phase: Phase = Phase.IDLE
-    round_no: int = 0
-    shoe_no: int = 0
-    shoe: Shoe | None = None
-    bets: dict[str, dict[BetKind, int]] = field(default_factory=dict)
-    coup: Coup | None = None
-    _listeners: list[Listener] = field(default_factory=list)
+    def __init__(self, rules: RuleSet | None = None, *, rng: random.Random | None = None,
+                 shoe_factory: Callable[[RuleSet], Shoe] | None = None, round_no: int = 0,
+                 shoe_no: int = 0) -> None:
+        self._rules = rules if rules is not None else RuleSet()
+        self._rng = rng
+        self._shoe_factory = shoe_factory
+        self._log: list[Event] = []
+        self._phase = Phase.IDLE
+        self._round_no = round_no
+        self._shoe_no = shoe_no
+        self._shoe: Shoe | None = None
+        self._bets: dict[str, dict[BetKind, int]] = {}
+        self._coup: Coup | None = None
+        self._listeners: list[Listener] = []
+
+    # --- read-only state ------------------------------------------------------------------
+
+    @property
+    def rules(self) -> RuleSet:
+        """The rules of the present shoe (a new shoe may bring new ones: :meth:`new_shoe`)."""
+        return self._rules
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def round_no(self) -> int:
+        return self._round_no
+
+    @property
+    def shoe_no(self) -> int:
+        return self._shoe_no
+
+    @property
+    def shoe(self) -> Shoe | None:
+        return self._shoe
+
+    @property
+    def coup(self) -> Coup | None:
+        """The coup of the present round once dealt."""
+        return self._coup
+
+    @property
+    def bets(self) -> dict[str, dict[BetKind, int]]:
+        """A copy of every spot's bets in the present round."""
+        return {spot: dict(bets) for spot, bets in self._bets.items()}
+
+    def spot_bets(self, spot: str) -> dict[BetKind, int]:
+        """A copy of one spot's bets in the present round (empty when it has none)."""
+        return dict(self._bets.get(spot, {}))
+
+    @property
+    def log(self) -> tuple[Event, ...]:
+        """Every event so far (since :meth:`clear_log`), in order."""
+        return tuple(self._log)
+
+    def clear_log(self) -> None:
+        """Forget the events so far (a server keeps them in its database)."""
+        self._log.clear()
 
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener`` with every event from now on."""
         self._listeners.append(listener)
 
     def _emit(self, event: Event) -> None:
-        self.log.append(event)
+        self._log.append(event)
         for listener in self._listeners:
             listener(event)
 
-    # --- rounds ---------------------------------------------------------------------------
+    # --- rounds and shoes -----------------------------------------------------------------
 
     def verify_open_round(self) -> None:
-        if self.phase not in (Phase.IDLE, Phase.SETTLED):
-            raise TableStateError(f"A round is already under way ({self.phase.value}).")
+        if self._phase not in (Phase.IDLE, Phase.SETTLED):
+            raise TableStateError(f"A round is already under way ({self._phase.value}).")
 
     def can_open_round(self) -> bool:
-        return self.phase in (Phase.IDLE, Phase.SETTLED)
+        return _can(self.verify_open_round)
 
     def open_round(self) -> RoundOpened:
         """Open the betting for the next coup; start a new shoe first when the last one is done."""
         self.verify_open_round()
-        if self.shoe is None or self.shoe.finished:
+        if self._shoe is None or self._shoe.finished:
             self.new_shoe()
-        assert self.shoe is not None
-        self.round_no += 1
-        self.bets = {}
-        self.coup = None
-        self.phase = Phase.OPEN
-        event = RoundOpened(self.round_no, self.shoe_no, self.shoe.coups_dealt + 1,
-                            self.shoe.is_last_coup)
+        assert self._shoe is not None
+        self._round_no += 1
+        self._bets = {}
+        self._coup = None
+        self._phase = Phase.OPEN
+        event = RoundOpened(self._round_no, self._shoe_no, self._shoe.coups_dealt + 1,
+                            self._shoe.is_last_coup)
         self._emit(event)
         return event
 
-    def new_shoe(self) -> ShoeStarted:
-        """Shuffle and burn a new shoe (S1, S2); allowed between rounds only."""
-        if self.phase not in (Phase.IDLE, Phase.SETTLED):
+    def verify_new_shoe(self) -> None:
+        if self._phase not in (Phase.IDLE, Phase.SETTLED):
             raise TableStateError("A new shoe can only be started between rounds.")
-        if self.shoe_factory is not None:
-            shoe = self.shoe_factory(self.rules)
+
+    def can_new_shoe(self) -> bool:
+        return _can(self.verify_new_shoe)
+
+    def new_shoe(self, *, rules: RuleSet | None = None) -> ShoeStarted:
+        """Shuffle and burn a new shoe (S1, S2), under new ``rules`` if given; between rounds."""
+        self.verify_new_shoe()
+        if rules is not None:
+            self._rules = rules
+        if self._shoe_factory is not None:
+            shoe = self._shoe_factory(self._rules)
         else:
-            shoe = Shoe.shuffled(self.rules, rng=self.rng)
-        self.shoe = shoe
-        self.shoe_no += 1
-        event = ShoeStarted(self.shoe_no, shoe.order, shoe.burned, shoe.cut_index)
+            shoe = Shoe.shuffled(self._rules, rng=self._rng)
+        self._shoe = shoe
+        self._shoe_no += 1
+        event = ShoeStarted(self._shoe_no, shoe.order, shoe.burned, shoe.cut_index)
         self._emit(event)
         return event
 
@@ -194,95 +260,115 @@ class Table:
         ``available`` is what the player can still stake (stakes already placed this round having
         been taken from it); ``None`` skips the balance check.
         """
-        if self.phase is not Phase.OPEN:
+        if self._phase is not Phase.OPEN:
             raise BetRefused("No more bets: the table is not open for betting.",
-                             code="table-closed")
-        if stake <= 0:
-            raise BetRefused(f"A stake on {bet.value} must be positive.", code="non-positive-stake")
-        spot_bets = dict(self.bets.get(spot, {}))
+                             code=ErrorCode.TABLE_CLOSED, bet=bet)
+        verify_stake(bet, stake)  # the stake added, before the spot's total is checked
+        spot_bets = dict(self._bets.get(spot, {}))
         spot_bets[bet] = spot_bets.get(bet, 0) + stake
-        verify_spot(spot_bets, self.rules)  # the table's rules first: no top-up makes these pass
+        verify_spot(spot_bets, self._rules)  # the table's rules first: no top-up makes these pass
         if available is not None and stake > available:
             raise BetRefused(f"{format_cents(stake)} is more than the {format_cents(available)} "
-                             "available.", code="insufficient-balance")
+                             "available.", code=ErrorCode.INSUFFICIENT_BALANCE, bet=bet,
+                             available=available)
 
     def can_bet(self, spot: str, bet: BetKind, stake: int, *,
                 available: int | None = None) -> bool:
-        try:
-            self.verify_bet(spot, bet, stake, available=available)
-        except BetRefused:
-            return False
-        return True
+        return _can(lambda: self.verify_bet(spot, bet, stake, available=available))
 
     def place_bet(self, spot: str, bet: BetKind, stake: int, *,
                   available: int | None = None) -> BetPlaced:
         """Add ``stake`` to the spot's bet of this kind (validated as a whole)."""
         self.verify_bet(spot, bet, stake, available=available)
-        spot_bets = self.bets.setdefault(spot, {})
+        spot_bets = self._bets.setdefault(spot, {})
         spot_bets[bet] = spot_bets.get(bet, 0) + stake
         event = BetPlaced(spot, bet, stake, spot_bets[bet])
         self._emit(event)
         return event
 
     def verify_withdraw(self, spot: str, bet: BetKind) -> None:
-        if self.phase is not Phase.OPEN:
+        if self._phase is not Phase.OPEN:
             raise BetRefused("No more bets: a bet cannot be withdrawn now (L4).",
-                             code="table-closed")
-        if bet not in self.bets.get(spot, {}):
+                             code=ErrorCode.TABLE_CLOSED, bet=bet)
+        if bet not in self._bets.get(spot, {}):
             raise BetRefused(f"There is no {bet.value} bet on this spot to withdraw.",
-                             code="no-such-bet")
+                             code=ErrorCode.NO_SUCH_BET, bet=bet)
 
     def can_withdraw(self, spot: str, bet: BetKind) -> bool:
-        try:
-            self.verify_withdraw(spot, bet)
-        except BetRefused:
-            return False
-        return True
+        return _can(lambda: self.verify_withdraw(spot, bet))
 
     def withdraw_bet(self, spot: str, bet: BetKind) -> BetWithdrawn:
         """Take the spot's whole bet of this kind back while betting is open."""
         self.verify_withdraw(spot, bet)
-        stake = self.bets[spot].pop(bet)
-        if not self.bets[spot]:
-            del self.bets[spot]
+        stake = self._bets[spot].pop(bet)
+        if not self._bets[spot]:
+            del self._bets[spot]
         event = BetWithdrawn(spot, bet, stake)
         self._emit(event)
         return event
 
     # --- dealing and settlement ------------------------------------------------------------
 
+    def verify_close_bets(self) -> None:
+        if self._phase is not Phase.OPEN:
+            raise TableStateError("Betting is not open.")
+
+    def can_close_bets(self) -> bool:
+        return _can(self.verify_close_bets)
+
     def close_bets(self) -> BetsClosed:
         """No more bets (L4)."""
-        if self.phase is not Phase.OPEN:
-            raise TableStateError("Betting is not open.")
-        self.phase = Phase.CLOSED
-        event = BetsClosed(self.round_no, {s: dict(b) for s, b in self.bets.items()})
+        self.verify_close_bets()
+        self._phase = Phase.CLOSED
+        event = BetsClosed(self._round_no, self.bets)
         self._emit(event)
         return event
+
+    def verify_deal(self) -> None:
+        if self._phase is not Phase.CLOSED:
+            raise TableStateError("Cards are dealt only after the bets are closed.")
+
+    def can_deal(self) -> bool:
+        return _can(self.verify_deal)
 
     def deal(self) -> CoupDealt:
         """Deal the coup card by card (each card is an event), then the whole coup."""
-        if self.phase is not Phase.CLOSED:
-            raise TableStateError("Cards are dealt only after the bets are closed.")
-        assert self.shoe is not None
-        coup = self.shoe.deal_coup(
+        self.verify_deal()
+        assert self._shoe is not None
+        coup = self._shoe.deal_coup(
             on_card=lambda side, pos, card: self._emit(CardDealt(side, pos, card)))
-        self.coup = coup
-        self.phase = Phase.DEALT
-        event = CoupDealt(self.round_no, coup, self.shoe.cards_left, self.shoe.cut_card_out)
+        self._coup = coup
+        self._phase = Phase.DEALT
+        event = CoupDealt(self._round_no, coup, self._shoe.cards_left, self._shoe.cut_card_out)
         self._emit(event)
         return event
 
+    def verify_settle(self) -> None:
+        if self._phase is not Phase.DEALT or self._coup is None:
+            raise TableStateError("Only a dealt coup can be settled.")
+
+    def can_settle(self) -> bool:
+        return _can(self.verify_settle)
+
     def settle(self) -> RoundSettled:
         """Settle every spot, in L6 order within each spot."""
-        if self.phase is not Phase.DEALT or self.coup is None:
-            raise TableStateError("Only a dealt coup can be settled.")
-        assert self.shoe is not None
-        lines = {spot: settle_spot(bets, self.coup, self.rules) for spot, bets in self.bets.items()}
-        self.phase = Phase.SETTLED
-        event = RoundSettled(self.round_no, lines, self.shoe.finished)
+        self.verify_settle()
+        assert self._shoe is not None and self._coup is not None
+        coup = self._coup
+        lines = {spot: settle_spot(bets, coup, self._rules) for spot, bets in self._bets.items()}
+        self._phase = Phase.SETTLED
+        event = RoundSettled(self._round_no, lines, self._shoe.finished)
         self._emit(event)
         return event
+
+
+def _can(verify: Callable[[], None]) -> bool:
+    """``can_x``: whether ``verify_x`` passes."""
+    try:
+        verify()
+    except PuntoBancoError:
+        return False
+    return True
 
 
 def replay(log: Iterable[Event], rules: RuleSet) -> list[RoundSettled]:
@@ -312,47 +398,54 @@ def replay(log: Iterable[Event], rules: RuleSet) -> list[RoundSettled]:
             raise ReplayMismatch(f"The hand history does not replay: {what}.")
 
     for event in log:
-        if isinstance(event, ShoeStarted):
-            shoe = Shoe.from_order(event.order, rules)
-            check(shoe.burned == event.burned and shoe.cut_index == event.cut_index,
-                  f"shoe {event.shoe_no}'s burned cards or cut card differ")
-            continue
-        if shoe is None:
+        if shoe is None and not isinstance(event, ShoeStarted):
             raise ReplayMismatch(f"The hand history does not replay: {event.kind} before any shoe.")
-        if isinstance(event, RoundOpened):
-            check(event.coup_in_shoe == shoe.coups_dealt + 1 and event.last_coup == shoe.is_last_coup,
-                  f"round {event.round_no} opens at the wrong place in its shoe")
-            bets, cards, coup = {}, [], None
-        elif isinstance(event, BetPlaced):
-            spot = bets.setdefault(event.spot, {})
-            spot[event.bet] = spot.get(event.bet, 0) + event.stake
-            check(spot[event.bet] == event.total, f"{event.spot}'s {event.bet.value} total differs")
-        elif isinstance(event, BetWithdrawn):
-            check(bets.get(event.spot, {}).pop(event.bet, None) == event.stake,
-                  f"{event.spot} withdraws a {event.bet.value} bet it did not hold")
-            if not bets[event.spot]:
-                del bets[event.spot]
-        elif isinstance(event, BetsClosed):
-            check(bets == {s: dict(b) for s, b in event.bets.items()},
-                  f"round {event.round_no}'s closed bets differ from those placed")
-            for spot_name, spot_bets in bets.items():
-                try:
-                    verify_spot(spot_bets, rules)
-                except BetRefused as refused:
-                    check(False, f"{spot_name}'s bets break the rules ({refused.code})")
-        elif isinstance(event, CardDealt):
-            cards.append((event.side, event.card))
-        elif isinstance(event, CoupDealt):
-            coup = shoe.deal_coup()
-            check(coup == event.coup and cards == coup.dealing_order(),
-                  f"round {event.round_no}'s cards differ from the shoe's")
-            check(shoe.cards_left == event.cards_left and shoe.cut_card_out == event.cut_card_out,
-                  f"round {event.round_no}'s shoe position differs")
-        elif isinstance(event, RoundSettled):
-            check(coup is not None, f"round {event.round_no} is settled before its coup")
-            assert coup is not None
-            lines = {spot: settle_spot(spot_bets, coup, rules) for spot, spot_bets in bets.items()}
-            check(lines == dict(event.lines) and event.shoe_finished == shoe.finished,
-                  f"round {event.round_no}'s payouts differ")
-            rounds.append(RoundSettled(event.round_no, lines, shoe.finished))
+        match event:
+            case ShoeStarted():
+                shoe = Shoe.from_order(event.order, rules)
+                check(shoe.burned == event.burned and shoe.cut_index == event.cut_index,
+                      f"shoe {event.shoe_no}'s burned cards or cut card differ")
+            case RoundOpened():
+                assert shoe is not None
+                check(event.coup_in_shoe == shoe.coups_dealt + 1
+                      and event.last_coup == shoe.is_last_coup,
+                      f"round {event.round_no} opens at the wrong place in its shoe")
+                bets, cards, coup = {}, [], None
+            case BetPlaced():
+                spot = bets.setdefault(event.spot, {})
+                spot[event.bet] = spot.get(event.bet, 0) + event.stake
+                check(spot[event.bet] == event.total,
+                      f"{event.spot}'s {event.bet.value} total differs")
+            case BetWithdrawn():
+                check(bets.get(event.spot, {}).pop(event.bet, None) == event.stake,
+                      f"{event.spot} withdraws a {event.bet.value} bet it did not hold")
+                if not bets[event.spot]:
+                    del bets[event.spot]
+            case BetsClosed():
+                check(bets == {s: dict(b) for s, b in event.bets.items()},
+                      f"round {event.round_no}'s closed bets differ from those placed")
+                for spot_name, spot_bets in bets.items():
+                    try:
+                        verify_spot(spot_bets, rules)
+                    except BetRefused as refused:
+                        check(False, f"{spot_name}'s bets break the rules ({refused.code})")
+            case CardDealt():
+                cards.append((event.side, event.card))
+            case CoupDealt():
+                assert shoe is not None
+                coup = shoe.deal_coup()
+                check(coup == event.coup and cards == coup.dealing_order(),
+                      f"round {event.round_no}'s cards differ from the shoe's")
+                check(shoe.cards_left == event.cards_left
+                      and shoe.cut_card_out == event.cut_card_out,
+                      f"round {event.round_no}'s shoe position differs")
+            case RoundSettled():
+                assert shoe is not None
+                check(coup is not None, f"round {event.round_no} is settled before its coup")
+                assert coup is not None
+                lines = {spot: settle_spot(spot_bets, coup, rules)
+                         for spot, spot_bets in bets.items()}
+                check(lines == dict(event.lines) and event.shoe_finished == shoe.finished,
+                      f"round {event.round_no}'s payouts differ")
+                rounds.append(RoundSettled(event.round_no, lines, shoe.finished))
     return rounds

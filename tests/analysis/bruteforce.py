@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
-from puntobanco.bets import BetKind, settle_bet
+from puntobanco.bets import BetKind, Reason, settle_bet
 from puntobanco.cards import Card, Rank, Suit
 from puntobanco.coup import Coup
 from puntobanco.rules import Drawing, RuleSet, banco_draws, punto_draws
@@ -24,7 +24,7 @@ Kind = tuple[int, int, int, int, bool]
 _RANKS = (Rank.TEN, Rank.ACE, Rank.TWO, Rank.THREE, Rank.FOUR, Rank.FIVE, Rank.SIX, Rank.SEVEN,
           Rank.EIGHT, Rank.NINE)
 BETS = {"punto": BetKind.PUNTO, "banco": BetKind.BANCO, "egalite": BetKind.EGALITE,
-        "lion_punto": BetKind.LION_PUNTO, "lion_banco": BetKind.LION_BANCO}
+        "lion-punto": BetKind.LION_PUNTO, "lion-banco": BetKind.LION_BANCO}
 
 
 def enumerate_kinds(composition: Sequence[int], drawing: Drawing = Drawing.STANDARD) -> Counter[Kind]:
@@ -104,8 +104,8 @@ def row_name(kind: BetKind, coup: Coup, rules: RuleSet, stake: int) -> tuple[str
     line = settle_bet(kind, stake, coup, rules)
     pays = Fraction(line.net, stake)
     if kind.is_lion:
-        return line.detail, pays
-    if line.detail == "win-with-6":
+        return line.reason.value, pays
+    if line.reason is Reason.WIN_WITH_6:
         return ("win-with-6-two-cards" if len(coup.banco) == 2 else "win-with-6-three-cards"), pays
     return line.outcome.value, pays
 

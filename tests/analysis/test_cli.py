@@ -41,7 +41,7 @@ def test_par_json_has_exact_counts_and_fractions(monkeypatch: pytest.MonkeyPatch
     assert code == 0, err
     data = json.loads(out)
     assert data["total_combinations"] == 4998398275503360
-    assert list(data["bets"]) == ["punto", "banco", "egalite", "lion_punto", "lion_banco"]
+    assert list(data["bets"]) == ["punto", "banco", "egalite", "lion-punto", "lion-banco"]
     for bet in data["bets"].values():
         ev = Fraction(bet["ev"])
         assert str(ev) == bet["ev"] and ev < 0
@@ -64,13 +64,14 @@ def test_par_options_reach_the_rules(monkeypatch: pytest.MonkeyPatch,
         "30,10,6,4,2,1", "--drawing", "seed-literal", "-f", "json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["rules"] == {"drawing": "seed-literal", "banco": "commission", "commission": "1/25",
-                             "tie_pays": 9, "lion_paytable": [30, 10, 6, 4, 2, 1],
-                             "lion_natural_pays": 1}
+    # issue 12: the PAR report spells its rules as the server does (one RuleSet <-> JSON mapping)
+    assert data["rules"] == {"drawing": "seed-literal", "banco_payout": "commission",
+                             "commission": "0.04", "tie_pays": 9,
+                             "lion_paytable": [30, 10, 6, 4, 2, 1], "lion_natural_pays": 1}
     pays = {row["outcome"]: row["pays"] for row in data["bets"]["banco"]["outcomes"]}
     assert pays == {"win": "24/25", "push": "0", "lose": "-1"}
     assert data["bets"]["egalite"]["outcomes"][0]["pays"] == "9"
-    assert data["bets"]["lion_punto"]["outcomes"][2]["pays"] == "30"
+    assert data["bets"]["lion-punto"]["outcomes"][2]["pays"] == "30"
 
 
 def test_par_csv_md_html_and_out_file(monkeypatch: pytest.MonkeyPatch,
@@ -78,7 +79,7 @@ def test_par_csv_md_html_and_out_file(monkeypatch: pytest.MonkeyPatch,
     code, out, _ = run_main(monkeypatch, capsys, "par", "--decks", "1", "-f", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and len(rows) == 3 + 5 + 2 + 9 + 9
-    assert {row["bet"] for row in rows} == {"punto", "banco", "egalite", "lion_punto", "lion_banco"}
+    assert {row["bet"] for row in rows} == {"punto", "banco", "egalite", "lion-punto", "lion-banco"}
     code, out, _ = run_main(monkeypatch, capsys, "par", "-f", "md")
     assert code == 0 and out.startswith("# PAR sheet — 6 decks (312 cards)")
     assert "| Lose | 403,095,751,234,560 |" in out

@@ -34,7 +34,7 @@ def test_R6_spec_reference_house_edges() -> None:
     """SPEC's reference figures: six decks, R6, B2, B3 8:1, L5 — four decimals, exact engine."""
     figures = published()["spec_house_edges_6_decks"]
     sheet = analyse(full_composition(6))
-    for name in ("punto", "banco", "egalite", "lion_punto", "lion_banco"):
+    for name in ("punto", "banco", "egalite", "lion-punto", "lion-banco"):
         assert _percent(sheet.bets[name].house_edge, 4) == Decimal(figures[name]), name
 
 
@@ -42,7 +42,7 @@ def test_R6_spec_reference_house_edges_fast_path() -> None:
     """The same figures from the float64 path."""
     figures = published()["spec_house_edges_6_decks"]
     ev = expected_values(full_composition(6))[0]
-    names = ("punto", "banco", "egalite", "lion_punto", "lion_banco")
+    names = ("punto", "banco", "egalite", "lion-punto", "lion-banco")
     assert [_percent(-x, 4) for x in ev] == [Decimal(figures[n]) for n in names]
 
 
@@ -53,7 +53,7 @@ def test_L5_dragon_bonus_published_counts() -> None:
     assert rules.lion_paytable == DRAGON_PAYTABLE
     sheet = analyse(full_composition(figures["decks"]), rules)
     for side in ("punto", "banco"):
-        bet = sheet.bets[f"lion_{side}"]
+        bet = sheet.bets[f"lion-{side}"]
         for row, count in figures[side].items():
             assert bet.row(row).combinations == count, (side, row)
         assert _percent(bet.house_edge, 4) == Decimal(figures[f"house_edge_{side}"])

@@ -11,9 +11,11 @@ from puntobanco.bets import (
     BetKind,
     LionOutcome,
     Outcome,
+    Reason,
     SettlementLine,
     limits_for,
     lion_outcome,
+    pays_text,
     settle_bet,
     settle_spot,
     verify_spot,
@@ -78,7 +80,7 @@ def test_B2_banco_win_with_6_pays_half(coup: Coup) -> None:
     assert coup.banco_total == 6 and coup.winner.value == "banco"
     result = line(BetKind.BANCO, coup)
     assert (result.outcome, result.net, result.returned) == (Outcome.WIN, STAKE // 2, STAKE + 1_250)
-    assert result.pays == "1:2"
+    assert (result.odds, result.reason) == (Fraction(1, 2), Reason.WIN_WITH_6)
 
 
 def test_B2_banco_loses_when_punto_wins() -> None:
@@ -107,7 +109,7 @@ def test_B2_commission_breakage_is_kept_by_the_house() -> None:
 @pytest.mark.parametrize("coup", [EGALITE_AT_6, NATURAL_TIE], ids=["non-natural", "natural"])
 def test_B3_egalite_pays_8_to_1_or_9_to_1_by_setting(coup: Coup, tie_pays: int, expected: int) -> None:
     result = line(BetKind.EGALITE, coup, RuleSet(tie_pays=tie_pays))
-    assert (result.outcome, result.net, result.pays) == (Outcome.WIN, expected, f"{tie_pays}:1")
+    assert (result.outcome, result.net, result.odds) == (Outcome.WIN, expected, tie_pays)
 
 
 @pytest.mark.parametrize("coup", [PUNTO_WINS, BANCO_WINS_7], ids=["punto", "banco"])
@@ -247,7 +249,7 @@ def test_M1_odd_chip_unit_refused_where_banco_6_pays_half(chip_unit: int) -> Non
 def test_L5a_win_with_a_natural_pays_1_to_1(punto: list[int], banco: list[int], kind: BetKind) -> None:
     coup = coup_from_hands(punto, banco)
     result = line(kind, coup)
-    assert (result.outcome, result.net, result.detail) == (Outcome.WIN, STAKE, "natural-win")
+    assert (result.outcome, result.net, result.reason) == (Outcome.WIN, STAKE, Reason.NATURAL_WIN)
     other = BetKind.LION_BANCO if kind is BetKind.LION_PUNTO else BetKind.LION_PUNTO
     assert line(other, coup).outcome is Outcome.LOSE  # L5d: the other side lost
 
@@ -261,8 +263,8 @@ def test_L5a_natural_pay_is_a_setting() -> None:
 @pytest.mark.parametrize("kind", [BetKind.LION_PUNTO, BetKind.LION_BANCO])
 def test_L5b_natural_egalite_is_returned(kind: BetKind, total: int) -> None:
     result = line(kind, coup_from_hands([total, 0], [total, 0]))
-    assert (result.outcome, result.net, result.returned, result.detail) == (
-        Outcome.PUSH, 0, STAKE, "natural-tie")
+    assert (result.outcome, result.net, result.returned, result.reason) == (
+        Outcome.PUSH, 0, STAKE, Reason.NATURAL_TIE)
 
 
 _L5C = [
@@ -296,8 +298,8 @@ def test_L5c_win_without_natural_after_a_draw_pays_by_margin(side: str, punto: l
     assert not coup.natural and coup.cards_used > 4 and coup.margin == margin
     kind = BetKind.LION_PUNTO if side == "punto" else BetKind.LION_BANCO
     result = line(kind, coup)
-    assert (result.outcome, result.net, result.pays, result.detail) == (
-        Outcome.WIN, STAKE * _PAYS[margin], f"{_PAYS[margin]}:1", f"win-by-{margin}")
+    assert (result.outcome, result.net, result.odds, result.reason.margin) == (
+        Outcome.WIN, STAKE * _PAYS[margin], _PAYS[margin], margin)
     dragon = line(kind, coup, RuleSet(lion_paytable=DRAGON_PAYTABLE))
     assert dragon.net == STAKE * {9: 30, 8: 10, 7: 6, 6: 4, 5: 2, 4: 1}[margin]
 
@@ -340,8 +342,8 @@ _L5D = [
 def test_L5d_anything_else_loses(kind: BetKind, punto: list[int], banco: list[int], why: str) -> None:
     coup = coup_from_hands(punto, banco)
     result = line(kind, coup)
-    assert (result.outcome, result.net, result.returned, result.detail) == (
-        Outcome.LOSE, -STAKE, 0, "lose")
+    assert (result.outcome, result.net, result.returned, result.odds, result.reason) == (
+        Outcome.LOSE, -STAKE, 0, None, Reason.LOSE)
 
 
 def test_L5d_four_card_non_natural_win_is_only_7_against_6() -> None:
@@ -396,6 +398,30 @@ def test_settlement_line_serialises() -> None:
     result = line(BetKind.BANCO, BANCO_WINS_6_TWO_CARDS)
     assert result.to_dict() == {"bet": "banco", "stake": STAKE, "outcome": "win", "net": 1_250,
                                 "pays": "1:2", "detail": "win-with-6"}
+
+
+@pytest.mark.parametrize(("coup", "kind", "rules", "pays", "detail"), [
+    (PUNTO_WINS, BetKind.PUNTO, RULES, "1:1", "win"),
+    (PUNTO_WINS, BetKind.BANCO, RULES, "", "lose"),
+    (EGALITE_AT_6, BetKind.BANCO, RULES, "0:1", "egalite"),
+    (EGALITE_AT_6, BetKind.EGALITE, RuleSet(tie_pays=9), "9:1", "egalite"),
+    (BANCO_WINS_7, BetKind.BANCO, RuleSet(banco_payout=BancoPayout.COMMISSION), "1:1 less 1/20",
+     "win-commission"),
+    (BANCO_WINS_6_THREE_CARDS, BetKind.BANCO, RULES, "1:2", "win-with-6"),
+], ids=["win", "lose", "egalite-push", "egalite-win", "commission", "win-with-6"])
+def test_issue12_json_text_is_rendered_from_typed_odds_and_reason(
+        coup: Coup, kind: BetKind, rules: RuleSet, pays: str, detail: str) -> None:
+    # issue 12: odds are a Fraction and the reason an enum; docs/api.md's strings are made here.
+    result = line(kind, coup, rules)
+    assert (result.to_dict()["pays"], result.to_dict()["detail"]) == (pays, detail)
+    assert result.reason is Reason(detail) and pays_text(result) == pays
+    if result.odds is not None:
+        assert result.net == int(result.stake * result.odds)
+
+
+def test_issue12_lion_reasons_follow_L5_rows() -> None:
+    assert [Reason.for_lion(o).value for o in LionOutcome] == [o.value for o in LionOutcome]
+    assert [Reason.for_lion(o).margin for o in LionOutcome] == [o.margin for o in LionOutcome]
 
 
 @pytest.mark.parametrize(("text", "kind"), [

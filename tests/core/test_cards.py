@@ -6,6 +6,7 @@ import pytest
 
 from puntobanco.cards import (
     Card,
+    Composition,
     Rank,
     Suit,
     as_composition,
@@ -15,7 +16,7 @@ from puntobanco.cards import (
     parse_cards,
     standard_deck,
 )
-from puntobanco.errors import CardParseError, PuntoBancoError
+from puntobanco.errors import CardParseError, PuntoBancoError, RuleSetError
 
 
 @pytest.mark.parametrize("decks", [1, 6, 8])
@@ -33,9 +34,12 @@ def test_R1_six_decks_make_312_cards() -> None:
 
 @pytest.mark.parametrize("decks", [0, 9, -1])
 def test_R1_shoe_of_0_or_9_decks_is_refused(decks: int) -> None:
-    with pytest.raises(CardParseError, match=str(decks)) as info:
+    # issue 12: a bad deck count is a setting out of range, not a CardParseError
+    with pytest.raises(RuleSetError, match=str(decks)) as info:
         new_shoe_cards(decks)
-    assert info.value.code == "bad-decks"
+    assert info.value.code == "bad-decks" and not isinstance(info.value, CardParseError)
+    with pytest.raises(RuleSetError, match=str(decks)):
+        full_composition(decks)
 
 
 @pytest.mark.parametrize(
@@ -114,3 +118,14 @@ def test_S2_burn_count_is_the_value_with_tens_and_faces_counting_10() -> None:
     expected = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
                 "T": 10, "J": 10, "Q": 10, "K": 10}
     assert {rank.value: rank.burn_count for rank in Rank} == expected
+
+
+def test_issue12_composition_is_a_real_type_that_checks_itself() -> None:
+    full = full_composition(2)
+    assert isinstance(full, Composition) and isinstance(composition_of(standard_deck()), Composition)
+    assert full == (32, 8, 8, 8, 8, 8, 8, 8, 8, 8) and full.cards == 104
+    assert Composition(full) == full and hash(Composition(full)) == hash(tuple(full))
+    for wrong in [(1, 2, 3), (-1,) * 10, (1.5,) * 10]:
+        with pytest.raises(CardParseError) as info:
+            Composition(wrong)  # type: ignore[arg-type]
+        assert info.value.code == "bad-composition"

@@ -140,7 +140,7 @@ def six_deck_coups() -> tuple[dict[Kind, int], dict[Kind, list[int]]]:
 
 @pytest.mark.parametrize(("kind", "key"), [
     (BetKind.PUNTO, "punto"), (BetKind.BANCO, "banco"), (BetKind.EGALITE, "egalite"),
-    (BetKind.LION_PUNTO, "lion_punto"), (BetKind.LION_BANCO, "lion_banco"),
+    (BetKind.LION_PUNTO, "lion-punto"), (BetKind.LION_BANCO, "lion-banco"),
 ])
 def test_B1_B3_L5_spec_reference_house_edges(
         kind: BetKind, key: str,

@@ -94,6 +94,13 @@ def test_illegal_transitions_raise_table_state_error(phase: str) -> None:
             action()
         assert info.value.code == "bad-phase"
         assert len(table.log) == log_length and table.phase.value == phase
+    # issue 12: every action has its verify/can/act trio, close, deal and settle included
+    for name in ("open_round", "new_shoe", "close_bets", "deal", "settle"):
+        allowed_here = name == allowed or (name == "new_shoe" and phase in ("idle", "settled"))
+        assert getattr(table, f"can_{name}")() is allowed_here, name
+        if not allowed_here:
+            with pytest.raises(TableStateError):
+                getattr(table, f"verify_{name}")()
     can_open = table.can_open_round()
     assert can_open is (phase in ("idle", "settled"))
     if not can_open:
@@ -186,7 +193,7 @@ def test_M3_refused_bet_changes_nothing(setup: list[tuple[BetKind, int]], bet: B
         table.place_bet("ann", kind, amount)
     events: list[Event] = []
     table.subscribe(events.append)
-    before = (list(table.log), {s: dict(b) for s, b in table.bets.items()}, table.phase)
+    before = (table.log, table.bets, table.phase)
     assert not table.can_bet("ann", bet, stake, available=available)
     with pytest.raises(BetRefused) as info:
         table.place_bet("ann", bet, stake, available=available)
@@ -241,7 +248,7 @@ def test_events_come_in_order_and_reach_listeners() -> None:
     kinds = [type(event) for event in table.log]
     assert kinds == [ShoeStarted, RoundOpened, BetPlaced, BetsClosed, *[CardDealt] * 6, CoupDealt,
                      RoundSettled]
-    assert seen == table.log
+    assert tuple(seen) == table.log
     cards = [e for e in table.log if isinstance(e, CardDealt)]
     assert [(e.side, e.position, e.card.value) for e in cards] == [
         (Side.PUNTO, 0, 4), (Side.BANCO, 0, 2), (Side.PUNTO, 1, 9), (Side.BANCO, 1, 3),
@@ -369,3 +376,24 @@ def test_replay_refuses_a_settlement_before_its_coup() -> None:
     log = [e for e in table.log if not isinstance(e, (CardDealt, CoupDealt))]
     with pytest.raises(ReplayMismatch, match="before its coup"):
         replay(log, table.rules)
+
+
+def test_issue12_table_state_is_read_only_from_outside() -> None:
+    table = Table(RuleSet(), rng=random.Random(2), round_no=41, shoe_no=6)
+    table.open_round()
+    table.place_bet("ann", BetKind.PUNTO, 1_000)
+    assert (table.round_no, table.shoe_no) == (42, 7)  # numbering resumed where it was left
+    for name in ("phase", "round_no", "shoe_no", "shoe", "coup", "bets", "log", "rules"):
+        with pytest.raises(AttributeError):
+            setattr(table, name, None)
+    table.bets["ann"][BetKind.PUNTO] = 5  # a copy: the table keeps its own
+    table.spot_bets("ann")[BetKind.BANCO] = 5
+    assert table.bets == {"ann": {BetKind.PUNTO: 1_000}}
+    assert isinstance(table.log, tuple)
+    table.clear_log()
+    assert table.log == ()
+    table.close_bets()
+    table.deal()
+    table.settle()
+    started = table.new_shoe(rules=RuleSet(tie_pays=9))  # a new shoe may bring new rules
+    assert (started.shoe_no, table.rules.tie_pays) == (8, 9)

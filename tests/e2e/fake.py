@@ -11,7 +11,7 @@ from typing import Any
 
 from puntobanco import i18n
 from puntobanco.rules import RuleSet
-from puntobanco.server.rules_json import rules_to_json
+from puntobanco.server.settings import table_rules_to_json
 
 from .conftest import STATIC_DIR
 
@@ -44,7 +44,7 @@ def coup(coup_id: int, *, status: str = "settled", table_id: int = 1) -> dict[st
 
 def snapshot(*, phase: str = "open", my_bets: dict[str, int] | None = None,
              coup_id: int = 25, balance: int = 87_000) -> dict[str, Any]:
-    rules = rules_to_json(RuleSet(), betting_seconds=15)
+    rules = table_rules_to_json(RuleSet(), betting_seconds=15)
     now = int(time.time() * 1000)
     winners = ["banco", "banco", "punto", "egalite", "punto", "punto", "banco", "punto"] * 3
     roads = [{"coup_id": i + 1, "winner": w, "punto_total": 5, "banco_total": 7,

@@ -19,7 +19,7 @@ import pytest
 
 from puntobanco import i18n
 from puntobanco.rules import RuleSet
-from puntobanco.server.rules_json import rules_to_json
+from puntobanco.server.settings import table_rules_to_json
 
 from .conftest import STATIC_DIR
 
@@ -44,7 +44,7 @@ def _player(lang: str) -> dict[str, Any]:
 
 
 def _snapshot() -> dict[str, Any]:
-    rules = rules_to_json(RuleSet(), betting_seconds=15)
+    rules = table_rules_to_json(RuleSet(), betting_seconds=15)
     now = int(time.time() * 1000)
     winners = ["banco", "banco", "punto", "egalite", "punto", "punto", "banco", "punto"] * 3
     roads = [{"coup_id": i + 1, "winner": w, "punto_total": 5, "banco_total": 7, "natural": False}

@@ -34,8 +34,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.rules_json import rules_from_json
-from puntobanco.server.settings import GuardSettings, ServerSettings
+from puntobanco.server.settings import GuardSettings, ServerSettings, table_rules_from_json
 
 OPERATOR_PASSWORD = "operator-secret"
 #: Tests sign up many players from one address and hammer bets on purpose: the rate limits are
@@ -231,7 +230,7 @@ def check_books(url: str) -> dict[str, Any]:
             settled = session.scalars(select(CoupRecord).where(CoupRecord.status == "settled")).all()
             for coup in settled:
                 shoe = session.get_one(ShoeRecord, coup.shoe_id)
-                rules, _ = rules_from_json(shoe.rules)
+                rules, _ = table_rules_from_json(shoe.rules)
                 dealt = Coup(punto=tuple(parse_cards(coup.punto_cards or "")),
                              banco=tuple(parse_cards(coup.banco_cards or "")))
                 spots: dict[int, dict[BetKind, int]] = {}

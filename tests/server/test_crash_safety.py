@@ -38,7 +38,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
-from puntobanco.server.rules_json import rules_from_json
+from puntobanco.server.settings import table_rules_from_json
 
 from .support import OPERATOR_PASSWORD, Player, check_books
 from .test_recovery import serve
@@ -187,7 +187,7 @@ def _audit(url: str, accepted: dict[tuple[int, int, str], int], kills: int) -> N
             assert -issued == 100_000 * 10  # ten welcome credits, nothing else
             shoes = 0
             for shoe in session.scalars(select(ShoeRecord)):
-                rules, _ = rules_from_json(shoe.rules)
+                rules, _ = table_rules_from_json(shoe.rules)
                 recorded = [RecordedCoup(c.coup_in_shoe, tuple(parse_cards(c.cards or "")))
                             for c in session.scalars(select(CoupRecord).where(
                                 CoupRecord.shoe_id == shoe.id, CoupRecord.status != "void")

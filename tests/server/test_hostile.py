@@ -26,8 +26,7 @@ from puntobanco.server.api.ws import CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from puntobanco.server.db import auth, ledger, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import GameTable, utcnow
-from puntobanco.server.rules_json import rules_to_json
-from puntobanco.server.settings import GuardSettings
+from puntobanco.server.settings import GuardSettings, table_rules_to_json
 from puntobanco.shoe import Shoe
 
 from .support import TEST_GUARD, LiveServer, Player, fast_settings, running, wait_until, wallet_entries
@@ -368,7 +367,7 @@ def test_a_lion_win_under_a_negative_natural_pay_no_longer_stops_the_room(
     for card in first:
         rest.remove(card)
     shoe = Shoe.from_order([*first, *rest], good)
-    bad = {**rules_to_json(good, betting_seconds=15), "lion_natural_pays": -5}
+    bad = {**table_rules_to_json(good, betting_seconds=15), "lion_natural_pays": -5}
     with db.write() as session:
         ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
         table = store.create_table(session, name="Sanremo", rules=good, betting_seconds=15)

@@ -29,7 +29,7 @@ from puntobanco.server import hold
 from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.db.models import CoupRecord
-from puntobanco.server.rules_json import rules_to_json
+from puntobanco.server.settings import table_rules_to_json
 from puntobanco.shoe import Shoe
 
 from .support import fast_settings, running
@@ -78,7 +78,7 @@ def _seed(url: str) -> int:
         shoes = [store.create_shoe(session, table_id=table.id, shoe_no=number,
                                    shoe=Shoe.shuffled(RULES, rng=random.Random(number)),
                                    salt="00", commitment="0" * 64,
-                                   rules_json=rules_to_json(RULES, betting_seconds=15))
+                                   rules_json=table_rules_to_json(RULES, betting_seconds=15))
                  for number in (1, 2)]
         plays = [(shoes[0], "9H 7S TD TC", {ann: {BetKind.PUNTO: 1000},
                                             bob: {BetKind.BANCO: 2000}}, DAY1),
@@ -111,9 +111,9 @@ def _by_hand() -> dict[str, Fraction]:
     cov_be = -ev["banco"] - ev["banco"] * ev["egalite"]
     variance = (1000**2 * var["punto"] + 2000**2 * var["banco"] + 2 * 1000 * 2000 * cov_pb
                 + 1000**2 * var["banco"] + 2000**2 * var["egalite"] + 2 * 1000 * 2000 * cov_be
-                + 1000**2 * var["lion_punto"])
+                + 1000**2 * var["lion-punto"])
     expected = -(1000 * ev["punto"] + 3000 * ev["banco"] + 2000 * ev["egalite"]
-                 + 1000 * ev["lion_punto"])
+                 + 1000 * ev["lion-punto"])
     return {"variance": variance, "expected": expected, "cov_pb": cov_pb, "cov_be": cov_be}
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from puntobanco.errors import RuleSetError
 from puntobanco.rules import BancoPayout, LastCoup, Limits, RuleSet
-from puntobanco.server.rules_json import rules_from_json, rules_to_json
+from puntobanco.server.settings import table_rules_from_json, table_rules_to_json
 
 
 def test_every_setting_round_trips() -> None:
@@ -19,15 +19,15 @@ def test_every_setting_round_trips() -> None:
                     punto_limits=Limits(2000, 100_000), banco_limits=Limits(2000, 200_000),
                     egalite_limits=Limits(1000, 50_000), lion_limits=Limits(1000, 10_000),
                     allow_punto_and_banco=False, burn=False, last_coup=LastCoup.NONE)
-    data = rules_to_json(rules, betting_seconds=12.5)
+    data = table_rules_to_json(rules, betting_seconds=12.5)
     assert data["commission"] == "0.04" and data["betting_seconds"] == 12.5
-    assert rules_from_json(data) == (rules, 12.5)
+    assert table_rules_from_json(data) == (rules, 12.5)
 
 
 def test_a_partial_object_changes_only_what_it_names() -> None:
     base = RuleSet(tie_pays=9)
-    rules, seconds = rules_from_json({"limits": {"lion-banco": [2000, 4000]}}, base=base,
-                                     base_seconds=20)
+    rules, seconds = table_rules_from_json({"limits": {"lion-banco": [2000, 4000]}}, base=base,
+                                           base_seconds=20)
     assert rules == base.replace(lion_limits=Limits(2000, 4000)) and seconds == 20
 
 
@@ -42,7 +42,7 @@ def test_a_partial_object_changes_only_what_it_names() -> None:
 ])
 def test_wrong_settings_are_refused_in_one_sentence(data: dict[str, object]) -> None:
     with pytest.raises(RuleSetError) as refused:
-        rules_from_json(data)
+        table_rules_from_json(data)
     assert refused.value.code == "bad-rules"
     assert refused.value.message.endswith(".") and "\n" not in refused.value.message
 
@@ -60,7 +60,7 @@ def test_wrong_settings_are_refused_in_one_sentence(data: dict[str, object]) -> 
 ])
 def test_issue9_out_of_range_or_exotic_settings_are_refused(data: dict[str, object]) -> None:
     with pytest.raises(RuleSetError) as refused:
-        rules_from_json(data)
+        table_rules_from_json(data)
     assert refused.value.code == "bad-rules" and len(refused.value.message) < 200
 
 
@@ -71,7 +71,7 @@ def test_issue9_a_huge_exponent_is_refused_at_once() -> None:
     started = time.process_time()
     for _ in range(1000):
         with pytest.raises(RuleSetError):
-            rules_from_json({"commission": "1e-999999999"})
+            table_rules_from_json({"commission": "1e-999999999"})
     assert time.process_time() - started < 1.0
 
 
@@ -79,4 +79,4 @@ def test_issue9_a_huge_exponent_is_refused_at_once() -> None:
                                         Fraction(1, 7), Fraction(1, 4)])
 def test_issue9_every_allowed_commission_round_trips(commission: Fraction) -> None:
     rules = RuleSet(banco_payout=BancoPayout.COMMISSION, commission=commission)
-    assert rules_from_json(rules_to_json(rules, betting_seconds=15))[0] == rules
+    assert table_rules_from_json(table_rules_to_json(rules, betting_seconds=15))[0] == rules

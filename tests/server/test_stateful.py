@@ -24,7 +24,7 @@ from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, ledger, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import Account, Base, CoupRecord
-from puntobanco.server.rules_json import rules_to_json
+from puntobanco.server.settings import table_rules_to_json
 from puntobanco.shoe import Shoe
 
 KINDS = list(BetKind)
@@ -74,7 +74,7 @@ class TableMachine(RuleBasedStateMachine):
             with self.db.write() as session:
                 self.shoe_id = store.create_shoe(
                     session, table_id=self.table, shoe_no=self.shoe_no, shoe=self.shoe,
-                    salt="00", commitment="00", rules_json=rules_to_json(self.rules,
+                    salt="00", commitment="00", rules_json=table_rules_to_json(self.rules,
                                                                          betting_seconds=15))
         self.round_no += 1
         with self.db.write() as session:

@@ -41,7 +41,7 @@ def test_simulate_json_has_the_promised_shape() -> None:
         low, high = bet["ci95"]
         assert low < bet["mean"] < high
         assert isinstance(bet["exact_ev"], float) and isinstance(bet["z"], float)
-    assert document["bets"]["lion_banco"]["exact_ev"] == pytest.approx(-0.167751, abs=1e-6)
+    assert document["bets"]["lion-banco"]["exact_ev"] == pytest.approx(-0.167751, abs=1e-6)
     assert document["warning"] is None
 
 

@@ -74,9 +74,9 @@ def test_the_ceiling_beats_the_count_on_the_same_shoes(small_study: counting.Cou
 
 def test_true_count_tracks_the_lion_bonus_ev(small_study: counting.CountStudy) -> None:
     """Mean EV rises with the chosen count: low counts below the mean, high counts above it."""
-    k = BET_NAMES.index("lion_punto")
+    k = BET_NAMES.index("lion-punto")
     setup, totals = small_study.setup, small_study.totals
-    choice = small_study.choices["lion_punto"]
+    choice = small_study.choices["lion-punto"]
     c = int(np.nonzero((setup.tags[k] == np.array(choice.tags)).all(axis=1))[0][0])
     stats = totals.tc_stats[k, c].sum(axis=0)
     centre = counting.TC_BINS // 2
@@ -151,8 +151,8 @@ def test_count_plot_says_when_it_shows_the_highest_coups_and_a_sample(
     study = counting.study(RuleSet(decks=1, lion_paytable=DRAGON_PAYTABLE), shoes=600, seed=3,
                            threads=1)
     figure = _drawn_count_plot(study, tmp_path / "count_vs_ev.png", monkeypatch)
-    k = BET_NAMES.index("lion_punto")
-    choice = study.choices["lion_punto"]
+    k = BET_NAMES.index("lion-punto")
+    choice = study.choices["lion-punto"]
     assert choice.threshold_bin is not None
     every = int(study.totals.tc_stats[k, _candidate(study, k), :, choice.threshold_bin:, 0].sum())
     assert every > 4
@@ -177,7 +177,7 @@ def test_json_and_text_report_have_the_promised_fields(small_study: counting.Cou
     document = countreport.to_json(small_study, plots=plots)
     json.dumps(document)  # serialisable
     assert document["shoes"] == 1_200 and document["coups"] == small_study.totals.coups
-    for name in ("lion_punto", "lion_banco", "egalite", "banco"):
+    for name in ("lion-punto", "lion-banco", "egalite", "banco"):
         bet = document["bets"][name]
         for key in ("positive_share", "ceiling_units_per_shoe", "ceiling_bets_per_shoe"):
             assert isinstance(bet[key], float)
@@ -190,7 +190,7 @@ def test_json_and_text_report_have_the_promised_fields(small_study: counting.Cou
         assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert Path(path).stat().st_size > 20_000
     text = countreport.to_text(small_study, plots=plots)
-    assert "ceiling:" in text and "best count:" in text and "lion_banco" in text
+    assert "ceiling:" in text and "best count:" in text and "lion-banco" in text
 
 
 @pytest.mark.slow
@@ -201,7 +201,7 @@ def test_dragon_bonus_ceiling_above_published_counts_and_best_count_near_them() 
                ("dragon_bonus_punto_jacobson", "dragon_bonus_punto_how")]
     rules = RuleSet(decks=8, lion_paytable=DRAGON_PAYTABLE, cut_card=14)
     result = counting.study(rules, shoes=8_000, seed=2011)
-    bet = countreport.to_json(result)["bets"]["lion_punto"]
+    bet = countreport.to_json(result)["bets"]["lion-punto"]
     assert bet["ceiling_units_per_shoe"] > max(figures)
     assert 0.6 * min(figures) < bet["count"]["units_per_shoe"] < 1.4 * max(figures)
     assert bet["count"]["bets_per_shoe"] > 1
@@ -214,8 +214,8 @@ def test_published_dragon_tags_judged_by_the_same_yardstick_reach_the_published_
     order = ("T/J/Q/K", "A", "2", "3", "4", "5", "6", "7", "8", "9")
     tags = [published["tags"][value] for value in order]
     rules = RuleSet(decks=8, lion_paytable=DRAGON_PAYTABLE, cut_card=published["cut_card"])
-    result = counting.study(rules, shoes=8_000, seed=2012, tags_by_bet={"lion_punto": [tags]})
-    count = countreport.to_json(result)["bets"]["lion_punto"]["count"]
+    result = counting.study(rules, shoes=8_000, seed=2012, tags_by_bet={"lion-punto": [tags]})
+    count = countreport.to_json(result)["bets"]["lion-punto"]["count"]
     assert count["tags"] == tags
     assert 0.7 * published["units_per_shoe"] < count["units_per_shoe"] < 1.5 * published[
         "units_per_shoe"]
@@ -223,7 +223,7 @@ def test_published_dragon_tags_judged_by_the_same_yardstick_reach_the_published_
 
 def test_given_tags_are_checked() -> None:
     with pytest.raises(PuntoBancoError, match="ten whole numbers"):
-        counting.study(RuleSet(decks=1), shoes=2, seed=1, tags_by_bet={"lion_punto": [[1, 2]]})
+        counting.study(RuleSet(decks=1), shoes=2, seed=1, tags_by_bet={"lion-punto": [[1, 2]]})
 
 
 def test_plots_are_a_readable_grid_with_tags_named_by_card(small_study: counting.CountStudy,
@@ -236,7 +236,7 @@ def test_plots_are_a_readable_grid_with_tags_named_by_card(small_study: counting
     assert (width, height) == (1400, 900)  # two rows of three panels
     rows = {round(ax.get_position().y0, 2) for ax in figure.axes[:5]}
     assert len(rows) == 2
-    title = figure.axes[BET_NAMES.index("lion_punto")].get_title()
+    title = figure.axes[BET_NAMES.index("lion-punto")].get_title()
     assert "10-K" in title and " · A " in title and " · 9 " in title
     assert "per deck left" in figure.axes[0].get_xlabel()
 

@@ -123,8 +123,8 @@ def test_few_shoes_with_the_exact_spread_use_it_as_the_floor() -> None:
 
     run = simulate(RuleSet(decks=1), shoes=10, seed=1, threads=1)
     sigma = exact_std_devs(run)
-    assert sigma["lion_banco"] == pytest.approx(
-        analyse(full_composition(1), RuleSet(decks=1)).bets["lion_banco"].std_dev)
+    assert sigma["lion-banco"] == pytest.approx(
+        analyse(full_composition(1), RuleSet(decks=1)).bets["lion-banco"].std_dev)
     for bet in bet_statistics(run, exact_evs(run), exact_std_dev=sigma):
         assert bet.std_error >= sigma[bet.name] / math.sqrt(run.coups) * (1 - 1e-12)
 

@@ -3,7 +3,7 @@
 >>> from puntobanco.cards import full_composition
 >>> sheet = analyse(full_composition(6))
 >>> BET_NAMES
-('punto', 'banco', 'egalite', 'lion_punto', 'lion_banco')
+('punto', 'banco', 'egalite', 'lion-punto', 'lion-banco')
 >>> sheet.bets["egalite"].ev
 Fraction(-220299549488, 1525814595305)
 >>> [round(float(x), 6) for x in expected_values(full_composition(6))[0]]

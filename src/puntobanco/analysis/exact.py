@@ -194,7 +194,7 @@ def analyse(composition: Sequence[int], rules: RuleSet | None = None) -> ParShee
     >>> banco = sheet.bets["banco"]
     >>> [(row.name, str(row.pays)) for row in banco.outcomes][:3]
     [('win-with-6-two-cards', '1/2'), ('win-with-6-three-cards', '1/2'), ('win', '1')]
-    >>> f"{banco.house_edge:.4%}", f"{sheet.bets['lion_banco'].house_edge:.4%}"
+    >>> f"{banco.house_edge:.4%}", f"{sheet.bets['lion-banco'].house_edge:.4%}"
     ('1.4548%', '16.7751%')
     """
     counts = check_composition(composition)

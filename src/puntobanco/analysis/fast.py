@@ -121,7 +121,7 @@ def expected_values(
 ) -> FloatArray:
     """EV per unit staked of each bet, for each composition: ``(n, 10)`` ints → ``(n, 5)`` floats.
 
-    Columns follow :data:`BET_NAMES` (punto, banco, egalite, lion_punto, lion_banco); a single
+    Columns follow :data:`BET_NAMES` (punto, banco, egalite, lion-punto, lion-banco); a single
     ``(10,)`` row gives a ``(1, 5)`` array. The values agree with the exact engine to about 1e-16.
     A row holding fewer than six cards has no defined EV and gives NaN; a negative count raises
     :class:`~puntobanco.errors.PuntoBancoError`. ``parallel=False`` keeps to the calling thread

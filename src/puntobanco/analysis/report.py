@@ -24,6 +24,7 @@ from puntobanco.analysis.exact import BetAnalysis, ParSheet
 from puntobanco.analysis.tables import BET_NAMES
 from puntobanco.cards import DECK_SIZE, Composition, full_composition
 from puntobanco.rules import BancoPayout, RuleSet
+from puntobanco.rules_json import PAYOUT_KEYS, rules_to_json
 
 __all__ = [
     "FORMATS",
@@ -45,7 +46,7 @@ FORMATS: tuple[str, ...] = ("table", "json", "md", "html", "csv")
 
 BET_LABELS: dict[str, str] = {
     "punto": "Punto", "banco": "Banco", "egalite": "Égalité",
-    "lion_punto": "Lion Bonus Punto", "lion_banco": "Lion Bonus Banco",
+    "lion-punto": "Lion Bonus Punto", "lion-banco": "Lion Bonus Banco",
 }
 _OUTCOME_LABELS: dict[str, str] = {
     "win": "Win", "push": "Push (Égalité)", "lose": "Lose",
@@ -76,16 +77,8 @@ def shoe_description(composition: Composition) -> str:
 
 
 def rules_to_dict(rules: RuleSet) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "drawing": rules.drawing.value,
-        "banco": rules.banco_payout.value,
-        "tie_pays": rules.tie_pays,
-        "lion_paytable": list(rules.lion_paytable),
-        "lion_natural_pays": rules.lion_natural_pays,
-    }
-    if rules.banco_payout is BancoPayout.COMMISSION:
-        data["commission"] = str(rules.commission)
-    return data
+    """The settings a PAR sheet depends on, spelt as the server's ``rules`` object spells them."""
+    return rules_to_json(rules, only=PAYOUT_KEYS)
 
 
 def rules_description(rules: RuleSet) -> str:

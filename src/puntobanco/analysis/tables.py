@@ -27,15 +27,18 @@ from dataclasses import dataclass
 from enum import IntEnum
 from fractions import Fraction
 from functools import cache
+from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
 
 from puntobanco.analysis.multisets import MAX_CARDS, IntArray, multiset_keys, multiset_trie
-from puntobanco.bets import BetKind, LionOutcome, settle_bet
-from puntobanco.cards import Card, Rank, Suit
+from puntobanco.bets import BetKind, LionOutcome, Reason
 from puntobanco.coup import Coup, deal_coup
+from puntobanco.payoffs import BET_KINDS, BET_NAMES, card_of_value, settle_unit
 from puntobanco.rules import (
+    NATURAL_MIN,
+    PAYOUT_SETTINGS,
     PUNTO_DRAWS,
     PUNTO_STOOD,
     BancoPayout,
@@ -44,11 +47,25 @@ from puntobanco.rules import (
     banco_draw_table,
 )
 
-#: The five bets, in payment order (L6), as the analysis names them.
-BET_NAMES: tuple[str, ...] = ("punto", "banco", "egalite", "lion_punto", "lion_banco")
-BET_KINDS: tuple[BetKind, ...] = (
-    BetKind.PUNTO, BetKind.BANCO, BetKind.EGALITE, BetKind.LION_PUNTO, BetKind.LION_BANCO,
-)
+__all__ = [
+    "BET_KINDS",  # re-exported: the one list lives in puntobanco.payoffs
+    "BET_NAMES",
+    "CLASS_COUNT",
+    "BetTable",
+    "ClassTable",
+    "SettlementTable",
+    "Shape",
+    "class_index",
+    "class_of_coup",
+    "class_parts",
+    "class_table",
+    "classify_sequences",
+    "coup_from_values",
+    "describe_class",
+    "outcome_rows",
+    "payout_key",
+    "settlement_table",
+]
 
 
 class Shape(IntEnum):
@@ -99,7 +116,7 @@ def classify_sequences(
     p1, b1, p2, b2, fifth, sixth = (seq[:, i] for i in range(MAX_CARDS))
     punto2 = (p1 + p2) % 10
     banco2 = (b1 + b2) % 10
-    natural = (punto2 >= 8) | (banco2 >= 8)
+    natural = (punto2 >= NATURAL_MIN) | (banco2 >= NATURAL_MIN)  # R4
     punto_rule = np.array([*PUNTO_DRAWS, False, False], dtype=bool)
     banco_rule = np.zeros((10, PUNTO_STOOD + 1), dtype=bool)
     banco_rule[:8] = np.array(banco_draw_table(drawing), dtype=bool)
@@ -181,13 +198,9 @@ def class_table(drawing: Drawing) -> ClassTable:
     )
 
 
-_RANK_OF_VALUE = (Rank.TEN, Rank.ACE, Rank.TWO, Rank.THREE, Rank.FOUR, Rank.FIVE, Rank.SIX,
-                  Rank.SEVEN, Rank.EIGHT, Rank.NINE)
-
-
 def coup_from_values(values: Sequence[int], drawing: Drawing) -> Coup:
     """Deal a coup with the core from card values in dealing order (suits are immaterial)."""
-    cards = [Card(_RANK_OF_VALUE[v], Suit.SPADES) for v in values]
+    cards = [card_of_value(v) for v in values]
     return deal_coup(iter(cards), drawing=drawing)
 
 
@@ -214,8 +227,10 @@ def outcome_rows(kind: BetKind, rules: RuleSet) -> tuple[str, ...]:
 
 def payout_key(rules: RuleSet) -> tuple[object, ...]:
     """The settings that change an analysis (the limits, shoe procedure and so on do not)."""
-    return (rules.drawing, rules.tie_pays, rules.banco_payout, rules.commission,
-            rules.lion_paytable, rules.lion_natural_pays)
+    return _PAYOUT_SETTINGS(rules)
+
+
+_PAYOUT_SETTINGS = attrgetter(*PAYOUT_SETTINGS)  # one C call: this key is taken on every EV call
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,17 +265,11 @@ class SettlementTable:
         return pays
 
 
-def _stake_for(rules: RuleSet) -> int:
-    """A stake whose every pay is a whole number: even (B2's half) and a multiple of 1/commission."""
-    return 2 * rules.commission.denominator
-
-
-def _row_of(kind: BetKind, coup: Coup, rules: RuleSet, stake: int) -> tuple[str, Fraction]:
-    line = settle_bet(kind, stake, coup, rules)
-    pays = Fraction(line.net, stake)
+def _row_of(kind: BetKind, coup: Coup, rules: RuleSet) -> tuple[str, Fraction]:
+    line, pays = settle_unit(kind, coup, rules)
     if kind.is_lion:
-        return line.detail, pays
-    if kind is BetKind.BANCO and line.detail == "win-with-6":
+        return line.reason.value, pays  # the L5 rows are the Lion Bonus reasons
+    if line.reason is Reason.WIN_WITH_6:
         return ("win-with-6-two-cards" if len(coup.banco) == 2 else "win-with-6-three-cards"), pays
     return line.outcome.value, pays
 
@@ -278,7 +287,6 @@ def _settlement_table(key: tuple[object, ...], rules: RuleSet) -> SettlementTabl
     if cached is not None:
         return cached
     table = class_table(rules.drawing)
-    stake = _stake_for(rules)
     coups = {index: coup_from_values(values, rules.drawing)
              for index, values in table.representatives.items()}
     for index, coup in coups.items():
@@ -290,7 +298,7 @@ def _settlement_table(key: tuple[object, ...], rules: RuleSet) -> SettlementTabl
         row_pays: list[Fraction | None] = [None] * len(rows)
         class_row = [-1] * CLASS_COUNT
         for index, coup in coups.items():
-            row, pays = _row_of(kind, coup, rules, stake)
+            row, pays = _row_of(kind, coup, rules)
             position = rows.index(row)
             if row_pays[position] is None:
                 row_pays[position] = pays
@@ -316,6 +324,8 @@ def _default_pays(kind: BetKind, row: str, rules: RuleSet) -> Fraction:
         return Fraction(-1)
     if row in ("push", "natural-tie"):
         return Fraction(0)
-    if kind.is_lion and row.startswith("win-by-"):
-        return Fraction(rules.lion_paytable[9 - int(row[-1])])
+    margin = LionOutcome(row).margin if kind.is_lion else None
+    pays = None if margin is None else rules.lion_pays(margin)
+    if pays is not None:
+        return Fraction(pays)
     raise AssertionError(f"no coup reaches the {kind.value} row {row}")

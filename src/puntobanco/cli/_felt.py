@@ -13,7 +13,6 @@ Presentation only: every total, result and payout shown here comes from the rule
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from fractions import Fraction
 from typing import TypeVar
 
 from rich.cells import cell_len
@@ -23,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from puntobanco import i18n
-from puntobanco.bets import BetKind, Outcome, SettlementLine, limits_for
+from puntobanco.bets import BetKind, Outcome, Reason, SettlementLine, limits_for, pays_text
 from puntobanco.cards import Card, Rank, Suit
 from puntobanco.coup import Coup
 from puntobanco.errors import PuntoBancoError
@@ -133,7 +132,9 @@ def felt_panel(punto: Sequence[Card], banco: Sequence[Card], *, lang: str, title
 def payout(line: SettlementLine) -> int:
     """What the dealer hands over on a line: nothing on a loss, else the stake and its winnings.
 
-    >>> payout(SettlementLine(BetKind.BANCO, 2500, Outcome.WIN, 1250, "1:2", "win-with-6"))
+    >>> from fractions import Fraction
+    >>> payout(SettlementLine(BetKind.BANCO, 2500, Outcome.WIN, 1250, Fraction(1, 2),
+    ...                       Reason.WIN_WITH_6))
     3750
     """
     return 0 if line.outcome is Outcome.LOSE else line.stake + line.net
@@ -161,12 +162,12 @@ def settlement_table(lines: Mapping[str, Sequence[SettlementLine]], *,
     for spot, spot_lines in lines.items():
         for index, line in enumerate(spot_lines):
             outcome = Text(i18n.word(line.outcome.value, lang), style=OUTCOME_STYLE[line.outcome])
-            if line.detail not in ("win", line.outcome.value):
-                outcome.append(f" ({detail_text(line.detail, lang)})", style="dim")
+            if line.reason not in (Reason.WIN, Reason.LOSE):
+                outcome.append(f" ({reason_text(line.reason, lang)})", style="dim")
             cells: list[RenderableType] = []
             if spot_header is not None:
                 cells.append(spot if index == 0 else "")
-            pays = pays_text(line.pays, lang) if line.outcome is Outcome.WIN else "—"
+            pays = odds_text(line, lang) if line.outcome is Outcome.WIN else "—"
             cells.extend([bet_label(line.bet), i18n.money(line.stake, lang), pays, outcome,
                           signed(line.net, lang)])
             if payout_header is not None:
@@ -175,32 +176,41 @@ def settlement_table(lines: Mapping[str, Sequence[SettlementLine]], *,
     return table
 
 
-def detail_text(detail: str, lang: str) -> str:
-    """Why a settlement line paid what it did (the core's ``detail``), in the table's language.
+def reason_text(reason: Reason, lang: str) -> str:
+    """Why a settlement line paid what it did, in the table's language.
 
-    >>> detail_text("win-by-7", "it"), detail_text("win-with-6", "fr"), detail_text("egalite", "es")
-    ('scarto di 7', 'Banco avec 6', 'Empate')
+    >>> reason_text(Reason.WIN_BY_7, "it"), reason_text(Reason.WIN_WITH_6, "fr")
+    ('scarto di 7', 'Banco avec 6')
+    >>> reason_text(Reason.EGALITE, "es"), reason_text(Reason.NATURAL_TIE, "en")
+    ('Empate', 'natural tie')
     """
-    if detail.startswith("win-by-"):
-        return i18n.phrase("detail.win-by", lang, n=detail.removeprefix("win-by-"))
-    if detail == "egalite":
+    if reason.margin is not None:
+        return i18n.phrase("detail.win-by", lang, n=reason.margin)
+    if reason is Reason.EGALITE:
         return i18n.bet_name("egalite", lang)
-    if detail in ("win-with-6", "win-commission", "natural-win", "natural-tie"):
-        return i18n.phrase(f"detail.{detail}", lang, banco=i18n.bet_name("banco", lang))
-    return detail
+    if reason in (Reason.WIN, Reason.LOSE):
+        return i18n.word(reason.value, lang)
+    return i18n.phrase(f"detail.{reason.value}", lang, banco=i18n.bet_name("banco", lang))
 
 
-def pays_text(pays: str, lang: str) -> str:
+def odds_text(line: SettlementLine, lang: str) -> str:
     """The odds paid (``8:1``), a commission in words and per cent; ``—`` for nothing paid.
 
-    >>> pays_text("1:1 less 1/20", "fr"), pays_text("8:1", "en"), pays_text("", "it")
-    ('1:1 moins 5 %', '8:1', '—')
+    >>> from puntobanco.cards import parse_cards
+    >>> from puntobanco.coup import deal_coup
+    >>> from puntobanco.bets import settle_bet
+    >>> coup = deal_coup(iter(parse_cards("KH 7S 6D KD")))       # Banco 7 beats Punto 6
+    >>> rules = RuleSet(banco_payout=BancoPayout.COMMISSION)
+    >>> odds_text(settle_bet(BetKind.BANCO, 1000, coup, rules), "fr")
+    '1:1 moins 5 %'
+    >>> odds_text(settle_bet(BetKind.PUNTO, 1000, coup, rules), "it")
+    '—'
     """
-    odds, less, commission = pays.partition(" less ")
-    if not less:
-        return pays or "—"
-    return i18n.phrase("pays.less", lang, pays=odds,
-                       percent=i18n.percent(float(Fraction(commission)) * 100, lang))
+    commission = line.commission
+    if commission is not None:
+        return i18n.phrase("pays.less", lang, pays="1:1",
+                           percent=i18n.percent(float(commission) * 100, lang))
+    return pays_text(line) or "—"
 
 
 def bead_columns(results: Sequence[T], *, rows: int = BEAD_ROWS) -> list[list[T]]:

@@ -74,8 +74,6 @@ AGAIN_WORDS = frozenset({"=", "r", "again", "same", "idem", "encore", "ancora", 
 SHORT_BETS: dict[str, BetKind] = {"p": BetKind.PUNTO, "b": BetKind.BANCO, "e": BetKind.EGALITE,
                                   "t": BetKind.EGALITE, "lp": BetKind.LION_PUNTO,
                                   "lb": BetKind.LION_BANCO}
-#: The bet names a seat types, whatever the table's language (its own names work too).
-BET_WORDS = ", ".join(kind.value for kind in BetKind)
 
 
 def help_text(rules: RuleSet, lang: str) -> str:
@@ -123,7 +121,7 @@ def parse_amount(text: str, lang: str = "en") -> int:
         return parse_euros(raw)
     except PuntoBancoError as error:
         raise PuntoBancoError(error.message.replace(repr(raw), repr(text.strip())),
-                              code=error.code) from None
+                              code=error.code, text=text.strip()) from None
 
 
 def table_minimum(rules: RuleSet) -> int:
@@ -367,62 +365,26 @@ class TerminalGame:
             return
 
     def _place_bets(self, seat: Seat, line: str) -> str | None:
-        """Place a seat's line of bets; on a refusal, none of them, and the refusal's sentence."""
-        typed = ""
+        """Place a seat's line of bets; on a refusal, none of them, and the refusal's sentence
+        in the table's language with the figures behind it (M3)."""
         try:
-            bets = []
-            for name, amount in bet_pairs(line, self.lang):
-                typed = name
-                kind = parse_bet_kind(name)
-                typed = amount
-                bets.append((kind, parse_amount(amount, self.lang)))
+            bets = [(parse_bet_kind(name), parse_amount(amount, self.lang))
+                    for name, amount in bet_pairs(line, self.lang)]
         except PuntoBancoError as error:
-            return self._refusal(error, typed=typed)
+            return i18n.error_text(error, self.lang)
         return self._place(seat, bets)
 
     def _place(self, seat: Seat, bets: Sequence[tuple[BetKind, int]]) -> str | None:
         """Place the bets, all or none; on a refusal, the refusal's sentence (M3)."""
         for kind, stake in bets:
-            available = seat.balance - sum(self.table.bets.get(seat.name, {}).values())
+            available = seat.balance - sum(self.table.spot_bets(seat.name).values())
             try:
                 self.table.place_bet(seat.name, kind, stake, available=available)
             except PuntoBancoError as error:
-                for placed in list(self.table.bets.get(seat.name, {})):
+                for placed in self.table.spot_bets(seat.name):
                     self.table.withdraw_bet(seat.name, placed)
-                return self._refusal(error, kind=kind, available=available)
+                return i18n.error_text(error, self.lang)
         return None
-
-    def _refusal(self, error: PuntoBancoError, *, typed: str = "", kind: BetKind | None = None,
-                 available: int = 0) -> str:
-        """The refusal in the table's language, with the figures behind it (M3).
-
-        A refusal the table has no words for keeps the core's sentence.
-        """
-        lang, code = self.lang, error.code
-        if code in ("bad-bet-line", "bad-amount"):
-            sentence = i18n.phrase(f"refusal.{code}", lang)
-        else:
-            sentence = i18n.refusal(code, lang, default="")
-        if not sentence:
-            return error.message
-        detail = None
-        if code == "bad-amount":
-            detail = i18n.phrase("detail.typed", lang, text=typed)
-        elif code == "unknown-bet":
-            detail = i18n.phrase("detail.unknown-bet", lang, text=typed, choices=BET_WORDS)
-        elif code in ("above-maximum", "below-minimum") and kind is not None:
-            limits = limits_for(kind, self.settings.rules)
-            limit = limits.maximum if code == "above-maximum" else limits.minimum
-            detail = i18n.phrase(f"detail.{code}", lang, bet=i18n.bet_name(kind.value, lang),
-                                 amount=i18n.money(limit, lang, short=True))
-        elif code == "not-chip-multiple":
-            detail = i18n.phrase("detail.not-chip-multiple", lang,
-                                 amount=i18n.money(self.settings.rules.chip_unit, lang,
-                                                   short=True))
-        elif code == "insufficient-balance":
-            detail = i18n.phrase("detail.insufficient-balance", lang,
-                                 amount=i18n.money(available, lang))
-        return f"{sentence.removesuffix('.')} ({detail})." if detail else sentence
 
     def _deal(self) -> None:
         """Deal the coup; on a terminal, reveal it card by card on the felt."""

@@ -37,7 +37,6 @@ from puntobanco.bets import (
     PAYMENT_ORDER,
     BetKind,
     SettlementLine,
-    limits_for,
     settle_spot,
     verify_spot,
 )
@@ -120,38 +119,17 @@ def localised(error: PuntoBancoError, lang: str, *, rules: RuleSet | None = None
               kind: BetKind | None = None, typed: str = "") -> PuntoBancoError:
     """The error in the table's language, with the figures behind a refused bet (M2, M3, L3).
 
-    English keeps the core's own sentence, which already names its figures.
+    The figures are the error's own facts, said by the one localiser (:func:`i18n.error_text`);
+    English keeps the core's own sentence, which already names its figures. ``rules`` and
+    ``kind`` are no longer needed (the refusal carries them) and kept for callers.
     """
     if lang == "en":
         return error
-    code = error.code
-    sentence: str | None = None
-    detail: str | None = None
-    if code == "bad-card":
-        sentence = say("error.bad-card", lang, text=typed)
-    elif code == "bad-amount":
-        sentence, detail = (i18n.phrase("refusal.bad-amount", lang),
-                            i18n.phrase("detail.typed", lang, text=typed))
-    elif code == "unknown-bet":
-        sentence = i18n.refusal(code, lang)
-        detail = i18n.phrase("detail.unknown-bet", lang, text=typed,
-                             choices=", ".join(k.value for k in BetKind))
-    elif code in ("above-maximum", "below-minimum") and kind is not None and rules is not None:
-        limits = limits_for(kind, rules)
-        sentence = i18n.refusal(code, lang)
-        detail = i18n.phrase(f"detail.{code}", lang, bet=i18n.bet_name(kind.value, lang),
-                             amount=i18n.money(limits.maximum if code == "above-maximum"
-                                               else limits.minimum, lang, short=True))
-    elif code == "not-chip-multiple" and rules is not None:
-        sentence = i18n.refusal(code, lang)
-        detail = i18n.phrase("detail.not-chip-multiple", lang,
-                             amount=i18n.money(rules.chip_unit, lang, short=True))
-    elif code in ("non-positive-stake", "both-lion-sides", "punto-and-banco"):
-        sentence = i18n.refusal(code, lang)
-    if sentence is None:
-        return error
-    text = f"{sentence.removesuffix('.')} ({detail})." if detail else sentence
-    return PuntoBancoError(text, code=code)
+    if error.code == "bad-card":
+        return PuntoBancoError(say("error.bad-card", lang, text=typed or error.text or ""),
+                               code=error.code)
+    text = i18n.error_text(error, lang)
+    return error if text == error.message else PuntoBancoError(text, code=error.code)
 
 
 def parse_bet_option(text: str, lang: str = "en") -> tuple[BetKind, int]:

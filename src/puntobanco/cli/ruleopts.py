@@ -188,7 +188,7 @@ def parse_composition(text: str) -> Composition:
             "(tens and faces, aces, 2 ... 9), e.g. 96,24,24,24,24,24,24,24,24,24.",
             code="bad-composition",
         )
-    counts: Composition = tuple(int(part) for part in parts)  # type: ignore[assignment]
+    counts = Composition(int(part) for part in parts)
     check_enough_cards(counts)
     return counts
 

@@ -59,8 +59,12 @@ def serve(
         "table waits).")] = False,
 ) -> None:
     # Mistakes that need no database are answered before the web stack is even imported.
-    from puntobanco.server.rules_json import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
-    from puntobanco.server.settings import ServerSettings, default_database_url
+    from puntobanco.server.settings import (
+        MAX_BETTING_SECONDS,
+        MIN_BETTING_SECONDS,
+        ServerSettings,
+        default_database_url,
+    )
 
     if not 0 < port < 65536:
         raise PuntoBancoError(f"A port is a number from 1 to 65535, not {port}.")
@@ -106,7 +110,7 @@ def serve(
 
 
 def _betting_range() -> str:
-    from puntobanco.server.rules_json import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
+    from puntobanco.server.settings import MAX_BETTING_SECONDS, MIN_BETTING_SECONDS
 
     return f"{MIN_BETTING_SECONDS:g} to {MAX_BETTING_SECONDS:g}"
 

@@ -2,7 +2,7 @@
 
 Sub-packages show the layers (imports run one way, down this list):
 
-``settings``, ``rules_json``, ``fair``, ``messages``
+``settings`` (with the betting window of a table's rules), ``fair``, ``messages``
     plain values: server settings, the RuleSet ↔ JSON mapping, the provably fair commitment
     (standard library only, so ``puntobanco verify`` needs no web extra), refusal texts;
 ``db/``

@@ -27,7 +27,7 @@ from typing import Any
 from puntobanco.cards import Card, new_shoe_cards, parse_cards
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server.rules_json import rules_from_json
+from puntobanco.server.settings import table_rules_from_json
 from puntobanco.shoe import Shoe
 
 SALT_BYTES = 32
@@ -147,7 +147,7 @@ def check_shoe_json(data: Mapping[str, Any]) -> Verdict:
         order = parse_cards(list(revealed["order"]))
         salt = str(revealed["salt"])
         commitment_hex = str(data["commitment"])
-        rules, _ = rules_from_json(data.get("rules") or {})
+        rules, _ = table_rules_from_json(data.get("rules") or {})
         coups = [RecordedCoup(int(c["coup_in_shoe"]), tuple(parse_cards(list(c["cards"]))))
                  for c in data.get("coups") or [] if c.get("status") != "void"]
     except (KeyError, TypeError, ValueError) as error:

@@ -23,7 +23,7 @@ from puntobanco.errors import PuntoBancoError
 from puntobanco.physical import CardRefused, next_step
 from puntobanco.rules import LastCoup, RuleSet
 from puntobanco.server.fair import Verdict
-from puntobanco.server.rules_json import rules_from_json
+from puntobanco.server.settings import table_rules_from_json
 
 
 def check_hand_dealt_json(data: Mapping[str, Any]) -> Verdict:
@@ -35,7 +35,7 @@ def check_hand_dealt_json(data: Mapping[str, Any]) -> Verdict:
         raise PuntoBancoError("This hand-dealt shoe is not finished yet: its record is given, "
                               "and checked, after its last coup.", code="not-revealed")
     try:
-        rules, _ = rules_from_json(data.get("rules") or {})
+        rules, _ = table_rules_from_json(data.get("rules") or {})
         entries = [dict(e) for e in data["entries"]]
         coups = [dict(c) for c in data.get("coups") or []]
         settlements = dict(data.get("settlements") or {})

@@ -1,7 +1,10 @@
-"""The server's refusal messages, in the four table languages, and the HTTP status of codes.
+"""The server-only errors, their messages in the four table languages, and the HTTP statuses.
 
-Bet refusals keep the core's texts (:func:`puntobanco.i18n.refusal`); this adds the codes only
-the server gives (signing in, permissions, idempotency, malformed requests, table settings).
+Every other error (bets, cards, amounts) is said by the core's one localiser,
+:func:`puntobanco.i18n.error_text`, with its facts; this module adds the errors only the server
+gives (signing in, permissions, idempotency, malformed requests, table settings): their classes
+(:class:`NotFound`, :class:`IdempotencyConflict`, :class:`Refusal`), sentences and statuses.
+:func:`error_message` is what an error answer says.
 
 A message never shows a raw ``{placeholder}``: when the sentence of a code needs a field that
 was not given, the specific reason (the error's own, English, sentence) is answered instead.
@@ -26,8 +29,8 @@ from __future__ import annotations
 
 import string
 
-from puntobanco.errors import PuntoBancoError
-from puntobanco.i18n import language, refusal
+from puntobanco.errors import ErrorCode, PuntoBancoError
+from puntobanco.i18n import error_text, language, refusal
 from puntobanco.server import dealer_messages
 
 _MESSAGES: dict[str, dict[str, str]] = {
@@ -156,6 +159,16 @@ _STATUS: dict[str, int] = {
 
 _MESSAGES.update(dealer_messages.MESSAGES)  # dealer mode (docs/dealer.md)
 _STATUS.update(dealer_messages.STATUS)
+class NotFound(PuntoBancoError):
+    """No such table, coup, shoe or player."""
+
+    code = ErrorCode.NOT_FOUND
+
+
+class IdempotencyConflict(PuntoBancoError):
+    """The idempotency key was already used for another bet."""
+
+    code = ErrorCode.IDEMPOTENCY_CONFLICT
 
 
 class Refusal(PuntoBancoError):
@@ -168,6 +181,22 @@ class Refusal(PuntoBancoError):
     def __init__(self, message: str, *, code: str, key: str) -> None:
         super().__init__(message, code=code)
         self.key = key
+
+
+def error_message(error: PuntoBancoError, lang: str | None) -> str:
+    """What an error answer says in ``lang``: a server-only error's sentence, else the core's
+    localised sentence with the error's facts (:func:`puntobanco.i18n.error_text`).
+
+    >>> from puntobanco.errors import BetRefused
+    >>> error_message(BetRefused("…", code="insufficient-balance", available=550), "fr")
+    'Solde insuffisant pour cette mise (5,50 € disponibles).'
+    >>> error_message(NotFound("There is no table 9."), "es")
+    'No encontrado.'
+    """
+    key = getattr(error, "key", None) or error.code
+    if key in _MESSAGES:
+        return message(key, lang, error.message, **getattr(error, "fields", {}))
+    return error_text(error, language(lang))
 
 
 def message(code: str, lang: str | None, default: str | None = None, **fields: str) -> str:

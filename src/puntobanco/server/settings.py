@@ -1,9 +1,30 @@
-"""Server settings: one frozen, keyword-only value built by ``puntobanco serve`` or by a test."""
+"""Server settings: one frozen, keyword-only value built by ``puntobanco serve`` or by a test.
+
+Also a table's stored ``rules`` object: the core's :mod:`puntobanco.rules_json` mapping plus the
+one server-only value, the betting window ``betting_seconds``.
+
+>>> data = table_rules_to_json(RuleSet(), betting_seconds=15)
+>>> data["limits"]["lion-banco"], data["commission"], data["betting_seconds"]
+([1000, 5000], '0.05', 15)
+>>> rules, seconds = table_rules_from_json({"tie_pays": 9, "betting_seconds": 20})
+>>> rules.tie_pays, seconds
+(9, 20.0)
+>>> table_rules_from_json({"betting_seconds": 0})
+Traceback (most recent call last):
+...
+puntobanco.errors.RuleSetError: The betting window lasts 1 to 600 seconds, not 0.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from puntobanco.errors import RuleSetError
+from puntobanco.rules import RuleSet
+from puntobanco.rules_json import rules_from_json, rules_to_json
 
 #: Where ``puntobanco serve`` keeps its SQLite file when no ``--database-url`` is given.
 DEFAULT_DATABASE_PATH = Path("var") / "puntobanco.sqlite3"
@@ -16,6 +37,46 @@ DEFAULT_TABLES: tuple[str, ...] = ("Sanremo", "Enghien")
 OPERATOR_USERNAME = "operator"
 #: A password's length in bytes (bcrypt reads at most 72).
 MIN_PASSWORD, MAX_PASSWORD = 6, 72
+
+
+#: A table's betting window (seconds): its default and its range.
+DEFAULT_BETTING_SECONDS = 15
+MIN_BETTING_SECONDS, MAX_BETTING_SECONDS = 1, 600
+
+
+def table_rules_to_json(rules: RuleSet, *, betting_seconds: float) -> dict[str, Any]:
+    """A table's JSON ``rules`` object (``docs/api.md``): the rule set and its betting window."""
+    return {**rules_to_json(rules), "betting_seconds": _number(betting_seconds)}
+
+
+def table_rules_from_json(
+    data: Mapping[str, Any],
+    *,
+    base: RuleSet | None = None,
+    base_seconds: float = DEFAULT_BETTING_SECONDS,
+) -> tuple[RuleSet, float]:
+    """Read a (partial) table ``rules`` object; raise :class:`RuleSetError` if wrong."""
+    if not isinstance(data, Mapping):
+        raise RuleSetError("The rules are a JSON object.")
+    seconds = base_seconds
+    if "betting_seconds" in data:
+        seconds = betting_seconds_from_json(data["betting_seconds"])
+    rest = {key: value for key, value in data.items() if key != "betting_seconds"}
+    return rules_from_json(rest, base=base), seconds
+
+
+def betting_seconds_from_json(value: Any) -> float:
+    """Read a betting window in seconds (MIN_BETTING_SECONDS to MAX_BETTING_SECONDS)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RuleSetError(f"The betting window is a number of seconds, not {value!r}.")
+    if not MIN_BETTING_SECONDS <= value <= MAX_BETTING_SECONDS:
+        raise RuleSetError(f"The betting window lasts {MIN_BETTING_SECONDS} to "
+                           f"{MAX_BETTING_SECONDS} seconds, not {value}.")
+    return float(value)
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -24,7 +24,7 @@ from puntobanco.sim.counting import (
 from puntobanco.sim.tables import BET_NAMES
 
 TITLES = {"punto": "Punto", "banco": "Banco", "egalite": "Égalité",
-          "lion_punto": "Lion Bonus on Punto", "lion_banco": "Lion Bonus on Banco"}
+          "lion-punto": "Lion Bonus on Punto", "lion-banco": "Lion Bonus on Banco"}
 #: Card values in the order of the tags, as the plots name them.
 CARD_NAMES = ("10-K", "A", "2", "3", "4", "5", "6", "7", "8", "9")
 FIGURE_SIZE, DPI = (14.0, 9.0), 100

@@ -6,7 +6,7 @@
 (300, True)
 >>> stats = bet_statistics(run)
 >>> [s.name for s in stats]
-['punto', 'banco', 'egalite', 'lion_punto', 'lion_banco']
+['punto', 'banco', 'egalite', 'lion-punto', 'lion-banco']
 >>> stats[0].ci95[0] < stats[0].mean < stats[0].ci95[1]
 True
 >>> small_run_warning(300) is None, small_run_warning(10) is not None

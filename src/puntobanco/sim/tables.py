@@ -38,27 +38,36 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from puntobanco.bets import BetKind, settle_bet
-from puntobanco.cards import Card, Rank, Suit
 from puntobanco.coup import Coup, deal_coup
-from puntobanco.rules import BancoPayout, Drawing, RuleSet
+from puntobanco.payoffs import BET_KINDS, BET_NAMES, card_of_value, pay_per_unit, unit_stake
+from puntobanco.rules import Drawing, RuleSet, is_natural_total
 
-#: The bets in the simulator's column order (the analysis package's ``BET_NAMES``).
-BET_NAMES: tuple[str, ...] = ("punto", "banco", "egalite", "lion_punto", "lion_banco")
-BET_KINDS: tuple[BetKind, ...] = (BetKind.PUNTO, BetKind.BANCO, BetKind.EGALITE,
-                                  BetKind.LION_PUNTO, BetKind.LION_BANCO)
+__all__ = [
+    "BET_KINDS",  # re-exported: the bet columns, card_of_value and unit_stake live in payoffs
+    "BET_NAMES",
+    "DRAWN",
+    "NATURAL",
+    "N_CODES",
+    "STOOD",
+    "CoupTables",
+    "burn_counts",
+    "card_of_value",
+    "code_of",
+    "coup_tables",
+    "exact_payoffs",
+    "index",
+    "outcome_code",
+    "outcome_tables",
+    "payoff_array",
+    "reachable_codes",
+    "representative_coup",
+    "shoe_values",
+    "unit_stake",
+]
+
 NATURAL, STOOD, DRAWN = 0, 1, 2
 #: How many outcome codes there are (not all are reachable, see :func:`reachable_codes`).
 N_CODES = 300
-
-_VALUE_RANK = (Rank.TEN, Rank.ACE, Rank.TWO, Rank.THREE, Rank.FOUR, Rank.FIVE, Rank.SIX,
-               Rank.SEVEN, Rank.EIGHT, Rank.NINE)
-
-
-def card_of_value(value: int, suit: Suit = Suit.SPADES) -> Card:
-    """A card of baccarat value ``value`` (0 gives a ten)."""
-    return Card(_VALUE_RANK[value], suit)
-
 
 def outcome_code(kind: int, punto_total: int, banco_total: int) -> int:
     """The outcome code of a coup (see the module docstring)."""
@@ -128,7 +137,8 @@ def representative_coup(code: int) -> Coup | None:
     kind, totals = divmod(code, 100)
     punto, banco = divmod(totals, 10)
     ten = card_of_value(0)
-    if (kind == NATURAL and max(punto, banco) >= 8) or (kind == STOOD and max(punto, banco) < 8):
+    if (kind == NATURAL and is_natural_total(max(punto, banco))) or (
+            kind == STOOD and not is_natural_total(max(punto, banco))):
         coup = Coup(punto=(ten, card_of_value(punto)), banco=(ten, card_of_value(banco)))
     elif kind == DRAWN:  # two-card totals of 0: no natural, and both sides drew
         coup = Coup(punto=(ten, ten, card_of_value(punto)), banco=(ten, ten, card_of_value(banco)))
@@ -146,29 +156,19 @@ def reachable_codes(drawing: Drawing = Drawing.STANDARD) -> tuple[int, ...]:
     return tuple(int(code) for code in np.unique(_coup_tables(drawing).codes))
 
 
-def unit_stake(rules: RuleSet) -> int:
-    """A stake, in cents, on which every pay of ``rules`` is a whole number of cents."""
-    stake = 2  # B2: half on a winning 6
-    if rules.banco_payout is BancoPayout.COMMISSION:
-        stake *= rules.commission.denominator
-    return stake
-
-
 @cache
 def exact_payoffs(rules: RuleSet) -> tuple[tuple[Fraction, ...], ...]:
-    """Net return per unit staked, per outcome code and bet, from ``bets.settle_bet``.
+    """Net return per unit staked, per outcome code and bet (:func:`~puntobanco.payoffs.pay_per_unit`).
 
     Codes that no coup record can have get zeros; the kernels never produce them.
     """
-    stake = unit_stake(rules)
     rows: list[tuple[Fraction, ...]] = []
     for code in range(N_CODES):
         coup = representative_coup(code)
         if coup is None:
             rows.append((Fraction(0),) * len(BET_KINDS))
         else:
-            rows.append(tuple(Fraction(settle_bet(kind, stake, coup, rules).net, stake)
-                              for kind in BET_KINDS))
+            rows.append(tuple(pay_per_unit(kind, coup, rules) for kind in BET_KINDS))
     return tuple(rows)
 
 

@@ -20,7 +20,7 @@ from puntobanco.server.api.guard import Guards, TooManyRequests
 from puntobanco.server.db import auth
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.messages import message, status_of
+from puntobanco.server.messages import error_message, message, status_of
 
 #: A session token is 43 characters; anything much longer is not one (and is not hashed).
 MAX_TOKEN = 128
@@ -119,8 +119,9 @@ def error_response(request: Request, code: str, default: str, *, key: str | None
 
 async def on_puntobanco_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, PuntoBancoError)
-    answer = error_response(request, error.code, error.message, key=getattr(error, "key", None),
-                            **getattr(error, "fields", {}))
+    text = error_message(error, request_lang(request))  # with the error's facts (M3)
+    answer = JSONResponse({"error": {"code": error.code, "message": text}},
+                          status_code=status_of(error.code))
     if isinstance(error, TooManyRequests):
         answer.headers["Retry-After"] = str(error.retry_after)
     return answer

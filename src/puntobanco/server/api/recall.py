@@ -12,7 +12,7 @@ from puntobanco.server.api.deps import CasinoDep, MaybePlayer, SignedIn
 from puntobanco.server.api.schemas import ERRORS, CoupOut, Id, ShoeOut
 from puntobanco.server.db import dealing, recall
 from puntobanco.server.db.models import CoupRecord, ShoeRecord
-from puntobanco.server.live.casino import NotFound
+from puntobanco.server.messages import NotFound
 
 router = APIRouter(prefix="/api", tags=["recall"], responses=ERRORS)
 

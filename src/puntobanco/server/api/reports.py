@@ -22,7 +22,7 @@ from puntobanco.server.api.schemas import ERRORS, Id
 from puntobanco.server.db import admin, audit, reports
 from puntobanco.server.db.audit import epoch_ms
 from puntobanco.server.hold import KINDS, Tally, summarise
-from puntobanco.server.rules_json import rules_from_json
+from puntobanco.server.settings import table_rules_from_json
 
 #: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
 RowId = Annotated[int, Query(ge=0, le=2**31 - 1)]
@@ -137,7 +137,7 @@ class _Rules:
 
     def of(self, shoe_id: int) -> RuleSet:
         if shoe_id not in self._parsed:
-            self._parsed[shoe_id] = rules_from_json(self.shoes[shoe_id].rules)[0]
+            self._parsed[shoe_id] = table_rules_from_json(self.shoes[shoe_id].rules)[0]
         return self._parsed[shoe_id]
 
     def parts(self, rows: Iterable[reports.ReportRow]) -> list[tuple[Tally, RuleSet]]:

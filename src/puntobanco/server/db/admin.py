@@ -22,10 +22,7 @@ from puntobanco.server.db.models import (
     Player,
     table_name_key,
 )
-
-
-class NotFound(PuntoBancoError):
-    code = "not-found"
+from puntobanco.server.messages import NotFound as NotFound  # server-only errors: one module
 
 
 def table_row(session: Session, table_id: int) -> GameTable:

@@ -29,7 +29,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.db.recall import epoch_ms
-from puntobanco.server.rules_json import rules_from_json
+from puntobanco.server.settings import table_rules_from_json
 
 DEALING_MODES = ("server", "dealer")
 
@@ -212,7 +212,7 @@ def resume(session: Session, table_id: int) -> Resumed:
     found = Resumed(last_round_no=int(last_round))
     for row in session.scalars(select(CoupRecord).where(
             CoupRecord.table_id == table_id, CoupRecord.status == "dealt")).all():
-        rules, _ = rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
+        rules, _ = table_rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
         coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
                     banco=tuple(parse_cards(row.banco_cards or "")))
         spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}

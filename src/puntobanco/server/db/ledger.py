@@ -20,7 +20,7 @@ from typing import cast
 from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from puntobanco.errors import BetRefused
+from puntobanco.errors import BetRefused, ErrorCode
 from puntobanco.money import format_cents
 from puntobanco.server.db.models import Account, LedgerEntry, LedgerTransaction, utcnow
 
@@ -139,7 +139,7 @@ def take(session: Session, account: int, amount: int, *, require_funds: bool = T
     if balance_after is None:
         available = session.execute(select(Account.balance).where(Account.id == account)).scalar_one()
         raise BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
-                         "available.", code="insufficient-balance")
+                         "available.", code=ErrorCode.INSUFFICIENT_BALANCE, available=available)
     return int(balance_after)
 
 

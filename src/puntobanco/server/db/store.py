@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind, Outcome, SettlementLine, settle_spot, verify_spot
+from puntobanco.bets import BetKind, Outcome, SettlementLine, pays_text, settle_spot, verify_spot
 from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
 from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError, TableStateError
@@ -45,7 +45,8 @@ from puntobanco.server.db.models import (
     utcnow,
 )
 from puntobanco.server.fair import order_text
-from puntobanco.server.rules_json import rules_from_json, rules_to_json
+from puntobanco.server.messages import IdempotencyConflict  # the server-only errors' module
+from puntobanco.server.settings import table_rules_from_json, table_rules_to_json
 from puntobanco.shoe import Shoe
 
 log = logging.getLogger("puntobanco.server.db.store")
@@ -64,11 +65,11 @@ class TableSettings:
     betting_seconds: float
 
     def rules_json(self) -> dict[str, Any]:
-        return rules_to_json(self.rules, betting_seconds=self.betting_seconds)
+        return table_rules_to_json(self.rules, betting_seconds=self.betting_seconds)
 
 
 def table_settings(row: GameTable) -> TableSettings:
-    rules, seconds = rules_from_json(row.rules, base_seconds=row.betting_seconds)
+    rules, seconds = table_rules_from_json(row.rules, base_seconds=row.betting_seconds)
     return TableSettings(row.id, row.name, rules, seconds)
 
 
@@ -80,7 +81,7 @@ def create_table(session: Session, *, name: str, rules: RuleSet,
                  betting_seconds: float) -> TableSettings:
     """A new table with its in-play and house accounts."""
     row = GameTable(name=name, name_key=table_name_key(name),
-                    rules=rules_to_json(rules, betting_seconds=betting_seconds),
+                    rules=table_rules_to_json(rules, betting_seconds=betting_seconds),
                     betting_seconds=betting_seconds)
     session.add(row)
     session.flush()
@@ -115,8 +116,8 @@ def update_table(session: Session, table_id: int, data: Mapping[str, Any]) -> Ta
             merged[key] = {**limits, **value}
         else:
             merged[key] = value
-    rules, seconds = rules_from_json(merged, base_seconds=row.betting_seconds)
-    row.rules = rules_to_json(rules, betting_seconds=seconds)
+    rules, seconds = table_rules_from_json(merged, base_seconds=row.betting_seconds)
+    row.rules = table_rules_to_json(rules, betting_seconds=seconds)
     row.betting_seconds = seconds
     return TableSettings(row.id, row.name, rules, seconds)
 
@@ -268,12 +269,6 @@ class BetOp:
         if self.withdraw:
             return f"withdraw:{table_id}:{self.kind.value}"
         return f"{table_id}:{self.kind.value}:{self.stake}"
-
-
-class IdempotencyConflict(PuntoBancoError):
-    """The idempotency key was already used for another bet."""
-
-    code = "idempotency-conflict"
 
 
 class Replayed(dict[str, Any]):
@@ -515,7 +510,8 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
             rows.append({"coup_id": coup_id, "bet_id": bet_id, "player_id": player, "seq": seq,
                          "kind": line.bet.value, "stake": line.stake,
                          "outcome": line.outcome.value, "net": line.net,
-                         "returned": line.returned, "pays": line.pays, "detail": line.detail})
+                         "returned": line.returned, "pays": pays_text(line),
+                         "detail": line.reason.value})
             ids = {"coup_id": coup_id, "bet_id": bet_id, "player_id": player}
             if line.outcome is Outcome.LOSE:
                 moves.append(ledger.Move(in_play, house, line.stake, "house-win", **ids))
@@ -594,7 +590,7 @@ def _settling_rules(session: Session, table_id: int, shoe: ShoeRecord) -> RuleSe
     them (an older server accepted, say, a negative Lion pay) — the table's current settings,
     which the operator can correct while the table is out of service (issue 9)."""
     try:
-        return rules_from_json(shoe.rules)[0]
+        return table_rules_from_json(shoe.rules)[0]
     except RuleSetError:
         log.warning("table %s: shoe %s's rules are refused; settling by the table's settings",
                     table_id, shoe.id)

@@ -22,9 +22,13 @@ from puntobanco.server.db.engine import Database, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.live.human import dealer_for
-from puntobanco.server.messages import Refusal
-from puntobanco.server.rules_json import DEFAULT_BETTING_SECONDS, rules_from_json
-from puntobanco.server.settings import OPERATOR_USERNAME, ServerSettings
+from puntobanco.server.messages import NotFound, Refusal
+from puntobanco.server.settings import (
+    DEFAULT_BETTING_SECONDS,
+    OPERATOR_USERNAME,
+    ServerSettings,
+    table_rules_from_json,
+)
 
 log = logging.getLogger("puntobanco.server")
 #: work done in the same transaction as a table's creation or change (the audit log)
@@ -32,10 +36,6 @@ OnWrite = Callable[[Session, store.TableSettings], None]
 
 #: the longest table name, in characters (after trimming spaces)
 MAX_TABLE_NAME = 64
-
-
-class NotFound(PuntoBancoError):
-    code = "not-found"
 
 
 class OutOfService(PuntoBancoError):
@@ -154,7 +154,7 @@ class Casino:
         """A new table with its dealer (operator); names are unique ignoring case.
         ``on_write(session, settings)`` runs in the same transaction (the audit log)."""
         name = table_name(name)
-        parsed, seconds = rules_from_json(rules)
+        parsed, seconds = table_rules_from_json(rules)
 
         def create(session: Session) -> store.TableSettings:
             if store.find_table_named(session, name) is not None:

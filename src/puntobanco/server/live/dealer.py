@@ -44,8 +44,8 @@ from puntobanco.server.fair import commitment, new_salt, order_text
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.desk import BetDesk
 from puntobanco.server.live.hub import Hub
-from puntobanco.server.rules_json import rules_from_json
-from puntobanco.server.settings import ServerSettings
+from puntobanco.server.messages import IdempotencyConflict
+from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.shoe import Shoe
 from puntobanco.table import CardDealt, Event, Phase, Table
 
@@ -58,9 +58,6 @@ DB_RETRIES, DB_RETRY_SECONDS = 5, 0.5
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-IdempotencyConflict = store.IdempotencyConflict
 
 
 @dataclass(slots=True)
@@ -191,8 +188,10 @@ class TableDealer:
 
     # --- recovery and shoes ---------------------------------------------------------------
 
-    def _new_table(self, settings: TableSettings) -> Table:
-        table = Table(rules=settings.rules, shoe_factory=self._take_prepared)
+    def _new_table(self, settings: TableSettings, *, round_no: int = 0,
+                   shoe_no: int = 0) -> Table:
+        table = Table(settings.rules, shoe_factory=self._take_prepared, round_no=round_no,
+                      shoe_no=shoe_no)
         table.subscribe(self._on_event)
         return table
 
@@ -212,14 +211,13 @@ class TableDealer:
                 log.warning("table %s: voided rounds %s, settled coups %s left by a stop",
                             self.id, found.voided, found.settled)
             self.settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
-            self.table = self._new_table(self.settings)
-            self.table.round_no = found.last_round_no
-            self.table.shoe_no = found.shoe_no
+            self.table = self._new_table(self.settings, round_no=found.last_round_no,
+                                         shoe_no=found.shoe_no)
             self.view = View(round_no=found.last_round_no, last_result=found.last_result)
             if found.shoe_id is None:
                 return
             try:
-                rules, seconds = rules_from_json(found.shoe_rules)
+                rules, seconds = table_rules_from_json(found.shoe_rules)
             except RuleSetError:  # rules an older server accepted: end that shoe (issue 9)
                 log.warning("table %s: shoe %s's rules are refused; it ends here", self.id,
                             found.shoe_id)
@@ -234,10 +232,10 @@ class TableDealer:
             if shoe.finished:
                 await self._finish_shoe(found.shoe_id)
                 return
-            self.table.rules = rules
-            self.table.shoe_no = found.shoe_no - 1
+            self.table = self._new_table(self.settings, round_no=found.last_round_no,
+                                         shoe_no=found.shoe_no - 1)  # this shoe starts again
             self._prepared = shoe
-            self.table.new_shoe()
+            self.table.new_shoe(rules=rules)
             self.shoe_rules, self.betting_seconds = found.shoe_rules, seconds
             self.view.shoe = self._shoe_view(found.shoe_id, found.shoe_commitment, shoe)
             self.view.roads = [recall.road_json(recall.coup_json(row, shoe_no=found.shoe_no))
@@ -260,10 +258,9 @@ class TableDealer:
             s, table_id=self.id, shoe_no=self.table.shoe_no + 1, shoe=shoe, salt=salt,
             commitment=digest, rules_json=rules_json))
         self.settings = settings
-        self.table.rules = settings.rules
         self._prepared = shoe
-        self.table.log.clear()  # the database keeps the history; the core's log holds one shoe
-        started = self.table.new_shoe()
+        self.table.clear_log()  # the database keeps the history; the core's log holds one shoe
+        started = self.table.new_shoe(rules=settings.rules)
         self.shoe_rules, self.betting_seconds = rules_json, settings.betting_seconds
         self.view.shoe = self._shoe_view(shoe_id, digest, shoe)
         self.view.roads = []

@@ -31,8 +31,7 @@ from puntobanco.server.db.store import TableSettings
 from puntobanco.server.dealer_messages import step_text
 from puntobanco.server.live.dealer import TableDealer, View, now_ms
 from puntobanco.server.live.hub import dumps
-from puntobanco.server.rules_json import rules_from_json
-from puntobanco.server.settings import ServerSettings
+from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.table import Phase, Table
 
 T = TypeVar("T")
@@ -55,8 +54,9 @@ class HumanDealer(TableDealer):
         super().__init__(settings, db=db, config=config)
         self.shoe_id: int | None = None
 
-    def _new_table(self, settings: TableSettings) -> Table:
-        table = HandDealtTable(rules=settings.rules)
+    def _new_table(self, settings: TableSettings, *, round_no: int = 0,
+                   shoe_no: int = 0) -> Table:
+        table = HandDealtTable(settings.rules, round_no=round_no, shoe_no=shoe_no)
         table.subscribe(self._on_event)
         return table
 
@@ -80,17 +80,19 @@ class HumanDealer(TableDealer):
         async with self.lock:
             found = await self._write(lambda s: dealing.resume(s, self.id))
             self.settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
-            self.table = self._new_table(self.settings)
-            self.table.round_no = found.last_round_no
-            self.table.shoe_no = found.shoe_no
+            self.table = self._new_table(self.settings, round_no=found.last_round_no,
+                                         shoe_no=found.shoe_no)
             self.view = View(round_no=found.last_round_no, last_result=found.last_result)
             self.shoe_id = found.shoe_id
             if found.shoe_id is None:
                 return
-            rules, seconds = rules_from_json(found.shoe_rules)
-            self.table.rules = rules
-            self.table.shoe_no = found.shoe_no - 1
-            self.table.new_shoe()
+            rules, seconds = table_rules_from_json(found.shoe_rules)
+            # the round in progress, if any, is opened again below as the number it had
+            self.table = self._new_table(
+                self.settings, shoe_no=found.shoe_no - 1,
+                round_no=(found.last_round_no if found.round_coup_id is None
+                          else found.round_no - 1))
+            self.table.new_shoe(rules=rules)
             self.shoe_rules, self.betting_seconds = found.shoe_rules, seconds
             shoe = self.hand.physical
             in_round: list[Card] = []
@@ -125,7 +127,6 @@ class HumanDealer(TableDealer):
             self.view.shoe = self._hand_shoe_view()
             if found.round_coup_id is None:
                 return
-            self.table.round_no = found.round_no - 1
             opened = self.table.open_round()
             if found.round_status == "open":  # the bets are the desk's while betting is open
                 self._seed_desk(found.round_coup_id, opened.round_no, found.round_bets)
@@ -204,9 +205,8 @@ class HumanDealer(TableDealer):
 
             self.shoe_id = await self._write(write)
             self.settings = settings
-            self.table.rules = rules
-            self.table.log.clear()
-            started = self.table.new_shoe()
+            self.table.clear_log()
+            started = self.table.new_shoe(rules=rules)
             self.shoe_rules, self.betting_seconds = rules_json, settings.betting_seconds
             self.view.shoe = self._hand_shoe_view()
             self.view.roads = []

@@ -1,15 +1,18 @@
-"""A table's settings as JSON: a :class:`~puntobanco.rules.RuleSet` plus its betting window.
+"""A :class:`~puntobanco.rules.RuleSet` as JSON, the one mapping (server, PAR report, files).
 
-The shape is the ``rules`` object of ``docs/api.md``. Reading accepts any subset of the keys and
-fills the rest from a base rule set, so an operator can change one setting at a time; whatever
-the JSON says, the :class:`RuleSet` itself checks the ranges (``bad-rules``).
+The shape is the ``rules`` object of ``docs/api.md`` (the server adds its betting window,
+``betting_seconds``, in :mod:`puntobanco.server.settings`). Reading accepts any subset of the
+keys and fills the rest from a base rule set, so an operator can change one setting at a time;
+whatever the JSON says, the :class:`RuleSet` itself checks the ranges (``bad-rules``).
 
->>> data = rules_to_json(RuleSet(), betting_seconds=15)
->>> data["limits"]["lion-banco"], data["commission"], data["betting_seconds"]
-([1000, 5000], '0.05', 15)
->>> rules, seconds = rules_from_json({"tie_pays": 9, "limits": {"egalite": [500, 20000]}})
->>> rules.tie_pays, rules.egalite_limits.minimum, seconds
-(9, 500, 15)
+>>> data = rules_to_json(RuleSet())
+>>> data["limits"]["lion-banco"], data["commission"], data["banco_payout"]
+([1000, 5000], '0.05', 'no-commission')
+>>> rules = rules_from_json({"tie_pays": 9, "limits": {"egalite": [500, 20000]}})
+>>> rules.tie_pays, rules.egalite_limits.minimum
+(9, 500)
+>>> rules_to_json(RuleSet(), only=PAYOUT_KEYS)["tie_pays"]
+8
 >>> rules_from_json({"decks": 0})
 Traceback (most recent call last):
 ...
@@ -19,26 +22,32 @@ puntobanco.errors.RuleSetError: A shoe holds 1 to 8 decks, not 0.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from puntobanco.bets import BetKind
 from puntobanco.errors import RuleSetError
-from puntobanco.rules import BancoPayout, Drawing, LastCoup, Limits, RuleSet
+from puntobanco.rules import PAYOUT_SETTINGS, BancoPayout, Drawing, LastCoup, Limits, RuleSet
 
-DEFAULT_BETTING_SECONDS = 15
-MIN_BETTING_SECONDS, MAX_BETTING_SECONDS = 1, 600
-
-_LIMIT_KEYS = {"punto": "punto_limits", "banco": "banco_limits", "egalite": "egalite_limits"}
-_LION_KEYS = ("lion-punto", "lion-banco")
+_LIMIT_KEYS = {BetKind.PUNTO.value: "punto_limits", BetKind.BANCO.value: "banco_limits",
+               BetKind.EGALITE.value: "egalite_limits"}
+_LION_KEYS = (BetKind.LION_PUNTO.value, BetKind.LION_BANCO.value)
 _KNOWN = {"decks", "drawing", "tie_pays", "banco_payout", "commission", "lion_paytable",
-          "lion_natural_pays", "chip_unit", "cut_card", "limits", "betting_seconds",
+          "lion_natural_pays", "chip_unit", "cut_card", "limits",
           "allow_punto_and_banco", "burn", "last_coup"}
+#: The keys of the settings that change what a bet pays: what a PAR sheet states.
+PAYOUT_KEYS: tuple[str, ...] = PAYOUT_SETTINGS
 
 
-def rules_to_json(rules: RuleSet, *, betting_seconds: float) -> dict[str, Any]:
-    """The JSON ``rules`` object of a table."""
+def rules_to_json(rules: RuleSet, *, only: Iterable[str] | None = None) -> dict[str, Any]:
+    """The JSON ``rules`` object of a rule set; ``only`` keeps some keys (e.g. PAYOUT_KEYS)."""
+    data = _all_to_json(rules)
+    return data if only is None else {key: data[key] for key in only}
+
+
+def _all_to_json(rules: RuleSet) -> dict[str, Any]:
     lion = [rules.lion_limits.minimum, rules.lion_limits.maximum]
     return {
         "decks": rules.decks,
@@ -57,19 +66,13 @@ def rules_to_json(rules: RuleSet, *, betting_seconds: float) -> dict[str, Any]:
             "lion-punto": lion,
             "lion-banco": list(lion),
         },
-        "betting_seconds": _number(betting_seconds),
         "allow_punto_and_banco": rules.allow_punto_and_banco,
         "burn": rules.burn,
         "last_coup": rules.last_coup.value,
     }
 
 
-def rules_from_json(
-    data: Mapping[str, Any],
-    *,
-    base: RuleSet | None = None,
-    base_seconds: float = DEFAULT_BETTING_SECONDS,
-) -> tuple[RuleSet, float]:
+def rules_from_json(data: Mapping[str, Any], *, base: RuleSet | None = None) -> RuleSet:
     """Read a (partial) ``rules`` object over ``base``; raise :class:`RuleSetError` if wrong."""
     if not isinstance(data, Mapping):
         raise RuleSetError("The rules are a JSON object.")
@@ -103,10 +106,7 @@ def rules_from_json(
         changes["lion_paytable"] = tuple(_integer(v, "lion_paytable") for v in table)
     if "limits" in data:
         changes.update(_limits(data["limits"]))
-    seconds = base_seconds
-    if "betting_seconds" in data:
-        seconds = _seconds(data["betting_seconds"])
-    return rules.replace(**changes), seconds
+    return rules.replace(**changes)
 
 
 def _limits(data: Any) -> dict[str, Limits]:
@@ -184,15 +184,6 @@ def _fraction(value: Any) -> Fraction:
     raise refused
 
 
-def _seconds(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RuleSetError(f"The betting window is a number of seconds, not {value!r}.")
-    if not MIN_BETTING_SECONDS <= value <= MAX_BETTING_SECONDS:
-        raise RuleSetError(f"The betting window lasts {MIN_BETTING_SECONDS} to "
-                           f"{MAX_BETTING_SECONDS} seconds, not {value}.")
-    return float(value)
-
-
 def _fraction_text(value: Fraction) -> str:
     """A fraction as a decimal string when it has one (``0.05``), else ``p/q``."""
     denominator = value.denominator
@@ -207,7 +198,3 @@ def _fraction_text(value: Fraction) -> str:
     if len(text) > MAX_DECIMAL_TEXT or _PLAIN_DECIMAL.fullmatch(text) is None:
         return f"{value.numerator}/{value.denominator}"  # read back exactly by _fraction
     return text
-
-
-def _number(value: float) -> float | int:
-    return int(value) if float(value).is_integer() else value
