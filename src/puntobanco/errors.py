@@ -113,6 +113,26 @@ class ErrorCode(StrEnum):
     NOTHING_TO_CHANGE = "nothing-to-change"
     BAD_PERIOD = "bad-period"
     INTERNAL_ERROR = "internal-error"
+    # a hand-dealt shoe (dealer mode: puntobanco.physical, docs/dealer.md)
+    BAD_BURN = "bad-burn"
+    BAD_DEALING = "bad-dealing"
+    BETTING_NOT_OPEN = "betting-not-open"
+    CARD_ALREADY_ENTERED = "card-already-entered"
+    CARD_NOT_CALLED = "card-not-called"
+    CARD_NOT_IN_SHOE = "card-not-in-shoe"
+    CARD_OUT_OF_TURN = "card-out-of-turn"
+    CARD_REFUSED = "card-refused"
+    COUP_INCOMPLETE = "coup-incomplete"
+    CUT_CARD_EARLY = "cut-card-early"
+    CUT_CARD_OUT = "cut-card-out"
+    NO_SHOE = "no-shoe"
+    NOT_DEALER_TABLE = "not-dealer-table"
+    NOT_YOUR_TABLE = "not-your-table"
+    NOTHING_TO_CORRECT = "nothing-to-correct"
+    NOTHING_TO_VOID = "nothing-to-void"
+    ROUND_IN_PROGRESS = "round-in-progress"
+    SHOE_EMPTY = "shoe-empty"
+    SHOE_FINISHED = "shoe-finished"
 
 
 def error_code(code: str) -> ErrorCode | str:
