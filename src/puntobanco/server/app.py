@@ -10,7 +10,7 @@ True
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -83,33 +83,28 @@ def create_app(settings: ServerSettings | None = None, *,
     mount_static(app, config.static_dir)
     add_docs_routes(app)
 
-    @app.get("/", include_in_schema=False)
-    async def index() -> Response:
-        page = versioned_page(config.static_dir, "index.html")
-        if page is not None:
-            return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
-        return HTMLResponse("<!doctype html><title>puntobanco</title><p>The table's page is not "
-                            "installed; the API is at <a href=/docs>/docs</a>.", status_code=503)
-
-    @app.get("/operator", include_in_schema=False)
-    async def operator_console() -> Response:
-        """The operator console (its API answers operators only; docs/operator.md)."""
-        page = versioned_page(config.static_dir, "operator.html")
-        if page is not None:
-            return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
-        return HTMLResponse("<!doctype html><title>puntobanco</title><p>The operator console "
-                            "is not installed.", status_code=503)
-
-    @app.get("/dealer", include_in_schema=False)
-    async def dealer_page() -> Response:
-        """The dealer's page of a hand-dealt table (docs/dealer.md)."""
-        page = versioned_page(config.static_dir, "dealer.html")
-        if page is not None:
-            return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
-        return HTMLResponse("<!doctype html><title>puntobanco</title><p>The dealer's page is "
-                            "not installed.", status_code=503)
+    # The three pages: the player's table, the operator console (its API answers operators
+    # only; docs/operator.md) and the dealer's page of a hand-dealt table (docs/dealer.md).
+    for path, file, missing in (
+            ("/", "index.html", "The table's page is not installed; the API is at "
+                                "<a href=/docs>/docs</a>."),
+            ("/operator", "operator.html", "The operator console is not installed."),
+            ("/dealer", "dealer.html", "The dealer's page is not installed.")):
+        app.add_api_route(path, _page(config, file, missing), methods=["GET"],
+                          include_in_schema=False)
 
     return app
+
+
+def _page(config: ServerSettings, file: str, missing: str) -> Callable[[], Awaitable[Response]]:
+    async def page() -> Response:
+        text = versioned_page(config.static_dir, file)
+        if text is not None:
+            return HTMLResponse(text, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(f"<!doctype html><title>puntobanco</title><p>{missing}",
+                            status_code=503)
+
+    return page
 
 
 async def _on_unexpected(request: Request, _error: Exception) -> JSONResponse:
