@@ -121,6 +121,8 @@ class ErrorCode(StrEnum):
     CARD_NOT_CALLED = "card-not-called"
     CARD_NOT_IN_SHOE = "card-not-in-shoe"
     CARD_OUT_OF_TURN = "card-out-of-turn"
+    CARD_OUT_OF_TURN_CLOSED = "card-out-of-turn-closed"  # message keys of card-out-of-turn
+    CARD_NUMBER_OUT_OF_TURN = "card-number-out-of-turn"
     CARD_REFUSED = "card-refused"
     COUP_INCOMPLETE = "coup-incomplete"
     CUT_CARD_EARLY = "cut-card-early"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -97,8 +98,11 @@ def test_issue8_bets_racing_the_deadline_land_in_their_coup_or_nowhere(db_url: s
         for named in (True, False):
             opened = spectator.next("round-opened")
             until = time.monotonic() + (opened["deadline"] - time.time() * 1000) / 1000
-            answers = asyncio.run(_hammer(server, players, until,
-                                          opened["coup_id"] if named else None))
+            # in a thread of its own: a test run earlier in this process may have left an
+            # event loop set on the main thread (asyncio.run refuses to nest)
+            with ThreadPoolExecutor(1) as pool:
+                answers = pool.submit(asyncio.run, _hammer(
+                    server, players, until, opened["coup_id"] if named else None)).result()
             closed = spectator.of_coup("bets-closed", opened["coup_id"])
             runs.append((opened, closed, answers, time.time()))
             spectator.of_coup("round-settled", opened["coup_id"])
