@@ -166,7 +166,8 @@ def test_bets_racing_no_more_bets_are_either_in_the_coup_or_refused(server: Live
         accepted = [body for status, body in answers[player.id] if status == 200]
         refused = [body["error"]["code"] for status, body in answers[player.id] if status != 200]
         assert accepted and all(b["coup_id"] == opened["coup_id"] for b in accepted)
-        assert set(refused) <= {"table-closed"}
+        # the bet desk is fast enough for a hammering player to spend the whole 1,000 € first
+        assert set(refused) <= {"table-closed", "insufficient-balance"}
         coup = server.http.get(f"/api/coups/{opened['coup_id']}", headers=player.headers).json()
         assert coup["my_bets"] == {"punto": 1000 * len(accepted)}
         assert [line["stake"] for line in coup["settlement"]] == [1000 * len(accepted)]
