@@ -219,7 +219,10 @@ def check_books(url: str) -> dict[str, Any]:
 
     Returns figures the tests assert on: entry count, settled coup count, in-play balances.
     """
-    engine = create_engine(url)
+    # One snapshot for every query (a running server may commit a settlement between two of
+    # them: under PostgreSQL's READ COMMITTED the balances and the entries would disagree)
+    engine = (create_engine(url, isolation_level="REPEATABLE READ")
+              if url.startswith("postgresql") else create_engine(url))
     try:
         with Session(engine) as session:
             found = ledger.audit(session)

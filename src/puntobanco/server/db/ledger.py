@@ -218,6 +218,7 @@ class LedgerAudit:
 def audit(session: Session) -> LedgerAudit:
     """Check the ledger's invariants: entries sum to zero overall and per transaction (each
     transaction has exactly two entries), and every account's balance is the sum of its entries.
+    Its queries must read one snapshot while a server writes (REPEATABLE READ on PostgreSQL).
     """
     total = session.execute(select(func.coalesce(func.sum(LedgerEntry.amount), 0))).scalar_one()
     unbalanced = list(session.scalars(
