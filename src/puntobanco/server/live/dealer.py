@@ -404,54 +404,45 @@ class TableDealer:
         the client goes away, so the database and the table never disagree about a bet.
         """
         self._refuse_barred(player_id)
-        try:
-            self.desk.check(kind, stake, coup_id)
-        except BetRefused:
-            if key is not None:  # a retry of a bet already taken gets its first answer again
-                stored = await self.db.run_read(lambda s: store.find_request(s, player_id, key))
-                if stored is not None:
-                    if stored.fingerprint != f"{self.id}:{kind.value}:{stake}":
-                        raise IdempotencyConflict("This idempotency key was already used for "
-                                                  "a different bet.") from None
-                    return dict(stored.response)
-            raise
-        return await asyncio.shield(self.desk.submit(
-            store.BetOp(player_id, kind, stake, key)))
+        return await self._submit(store.BetOp(player_id, kind, stake, key),
+                                  lambda: self.desk.check(kind, stake, coup_id))
 
     async def withdraw_bet(self, player_id: int, kind: BetKind, key: str | None = None, *,
                            coup_id: int | None = None) -> dict[str, Any]:
         """Withdraw the player's whole bet of this kind while betting is open (L4). With an
         idempotency ``key``, a retry gets the first answer again and moves no money (issue 9)."""
-        try:
-            self.desk.check(kind, None, coup_id)
-        except BetRefused:
-            if key is not None:  # a retry of a withdrawal already made gets its first answer
-                stored = await self.db.run_read(lambda s: store.find_request(s, player_id, key))
-                if stored is not None:
-                    if stored.fingerprint != store.BetOp(player_id, kind, withdraw=True
-                                                         ).fingerprint(self.id):
-                        raise IdempotencyConflict("This idempotency key was already used for "
-                                                  "a different bet.") from None
-                    return dict(stored.response)
-            raise
-        return await asyncio.shield(self.desk.submit(
-            store.BetOp(player_id, kind, key=key, withdraw=True)))
+        return await self._submit(store.BetOp(player_id, kind, key=key, withdraw=True),
+                                  lambda: self.desk.check(kind, None, coup_id))
 
     async def place_bets(self, player_id: int, stakes: list[tuple[BetKind, int]],
                          key: str | None, *, coup_id: int | None = None) -> dict[str, Any]:
         """Several stakes at once, all or nothing (``POST …/bets/batch``, the page's repeat
         and double): each is checked as a single bet, then the spot with all of them by the
         core and their sum against the balance, in the table's next group commit."""
+        self._refuse_barred(player_id)
         merged: dict[BetKind, int] = {}
         for kind, stake in stakes:
             merged[kind] = merged.get(kind, 0) + stake
-        op = store.BetOp(player_id, next(iter(merged)), key=key, group=tuple(merged.items()))
-        try:
+
+        def check() -> None:
             for kind, stake in merged.items():
                 self.desk.check(kind, stake, coup_id)
+
+        return await self._submit(store.BetOp(player_id, next(iter(merged)), key=key,
+                                              group=tuple(merged.items())), check)
+
+    async def _submit(self, op: store.BetOp, check: Callable[[], None]) -> dict[str, Any]:
+        """Queue ``op`` for the next group commit once ``check`` (the refusals that need no
+        database) passes. A refused request with an idempotency key already taken gets the
+        first answer again (a retry after the close), or ``idempotency-conflict``. Once queued
+        it completes even if the client goes away."""
+        try:
+            check()
         except BetRefused:
-            if key is not None:  # a retry of a batch already taken gets its first answer again
-                stored = await self.db.run_read(lambda s: store.find_request(s, player_id, key))
+            if op.key is not None:
+                key = op.key
+                stored = await self.db.run_read(
+                    lambda s: store.find_request(s, op.player_id, key))
                 if stored is not None:
                     if stored.fingerprint != op.fingerprint(self.id):
                         raise IdempotencyConflict("This idempotency key was already used for "
