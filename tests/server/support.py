@@ -24,6 +24,7 @@ from puntobanco.cards import parse_cards
 from puntobanco.coup import Coup
 from puntobanco.server.app import create_app
 from puntobanco.server.db import ledger
+from puntobanco.server.db.engine import make_engines
 from puntobanco.server.db.models import (
     Account,
     BetRecord,
@@ -220,9 +221,11 @@ def check_books(url: str) -> dict[str, Any]:
     Returns figures the tests assert on: entry count, settled coup count, in-play balances.
     """
     # One snapshot for every query (a running server may commit a settlement between two of
-    # them: under PostgreSQL's READ COMMITTED the balances and the entries would disagree)
+    # them: under PostgreSQL's READ COMMITTED, or SQLite's driver-default autocommit reads, the
+    # balances and the entries would disagree); the server's reader engine opens a real
+    # transaction on SQLite, REPEATABLE READ does it on PostgreSQL.
     engine = (create_engine(url, isolation_level="REPEATABLE READ")
-              if url.startswith("postgresql") else create_engine(url))
+              if url.startswith("postgresql") else make_engines(url)[1])
     try:
         with Session(engine) as session:
             found = ledger.audit(session)
