@@ -46,8 +46,9 @@ from websockets.asyncio.client import ClientConnection, connect
 
 PASSWORD = "bench-operator"
 KINDS = ("punto", "banco", "egalite")
-#: keep-alive connections the bets share (player n uses connection n mod CONNECTIONS, which is on
-#: the same server as the player, since both go round the processes in the same order)
+#: keep-alive connections the bets share by default (player n uses connection n mod connections,
+#: which is on the same server as the player, since both go round the processes in the same
+#: order). A browser has a connection of its own: ``--connections 0`` gives each player one.
 CONNECTIONS = 128
 
 
@@ -149,10 +150,27 @@ def seed_players(url: str, players: int) -> list[tuple[int, str]]:
     return made
 
 
+#: ``puntobanco serve`` with the socket caps raised: every bench player connects from 127.0.0.1,
+#: as they would through a reverse proxy (docs/server.md: "raise sockets_per_address"); the
+#: other limits (bets per player, body size, sessions) stay as shipped.
+LAUNCH = """
+import dataclasses
+from puntobanco.server import settings
+from puntobanco.cli import main
+shipped = settings.ServerSettings
+def raised(**options):
+    guard = dataclasses.replace(settings.GuardSettings(), sockets_total=50_000,
+                                sockets_per_address=50_000)
+    return shipped(**options, guard=guard)
+settings.ServerSettings = raised
+main()
+"""
+
+
 def start_server(database: str, port: int, betting_seconds: float,
                  log: IO[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve", "--port",
+        [sys.executable, "-c", LAUNCH, "serve", "--port",
          str(port), "--database-url", database, "--betting-seconds", str(betting_seconds),
          "--card-seconds", "0", "--closed-seconds", "0", "--result-seconds", "1"],
         env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD},
@@ -302,7 +320,8 @@ async def drive(players: list[Player], rounds_wanted: int, bets: int, spread: fl
     figures = Figures()
     rounds: dict[int, Round] = {}
     opened: asyncio.Queue[Round] = asyncio.Queue()
-    lines = [Line(players[n % len(players)].base) for n in range(CONNECTIONS)]
+    lines = [Line(players[n % len(players)].base)
+             for n in range(max(p.line for p in players) + 1)]
     sockets: list[ClientConnection] = []
     for index in range(0, len(players), 200):  # connect in waves
         sockets += await asyncio.gather(*(
@@ -317,6 +336,9 @@ async def drive(players: list[Player], rounds_wanted: int, bets: int, spread: fl
     except TimeoutError:
         print(f"  (stopped after {seconds:.0f} s)")
     finally:
+        closed = [ws.close_code for ws in sockets if ws.close_code is not None]
+        if closed:  # a cap (4429) or a client too slow (1013): the figures would lie
+            print(f"  ({len(closed)} sockets closed by the server, codes {sorted(set(closed))})")
         for task in readers:
             task.cancel()
         for ws in sockets:  # no closing handshakes: the servers are stopped next
@@ -357,7 +379,8 @@ async def _rounds(lines: list[Line], players: list[Player], rounds: dict[int, Ro
 
 
 def run_one(*, players: int, processes: int, database: str, rounds: int, bets: int,
-            betting_seconds: float, spread: float, seconds: float, label: str) -> None:
+            betting_seconds: float, spread: float, seconds: float, label: str,
+            connections: int = CONNECTIONS) -> None:
     began = time.monotonic()
     made = seed_players(database, players)
     print(f"  ({players} players written in {time.monotonic() - began:.1f} s)", flush=True)
@@ -370,7 +393,7 @@ def run_one(*, players: int, processes: int, database: str, rounds: int, bets: i
             servers.append(start_server(database, port, betting_seconds, log))
             wait_ready(f"http://127.0.0.1:{port}", servers[-1])
         everyone = [Player(pid, token, f"http://127.0.0.1:{ports[n % processes]}",
-                           n % CONNECTIONS)
+                           n % connections)
                     for n, (pid, token) in enumerate(made)]
         before = [process_figures(s.pid)[1] for s in servers]
         usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -415,6 +438,9 @@ def main() -> None:
     parser.add_argument("--spread", type=float, default=2.0,
                         help="the bets fall in the last SPREAD seconds before the deadline")
     parser.add_argument("--seconds", type=float, default=120, help="bound on each run")
+    parser.add_argument("--connections", type=int, default=CONNECTIONS,
+                        help="keep-alive HTTP connections the bets share (0: one per player, "
+                             "as browsers)")
     parser.add_argument("--postgres", action="store_true", help="a throw-away PostgreSQL")
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--matrix", action="store_true",
@@ -447,7 +473,8 @@ def main() -> None:
                 url = f"sqlite:///{workdir / f'bench{number}.sqlite3'}"
             run_one(players=players, processes=processes, database=url, rounds=args.rounds,
                     bets=args.bets, betting_seconds=args.betting_seconds, spread=args.spread,
-                    seconds=args.seconds, label=db)
+                    seconds=args.seconds, label=db,
+                    connections=args.connections or players)
     finally:
         if cluster is not None:
             cluster.stop()

@@ -105,8 +105,10 @@ def serve(
                        "has its operator already, with another password. Reset it with "
                        f"`puntobanco operator-password --database-url {shown_url}`.")
 
+    # No per-message deflate: compressing every small JSON message for every socket cost more
+    # of the one event loop than anything else in the fan-out (issue 8, docs/server.md).
     uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level="warning",
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, ws_per_message_deflate=False)
 
 
 def _betting_range() -> str:

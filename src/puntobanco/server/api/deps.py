@@ -7,7 +7,10 @@ supported ``Accept-Language`` tag, else French.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from typing import Annotated
+from weakref import WeakKeyDictionary
 
 from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
@@ -19,8 +22,10 @@ from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from puntobanco.server.api.guard import Guards, TooManyRequests
 from puntobanco.server.db import auth
 from puntobanco.server.db.auth import PlayerInfo
+from puntobanco.server.db.engine import Database
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.messages import error_message, message, status_of
+from puntobanco.server.settings import GuardSettings
 
 #: A session token is 43 characters; anything much longer is not one (and is not hashed).
 MAX_TOKEN = 128
@@ -50,16 +55,73 @@ GuardsDep = Annotated[Guards, Depends(get_guards)]
 
 async def lookup_player(casino: Casino, token: str | None) -> PlayerInfo | None:
     """The player of a live session; a use renews the session (sliding lifetime), at most once
-    per ``session_renew_seconds``."""
+    per ``session_renew_seconds``. The lookups of a moment share one query
+    (:class:`TokenLookups`)."""
     if token is None or len(token) > MAX_TOKEN:
         return None
-    limits = casino.config.guard
-    found = await casino.db.run_read(lambda s: auth.lookup_token(s, token, limits=limits))
-    if found is None:
-        return None
-    if found.renew:
-        await casino.db.run_write(lambda s: auth.renew_session(s, token))
-    return found.player
+    lookups = _LOOKUPS.get(casino.db)
+    if lookups is None:
+        lookups = _LOOKUPS[casino.db] = TokenLookups(casino.db, casino.config.guard)
+    return await lookups.player(token)
+
+
+class TokenLookups:
+    """Session lookups, gathered: the requests that arrive while one query runs are looked up
+    together by the next (``WHERE token_hash IN (…)``, one thread hop), and the sessions due
+    for renewal are renewed in one statement before any of them is answered. Each request is
+    still judged by the database as it is after the request arrived: a token ended (log-out,
+    log-out everywhere, suspension, ``operator-password`` from another process) is refused by
+    the next lookup, exactly as with one query per request; a busy table just costs a query
+    per batch instead of one per bet."""
+
+    #: tokens per query (SQLite's bound parameters are limited)
+    MOST = 500
+
+    def __init__(self, db: Database, limits: GuardSettings) -> None:
+        self.db = db
+        self.limits = limits
+        self._waiting: dict[str, list[asyncio.Future[PlayerInfo | None]]] = {}
+        self._task: asyncio.Task[None] | None = None
+        #: figures: queries made, tokens looked up
+        self.queries = self.tokens = 0
+
+    async def player(self, token: str) -> PlayerInfo | None:
+        future: asyncio.Future[PlayerInfo | None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(token, []).append(future)
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+        return await future
+
+    async def _run(self) -> None:
+        try:
+            while self._waiting:
+                tokens = list(self._waiting)[:self.MOST]
+                batch = {token: self._waiting.pop(token) for token in tokens}
+                try:
+                    found = await self.db.run_read(functools.partial(
+                        auth.lookup_tokens, tokens=tokens, limits=self.limits))
+                    due = [token for token, lookup in found.items() if lookup.renew]
+                    if due:
+                        await self.db.run_write(functools.partial(auth.renew_sessions,
+                                                                  tokens=due))
+                except Exception as error:  # every request of the batch hears of it
+                    for futures in batch.values():
+                        for future in futures:
+                            if not future.done():
+                                future.set_exception(error)
+                    continue
+                self.queries += 1
+                self.tokens += len(tokens)
+                for token, futures in batch.items():
+                    lookup = found.get(token)
+                    for future in futures:
+                        if not future.done():
+                            future.set_result(None if lookup is None else lookup.player)
+        finally:
+            self._task = None
+
+
+_LOOKUPS: WeakKeyDictionary[Database, TokenLookups] = WeakKeyDictionary()
 
 
 async def optional_player(request: Request, casino: CasinoDep) -> PlayerInfo | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -160,25 +161,52 @@ def lookup_token(session: Session, token: str, *, limits: GuardSettings,
                  now: datetime | None = None) -> TokenLookup | None:
     """The player of a live session, or ``None`` when the token is unknown, closed or expired:
     unused for ``session_idle_seconds`` or older than ``session_max_seconds``."""
-    found = session.execute(select(Player, LoginSession).join(LoginSession).where(
-        LoginSession.token_hash == token_hash(token))).first()
-    if found is None:
-        return None
-    player, login = found
+    return lookup_tokens(session, [token], limits=limits, now=now).get(token)
+
+
+#: the columns a token lookup reads (Core: no ORM objects built on the hot path of every bet)
+_LOOKUP = (select(LoginSession.token_hash, Player.id, Player.username, Player.role, Player.lang,
+                  LoginSession.created_at, LoginSession.last_seen_at)
+           .join(Player, Player.id == LoginSession.player_id))
+
+
+def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSettings,
+                  now: datetime | None = None) -> dict[str, TokenLookup]:
+    """:func:`lookup_token` for many tokens in one query (the server gathers the requests of a
+    moment): each live session's token → its lookup; unknown, closed or expired ones are left
+    out."""
+    hashes = {token_hash(token): token for token in tokens}
+    if not hashes:
+        return {}
     moment = now or utcnow()
-    created = _aware(login.created_at)
-    seen = _aware(login.last_seen_at) if login.last_seen_at is not None else created
-    if (moment - seen > timedelta(seconds=limits.session_idle_seconds)
-            or moment - created > timedelta(seconds=limits.session_max_seconds)):
-        return None
-    return TokenLookup(info(player),
-                       moment - seen > timedelta(seconds=limits.session_renew_seconds))
+    idle = timedelta(seconds=limits.session_idle_seconds)
+    longest = timedelta(seconds=limits.session_max_seconds)
+    renew = timedelta(seconds=limits.session_renew_seconds)
+    found: dict[str, TokenLookup] = {}
+    for hashed, player_id, username, role, lang, created_at, last_seen_at in session.execute(
+            _LOOKUP.where(LoginSession.token_hash.in_(list(hashes)))):
+        created = _aware(created_at)
+        seen = _aware(last_seen_at) if last_seen_at is not None else created
+        if moment - seen > idle or moment - created > longest:
+            continue
+        found[hashes[hashed]] = TokenLookup(PlayerInfo(player_id, username, role, lang),
+                                            moment - seen > renew)
+    return found
 
 
 def renew_session(session: Session, token: str, *, now: datetime | None = None) -> None:
     """Slide the session's idle lifetime forward (it was just used)."""
     session.execute(update(LoginSession).where(LoginSession.token_hash == token_hash(token))
                     .values(last_seen_at=now or utcnow()))
+
+
+def renew_sessions(session: Session, tokens: Collection[str], *,
+                   now: datetime | None = None) -> None:
+    """:func:`renew_session` for many tokens at once (one statement)."""
+    if tokens:
+        session.execute(update(LoginSession)
+                        .where(LoginSession.token_hash.in_([token_hash(t) for t in tokens]))
+                        .values(last_seen_at=now or utcnow()))
 
 
 def player_for_token(session: Session, token: str) -> PlayerInfo | None:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind, Outcome, SettlementLine, pays_text, settle_spot, verify_spot
@@ -418,10 +418,11 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
         touched[id(row)] = (op.player_id, op.kind, row)
     new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
     if new:
-        ids = session.scalars(
-            insert(BetRecord).returning(BetRecord.id, sort_by_parameter_order=True),
+        now = utcnow()
+        ids = session.connection().execute(
+            insert(_BETS).returning(_BETS.c.id, sort_by_parameter_order=True),
             [{"coup_id": coup_id, "player_id": player, "kind": kind.value, "stake": row[1],
-              "status": row[2], "placed_at": utcnow()} for player, kind, row in new]).all()
+              "status": row[2], "placed_at": now} for player, kind, row in new]).scalars().all()
         for (_, _, row), bet_id in zip(new, ids, strict=True):
             row[0] = bet_id
     fresh = {id(row) for _, _, row in new}
@@ -439,10 +440,16 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
                     op.player_id)
         for op, row in moves])
     if requests:
-        session.execute(insert(BetRequest), [
+        session.connection().execute(insert(_REQUESTS), [
             {"player_id": op.player_id, "idempotency_key": op.key, "fingerprint": fingerprint,
              "coup_id": coup_id, "bet_id": row[0], "response": answer}
             for op, row, answer, fingerprint in requests])
+
+
+# Core inserts (executemany) on the hot paths: the ORM's bulk path costs more than the rows.
+_BETS = cast(Table, BetRecord.__table__)
+_REQUESTS = cast(Table, BetRequest.__table__)
+_LINES = cast(Table, SettlementLineRecord.__table__)
 
 
 def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
@@ -520,7 +527,7 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
                 moves.append(ledger.Move(house, in_play, line.net, "house-pay", **ids))
             moves.append(ledger.Move(in_play, wallets[player], line.returned, "payout", **ids))
     if rows:
-        session.execute(insert(SettlementLineRecord), rows)
+        session.connection().execute(insert(_LINES), rows)
     ledger.post(session, moves)
     session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
                                             BetRecord.status == "active")
