@@ -7,7 +7,6 @@ supported ``Accept-Language`` tag, else French.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from typing import Annotated
 from weakref import WeakKeyDictionary
@@ -22,7 +21,7 @@ from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from puntobanco.server.api.guard import Guards, TooManyRequests
 from puntobanco.server.db import auth
 from puntobanco.server.db.auth import PlayerInfo
-from puntobanco.server.db.engine import Database
+from puntobanco.server.db.engine import Database, Gathered
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.messages import error_message, message, status_of
 from puntobanco.server.settings import GuardSettings
@@ -65,60 +64,30 @@ async def lookup_player(casino: Casino, token: str | None) -> PlayerInfo | None:
     return await lookups.player(token)
 
 
-class TokenLookups:
-    """Session lookups, gathered: the requests that arrive while one query runs are looked up
-    together by the next (``WHERE token_hash IN (…)``, one thread hop), and the sessions due
-    for renewal are renewed in one statement before any of them is answered. Each request is
-    still judged by the database as it is after the request arrived: a token ended (log-out,
-    log-out everywhere, suspension, ``operator-password`` from another process) is refused by
-    the next lookup, exactly as with one query per request; a busy table just costs a query
-    per batch instead of one per bet."""
-
-    #: tokens per query (SQLite's bound parameters are limited)
-    MOST = 500
+class TokenLookups(Gathered[str, PlayerInfo]):
+    """Session lookups, gathered (:class:`~puntobanco.server.db.engine.Gathered`): the
+    requests that arrive while one query runs are looked up together by the next (``WHERE
+    token_hash IN (…)``, one thread hop), and the sessions due for renewal are renewed in one
+    statement before any of them is answered. Each request is still judged by the database as
+    it is after the request arrived: a token ended (log-out, log-out everywhere, suspension,
+    ``operator-password`` from another process) is refused by the next lookup, exactly as with
+    one query per request; a busy table just costs a query per batch instead of one per bet."""
 
     def __init__(self, db: Database, limits: GuardSettings) -> None:
+        super().__init__(self._lookup)
         self.db = db
         self.limits = limits
-        self._waiting: dict[str, list[asyncio.Future[PlayerInfo | None]]] = {}
-        self._task: asyncio.Task[None] | None = None
-        #: figures: queries made, tokens looked up
-        self.queries = self.tokens = 0
 
     async def player(self, token: str) -> PlayerInfo | None:
-        future: asyncio.Future[PlayerInfo | None] = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(token, []).append(future)
-        if self._task is None:
-            self._task = asyncio.create_task(self._run())
-        return await future
+        return await self.get(token)
 
-    async def _run(self) -> None:
-        try:
-            while self._waiting:
-                tokens = list(self._waiting)[:self.MOST]
-                batch = {token: self._waiting.pop(token) for token in tokens}
-                try:
-                    found = await self.db.run_read(functools.partial(
-                        auth.lookup_tokens, tokens=tokens, limits=self.limits))
-                    due = [token for token, lookup in found.items() if lookup.renew]
-                    if due:
-                        await self.db.run_write(functools.partial(auth.renew_sessions,
-                                                                  tokens=due))
-                except Exception as error:  # every request of the batch hears of it
-                    for futures in batch.values():
-                        for future in futures:
-                            if not future.done():
-                                future.set_exception(error)
-                    continue
-                self.queries += 1
-                self.tokens += len(tokens)
-                for token, futures in batch.items():
-                    lookup = found.get(token)
-                    for future in futures:
-                        if not future.done():
-                            future.set_result(None if lookup is None else lookup.player)
-        finally:
-            self._task = None
+    async def _lookup(self, tokens: list[str]) -> dict[str, PlayerInfo]:
+        found = await self.db.run_read(functools.partial(
+            auth.lookup_tokens, tokens=tokens, limits=self.limits))
+        due = [token for token, lookup in found.items() if lookup.renew]
+        if due:
+            await self.db.run_write(functools.partial(auth.renew_sessions, tokens=due))
+        return {token: lookup.player for token, lookup in found.items()}
 
 
 _LOOKUPS: WeakKeyDictionary[Database, TokenLookups] = WeakKeyDictionary()

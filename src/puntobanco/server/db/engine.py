@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -205,3 +205,56 @@ class Database:
         self.write_executor.shutdown(wait=True)
         self.writer.dispose()
         self.reader.dispose()
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Gathered(Generic[K, V]):
+    """Reads of one kind gathered into one query: the keys asked for while a query runs are
+    looked up together by the next one (``fetch(keys)`` → the found keys' values), so a busy
+    moment costs a query (and a thread hop) per batch instead of one per request. Each key is
+    still read from the database after it was asked for. A failed query fails every request of
+    its batch.
+    """
+
+    def __init__(self, fetch: Callable[[list[K]], Awaitable[dict[K, V]]], *,
+                 most: int = 500) -> None:
+        self.fetch = fetch
+        self.most = most
+        self._waiting: dict[K, list[asyncio.Future[V | None]]] = {}
+        self._task: asyncio.Task[None] | None = None
+        #: figures: queries made, keys looked up
+        self.queries = self.keys = 0
+
+    async def get(self, key: K) -> V | None:
+        future: asyncio.Future[V | None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(key, []).append(future)
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+        return await future
+
+    async def _run(self) -> None:
+        try:
+            while self._waiting:
+                keys = list(self._waiting)[:self.most]
+                batch = {key: self._waiting.pop(key) for key in keys}
+                try:
+                    found = await self.fetch(keys)
+                except Exception as error:  # every request of the batch hears of it
+                    for futures in batch.values():
+                        for future in futures:
+                            if not future.done():
+                                future.set_exception(error)
+                                future.exception()  # no "never retrieved" if it went away
+                    continue
+                self.queries += 1
+                self.keys += len(keys)
+                for key, futures in batch.items():
+                    value = found.get(key)
+                    for future in futures:
+                        if not future.done():
+                            future.set_result(value)
+        finally:
+            self._task = None

@@ -457,6 +457,24 @@ def find_request(session: Session, player_id: int, key: str) -> BetRequest | Non
         BetRequest.player_id == player_id, BetRequest.idempotency_key == key)).one_or_none()
 
 
+def find_requests(session: Session, asked: Sequence[tuple[int, str]]
+                  ) -> dict[tuple[int, str], tuple[str, dict[str, Any]]]:
+    """:func:`find_request` for many (player, key) pairs in one query: each stored one's
+    (fingerprint, first answer)."""
+    if not asked:
+        return {}
+    wanted = set(asked)
+    found: dict[tuple[int, str], tuple[str, dict[str, Any]]] = {}
+    for player, key, fingerprint, response in session.execute(
+            select(BetRequest.player_id, BetRequest.idempotency_key, BetRequest.fingerprint,
+                   BetRequest.response).where(
+                BetRequest.idempotency_key.in_({key for _, key in wanted}),
+                BetRequest.player_id.in_({player for player, _ in wanted}))):
+        if (player, key) in wanted:
+            found[(player, key)] = (fingerprint, dict(response))
+    return found
+
+
 def save_request(session: Session, *, player_id: int, key: str, fingerprint: str, coup_id: int,
                  bet_id: int, response: dict[str, Any]) -> None:
     session.add(BetRequest(player_id=player_id, idempotency_key=key, fingerprint=fingerprint,

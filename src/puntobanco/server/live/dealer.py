@@ -440,14 +440,12 @@ class TableDealer:
             check()
         except BetRefused:
             if op.key is not None:
-                key = op.key
-                stored = await self.db.run_read(
-                    lambda s: store.find_request(s, op.player_id, key))
+                stored = await self.desk.stored_request(op.player_id, op.key)
                 if stored is not None:
-                    if stored.fingerprint != op.fingerprint(self.id):
+                    if stored[0] != op.fingerprint(self.id):
                         raise IdempotencyConflict("This idempotency key was already used for "
                                                   "a different bet.") from None
-                    return dict(stored.response)
+                    return dict(stored[1])
             raise
         return await asyncio.shield(self.desk.submit(op))
 

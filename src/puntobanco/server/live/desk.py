@@ -21,6 +21,7 @@ The table's totals are kept here too and pushed as ``bet-totals`` at most every
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,7 @@ from puntobanco.errors import BetRefused
 from puntobanco.money import format_cents
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import store
-from puntobanco.server.db.engine import Database
+from puntobanco.server.db.engine import Database, Gathered
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import BetTotals, MyBets
 
@@ -77,6 +78,9 @@ class BetDesk:
         self._timer: asyncio.TimerHandle | None = None
         #: figures: batches written, operations in them, the largest batch
         self.batches = self.operations = self.largest = 0
+        #: the first answers of refused requests' idempotency keys, read in one query per batch
+        self._stored: Gathered[tuple[int, str], tuple[str, dict[str, Any]]] = Gathered(
+            self._find_requests)
 
     # --- the window -------------------------------------------------------------------------
 
@@ -134,6 +138,17 @@ class BetDesk:
         if stake > maximum:  # more stake only makes the bet larger
             raise BetRefused(f"The maximum on {kind.value} is {format_cents(maximum)}; "
                              f"{format_cents(stake)} is above it.", code="above-maximum")
+
+    async def stored_request(self, player_id: int, key: str
+                             ) -> tuple[str, dict[str, Any]] | None:
+        """The (fingerprint, first answer) stored for a player's idempotency key, if any: what a
+        retry refused by the cheap checks (after the close) answers. The requests of a moment
+        share one query."""
+        return await self._stored.get((player_id, key))
+
+    async def _find_requests(self, asked: list[tuple[int, str]]
+                             ) -> dict[tuple[int, str], tuple[str, dict[str, Any]]]:
+        return await self.db.run_read(functools.partial(store.find_requests, asked=asked))
 
     def submit(self, op: store.BetOp) -> asyncio.Future[dict[str, Any]]:
         """Queue a checked request; the future gets its answer or its refusal."""
