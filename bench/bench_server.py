@@ -424,8 +424,10 @@ def run_one(*, players: int, processes: int, database: str, rounds: int, bets: i
     print(f"  bets-closed after the deadline: max {max(lags or [float('nan')]):.0f} ms; "
           f"deadline -> settlement + round-settled at the last socket: p50 "
           f"{percentile(done, 0.5):.0f} ms, max {max(done or [float('nan')]):.0f} ms")
+    sent = figures.accepted + sum(figures.refused.values())
     print(f"  server RSS {rss:.0f} MiB ({1024 * rss / players:.0f} KiB per player); CPU: "
-          f"servers {100 * server_cpu:.0f} %, client {100 * client_cpu:.0f} % of one core")
+          f"servers {100 * server_cpu:.0f} %, client {100 * client_cpu:.0f} % of one core; "
+          f"server CPU per bet sent (all its work / bets) {1000 * server_cpu * wall / max(1, sent):.2f} ms")
 
 
 def main() -> None:
