@@ -201,6 +201,12 @@ def process_figures(pid: int) -> tuple[float, float]:
     return rss, cpu
 
 
+def system_seconds(pid: int) -> float:
+    """The CPU seconds a process spent in the kernel (sockets, threads' wake-ups, fsync)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[12]) / os.sysconf("SC_CLK_TCK")
+
+
 # --- the client ----------------------------------------------------------------------------
 
 
@@ -396,12 +402,14 @@ def run_one(*, players: int, processes: int, database: str, rounds: int, bets: i
                            n % connections)
                     for n, (pid, token) in enumerate(made)]
         before = [process_figures(s.pid)[1] for s in servers]
+        kernel_before = sum(system_seconds(s.pid) for s in servers)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         began = time.monotonic()
         figures = asyncio.run(drive(everyone, rounds, bets, spread, 0.3, seconds))
         wall = time.monotonic() - began
         after = resource.getrusage(resource.RUSAGE_SELF)
         server_figures = [process_figures(s.pid) for s in servers]
+        kernel = sum(system_seconds(s.pid) for s in servers) - kernel_before
     finally:
         for server in servers:
             server.terminate()
@@ -426,8 +434,9 @@ def run_one(*, players: int, processes: int, database: str, rounds: int, bets: i
           f"{percentile(done, 0.5):.0f} ms, max {max(done or [float('nan')]):.0f} ms")
     sent = figures.accepted + sum(figures.refused.values())
     print(f"  server RSS {rss:.0f} MiB ({1024 * rss / players:.0f} KiB per player); CPU: "
-          f"servers {100 * server_cpu:.0f} %, client {100 * client_cpu:.0f} % of one core; "
-          f"server CPU per bet sent (all its work / bets) {1000 * server_cpu * wall / max(1, sent):.2f} ms")
+          f"servers {100 * server_cpu:.0f} % ({100 * kernel / wall:.0f} % in the kernel), "
+          f"client {100 * client_cpu:.0f} % of one core; server CPU per bet sent (all its "
+          f"work / bets) {1000 * server_cpu * wall / max(1, sent):.2f} ms")
 
 
 def main() -> None:
