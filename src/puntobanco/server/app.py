@@ -35,6 +35,7 @@ from puntobanco.server.api.deps import (
     on_puntobanco_error,
     on_validation_error,
 )
+from puntobanco.server.api.fastbets import FastBets
 from puntobanco.server.api.guard import Guard, Guards
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.live.casino import Casino
@@ -81,6 +82,7 @@ def create_app(settings: ServerSettings | None = None, *,
     app.state.guards = Guards(config.guard)
     # Compressed answers (the page's scripts, the snapshot); small ones are not worth it.
     app.add_middleware(GZipMiddleware, minimum_size=500)
+    app.add_middleware(FastBets)  # a plain bet skips FastAPI's routing (issue 8)
     app.add_middleware(Guard)  # body limit and security headers (issue 9), outermost
     app.add_exception_handler(PuntoBancoError, on_puntobanco_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)

@@ -1,0 +1,90 @@
+"""Issue 8: a plain bet takes a short way past FastAPI's routing (``api/fastbets.py``); every
+answer it gives must be the route's own, word for word, in the player's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from puntobanco.server.api.fastbets import FastBets
+from puntobanco.server.settings import GuardSettings
+
+from .support import LiveServer, Player, fast_settings, running
+
+
+def _both(server: LiveServer, player: Player, body: dict[str, Any], *, table: int = 1,
+          lang: str = "fr") -> tuple[httpx.Response, httpx.Response]:
+    """The same request the short way (no query string) and by the route (``?lang=`` of the
+    player's own language, which the short way leaves to the route)."""
+    before = FastBets.answered
+    short = server.http.post(f"/api/tables/{table}/bets", json=body, headers=player.headers)
+    assert FastBets.answered == before + 1, short.text  # it did take the short way
+    route = server.http.post(f"/api/tables/{table}/bets?lang={lang}", json=body,
+                             headers=player.headers)
+    assert FastBets.answered == before + 1
+    return short, route
+
+
+def _same_refusal(short: httpx.Response, route: httpx.Response, code: str) -> None:
+    assert short.status_code == route.status_code, (short.text, route.text)
+    assert short.json() == route.json()
+    assert short.json()["error"]["code"] == code
+    assert short.headers["x-frame-options"] == "DENY"  # the security headers still apply
+
+
+def test_issue8_the_short_way_answers_as_the_route_does(db_url: str) -> None:
+    guard = GuardSettings(bets_per_player=(20, 0.01))
+    with running(fast_settings(db_url, betting_seconds=5.0, guard=guard)) as server:
+        ann = server.signup("ann", lang="fr")
+        watcher = server.watch(1, ann)
+        opened = watcher.next("round-opened")
+        coup = opened["coup_id"]
+        short, route = _both(server, ann, {"bet": "banco", "stake": 1000, "coup_id": coup})
+        assert short.status_code == route.status_code == 200, (short.text, route.text)
+        first, second = short.json(), route.json()
+        assert set(first) == set(second) == {"bet", "stake", "total", "my_bets", "balance",
+                                             "coup_id", "round_no"}
+        assert second["total"] == first["total"] + 1000 and second["coup_id"] == coup
+        # an idempotency key: the retry gets the first answer, whichever way each went
+        short, route = _both(server, ann, {"bet": "punto", "stake": 1000, "coup_id": coup,
+                                           "idempotency_key": "k-1"})
+        assert short.status_code == route.status_code == 200 and short.json() == route.json()
+        # refusals: each in French, as the route words it
+        _same_refusal(*_both(server, ann, {"bet": "banco", "stake": 1001, "coup_id": coup}),
+                      "not-chip-multiple")
+        _same_refusal(*_both(server, ann, {"bet": "punto", "stake": 1000,
+                                           "coup_id": coup + 1}), "table-closed")
+        _same_refusal(*_both(server, ann, {"bet": "zebra", "stake": 1000}), "unknown-bet")
+        _same_refusal(*_both(server, ann, {"bet": "banco", "stake": 1000}, table=99),
+                      "not-found")
+        _same_refusal(*_both(server, ann, {"bet": "banco", "stake": 500, "coup_id": coup,
+                                           "idempotency_key": "k-1"}), "idempotency-conflict")
+        # the bet limit: the short way counts as the route does, and says when to come back
+        while (short := server.http.post("/api/tables/1/bets", headers=ann.headers, json={
+                "bet": "egalite", "stake": 1000, "coup_id": coup})).status_code != 429:
+            assert short.status_code == 200, short.text
+        route = server.http.post("/api/tables/1/bets?lang=fr", headers=ann.headers, json={
+            "bet": "egalite", "stake": 1000, "coup_id": coup})
+        _same_refusal(short, route, "too-many-requests")
+        assert int(short.headers["retry-after"]) >= 1 and "retry-after" in route.headers
+        watcher.close()
+
+
+def test_issue8_what_is_not_plain_goes_to_the_route(sqlite_url: str) -> None:
+    with running(fast_settings(sqlite_url)) as server:
+        ann = server.signup("ann", lang="it")
+        before = FastBets.answered
+        unknown = server.http.post("/api/tables/1/bets", json={"bet": "banco", "stake": 100},
+                                   headers={"Authorization": "Bearer nobody"})
+        assert unknown.status_code == 401 and unknown.json()["error"]["code"] == "unauthorized"
+        bad = server.http.post("/api/tables/1/bets", json={"bet": "banco", "stake": "x"},
+                               headers=ann.headers)
+        assert bad.status_code == 400 and "stake" in bad.json()["error"]["message"]
+        extra = server.http.post("/api/tables/1/bets", json={"bet": "banco", "stake": 100,
+                                                             "more": 1}, headers=ann.headers)
+        assert extra.status_code == 400
+        broken = server.http.post("/api/tables/1/bets", content=b"{", headers={
+            **ann.headers, "Content-Type": "application/json"})
+        assert broken.status_code == 400 and broken.json()["error"]["code"] == "bad-request"
+        assert FastBets.answered == before  # all of them answered by the route
