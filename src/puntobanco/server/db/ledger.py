@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import BetRefused, ErrorCode
@@ -94,16 +94,40 @@ def _journal(session: Session, moves: Sequence[Move]) -> None:
     now = utcnow()
     # Core inserts (one executemany each): the ORM's bulk path costs more than the rows
     connection = session.connection()
-    ids = connection.execute(
-        insert(_TRANSACTIONS).returning(_TRANSACTIONS.c.id, sort_by_parameter_order=True),
-        [{"reason": m.reason, "coup_id": m.coup_id, "bet_id": m.bet_id,
-          "player_id": m.player_id, "created_at": now} for m in moves]).scalars().all()
+    ids = insert_with_ids(connection, _TRANSACTIONS, [
+        {"reason": m.reason, "coup_id": m.coup_id, "bet_id": m.bet_id,
+         "player_id": m.player_id, "created_at": now} for m in moves])
     connection.execute(insert(_ENTRIES), [
         entry for move, transaction_id in zip(moves, ids, strict=True)
         for entry in ({"transaction_id": transaction_id, "account_id": move.source,
                        "amount": -move.amount},
                       {"transaction_id": transaction_id, "account_id": move.target,
                        "amount": move.amount})])
+
+
+def insert_with_ids(connection: Connection, table: Table,
+                    rows: Sequence[dict[str, Any]]) -> list[int]:
+    """Insert many rows and give their new ids, in the rows' order.
+
+    On PostgreSQL the ids are drawn from the table's sequence in one query and the rows written
+    by a plain executemany: one ``INSERT … RETURNING`` of hundreds of rows is a statement too
+    long for psycopg's query cache, and parsing it again for every batch cost more than the
+    writes. Elsewhere, ``INSERT … RETURNING`` (SQLite returns the rows in order).
+    """
+    if not rows:
+        return []
+    if connection.dialect.name == "postgresql":
+        ids = [int(value) for value in connection.execute(_NEXT_IDS, {
+            "table": table.name, "n": len(rows)}).scalars()]
+        connection.execute(insert(table), [{**row, "id": new}
+                                           for row, new in zip(rows, ids, strict=True)])
+        return ids
+    return [int(value) for value in connection.execute(
+        insert(table).returning(table.c.id, sort_by_parameter_order=True), rows).scalars()]
+
+
+_NEXT_IDS = text("SELECT nextval(pg_get_serial_sequence(:table, 'id')) "
+                 "FROM generate_series(1, :n)")
 
 
 def transfer(

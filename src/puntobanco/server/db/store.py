@@ -419,10 +419,9 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
     new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
     if new:
         now = utcnow()
-        ids = session.connection().execute(
-            insert(_BETS).returning(_BETS.c.id, sort_by_parameter_order=True),
-            [{"coup_id": coup_id, "player_id": player, "kind": kind.value, "stake": row[1],
-              "status": row[2], "placed_at": now} for player, kind, row in new]).scalars().all()
+        ids = ledger.insert_with_ids(session.connection(), _BETS, [
+            {"coup_id": coup_id, "player_id": player, "kind": kind.value, "stake": row[1],
+             "status": row[2], "placed_at": now} for player, kind, row in new])
         for (_, _, row), bet_id in zip(new, ids, strict=True):
             row[0] = bet_id
     fresh = {id(row) for _, _, row in new}
