@@ -97,7 +97,7 @@ def _journal(session: Session, moves: Sequence[Move]) -> None:
     ids = insert_with_ids(connection, _TRANSACTIONS, [
         {"reason": m.reason, "coup_id": m.coup_id, "bet_id": m.bet_id,
          "player_id": m.player_id, "created_at": now} for m in moves])
-    connection.execute(insert(_ENTRIES), [
+    bulk_insert(connection, _ENTRIES, [
         entry for move, transaction_id in zip(moves, ids, strict=True)
         for entry in ({"transaction_id": transaction_id, "account_id": move.source,
                        "amount": -move.amount},
@@ -119,13 +119,37 @@ def insert_with_ids(connection: Connection, table: Table,
     if connection.dialect.name == "postgresql":
         ids = [int(value) for value in connection.execute(_NEXT_IDS, {
             "table": table.name, "n": len(rows)}).scalars()]
-        connection.execute(insert(table), [{**row, "id": new}
-                                           for row, new in zip(rows, ids, strict=True)])
+        bulk_insert(connection, table, [{**row, "id": new}
+                                        for row, new in zip(rows, ids, strict=True)])
         return ids
     return [int(value) for value in connection.execute(
         insert(table).returning(table.c.id, sort_by_parameter_order=True), rows).scalars()]
 
 
+def bulk_insert(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert many rows (each with the same keys) in one statement.
+
+    On PostgreSQL: ``INSERT … SELECT * FROM unnest(:column_1, …)``, one array per column, a
+    short statement psycopg parses once (its executemany cost about 50 µs a row in Python: half
+    a second for a settlement of 1,000 players); elsewhere an executemany.
+    """
+    if not rows:
+        return
+    if connection.dialect.name != "postgresql":
+        connection.execute(insert(table), rows)
+        return
+    names = tuple(rows[0])
+    statement = _UNNEST.get((table.name, names))
+    if statement is None:
+        casts = ", ".join(f"CAST(:c{index} AS {table.c[name].type.compile(connection.dialect)}[])"
+                          for index, name in enumerate(names))
+        statement = _UNNEST[(table.name, names)] = text(
+            f"INSERT INTO {table.name} ({', '.join(names)}) SELECT * FROM unnest({casts})")
+    connection.execute(statement, {f"c{index}": [row[name] for row in rows]
+                                   for index, name in enumerate(names)})
+
+
+_UNNEST: dict[tuple[str, tuple[str, ...]], Any] = {}
 _NEXT_IDS = text("SELECT nextval(pg_get_serial_sequence(:table, 'id')) "
                  "FROM generate_series(1, :n)")
 

@@ -544,7 +544,7 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
                 moves.append(ledger.Move(house, in_play, line.net, "house-pay", **ids))
             moves.append(ledger.Move(in_play, wallets[player], line.returned, "payout", **ids))
     if rows:
-        session.connection().execute(insert(_LINES), rows)
+        ledger.bulk_insert(session.connection(), _LINES, rows)
     ledger.post(session, moves)
     session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
                                             BetRecord.status == "active")
