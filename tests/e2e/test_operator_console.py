@@ -174,7 +174,7 @@ def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any
                                                                      tmp_path: Path) -> None:
     """Issue 11, from the console alone: a hand-dealt table, a dealer account, the table
     assigned to it (each in the audit log); the dealer then signs in on /dealer and drives that
-    table. Spanish console, desktop and tablet widths."""
+    table. Spanish console, at desktop, tablet and phone widths."""
     url = f"sqlite:///{tmp_path / 'dealers.sqlite3'}"
     with running(fast_settings(url, default_tables=("Sanremo",))) as live:
         context = browser.new_context(viewport=DESKTOP, locale="es-ES")
@@ -221,6 +221,15 @@ def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any
         page.locator("article[data-table] .badge.hand-dealt").wait_for()
         _no_sideways_scroll(page)
         page.screenshot(path=str(output_dir / "operator-new-table-tablet.png"))
+        for width in (320, 390):  # and on a phone, every tab stays inside the screen
+            page.set_viewport_size({"width": width, "height": 800})
+            for tab in ("tables", "players", "reports", "dealers", "audit"):
+                page.click(f"#tabs button[data-tab={tab}]")
+                page.locator(f"#tab-{tab}:not([hidden])").wait_for()
+                page.wait_for_timeout(150)
+                _no_sideways_scroll(page)
+        page.screenshot(path=str(output_dir / "operator-dealers-320.png"), full_page=True)
+        page.set_viewport_size(TABLET)
         # the audit log names both actions
         page.click("#tabs button[data-tab=audit]")
         page.locator("#audit tr[data-action=dealer-tables]").wait_for()
