@@ -39,13 +39,13 @@ MAX_TRACKED_KEYS = 50_000
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
             "form-action 'self'; frame-ancestors 'none'")
-#: The interactive API documents (Swagger UI, ReDoc) load their script from a CDN inline.
+#: The API document (Swagger UI) from its CDN, when the local copy is not installed.
 DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
             "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
             "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
             "font-src 'self' https://fonts.gstatic.com; worker-src 'self' blob:; "
             "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
-_DOCS_PATHS = ("/docs", "/redoc")
+_DOCS_PATHS = ("/docs",)
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
@@ -179,7 +179,8 @@ class HashSlots:
 
 
 class SocketCounts:
-    """Open WebSockets in all, per address and per player (the caps of ``docs/api.md``)."""
+    """Open WebSockets in all, anonymous ones per address, signed-in ones per player (the caps
+    of ``docs/api.md``)."""
 
     def __init__(self) -> None:
         self.total = 0
@@ -214,22 +215,24 @@ class SocketCounts:
         """Why one more socket is refused, or ``None`` (then call :meth:`add`)."""
         if self.total >= total:
             return f"The server holds {total} sockets at most: try again later."
-        if self.by_address.get(address, 0) >= per_address:
-            return f"At most {per_address} sockets per address."
+        if player is None and self.by_address.get(address, 0) >= per_address:
+            return f"At most {per_address} anonymous sockets per address: sign in to watch."
         if player is not None and self.by_player.get(player, 0) >= per_player:
             return f"At most {per_player} sockets per player."
         return None
 
     def add(self, address: str, player: int | None) -> None:
         self.total += 1
-        self.by_address[address] = self.by_address.get(address, 0) + 1
-        if player is not None:
+        if player is None:
+            self.by_address[address] = self.by_address.get(address, 0) + 1
+        else:
             self.by_player[player] = self.by_player.get(player, 0) + 1
 
     def remove(self, address: str, player: int | None) -> None:
         self.total -= 1
-        _decrement(self.by_address, address)
-        if player is not None:
+        if player is None:
+            _decrement(self.by_address, address)
+        else:
             _decrement(self.by_player, player)
 
 
