@@ -150,9 +150,9 @@ def seed_players(url: str, players: int) -> list[tuple[int, str]]:
     return made
 
 
-#: ``puntobanco serve`` with the socket caps raised: every bench player connects from 127.0.0.1,
-#: as they would through a reverse proxy (docs/server.md: "raise sockets_per_address"); the
-#: other limits (bets per player, body size, sessions) stay as shipped.
+#: ``puntobanco serve`` with the socket caps raised: 5,000 players need more than the 2,000
+#: sockets shipped, and every bench player connects from 127.0.0.1 (as through a reverse proxy);
+#: the other limits (bets per player, body size, sessions) stay as shipped.
 LAUNCH = """
 import dataclasses
 from puntobanco.server import settings
