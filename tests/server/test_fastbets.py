@@ -88,3 +88,20 @@ def test_issue8_what_is_not_plain_goes_to_the_route(sqlite_url: str) -> None:
             **ann.headers, "Content-Type": "application/json"})
         assert broken.status_code == 400 and broken.json()["error"]["code"] == "bad-request"
         assert FastBets.answered == before  # all of them answered by the route
+
+
+def test_issue8_a_chunked_bet_body_over_the_limit_is_refused_413_not_500(sqlite_url: str) -> None:
+    """Issue 9's body limit holds on the short way's path too: a chunked body is the route's."""
+    with running(fast_settings(sqlite_url)) as server:
+        ann = server.signup("ann")
+
+        def chunks() -> Any:
+            yield b'{"bet": "banco", "stake": 1000, "idempotency_key": "'
+            for _ in range(20):
+                yield b"x" * 1000
+            yield b'"}'
+
+        answer = server.http.post("/api/tables/1/bets", content=chunks(), headers={
+            **ann.headers, "Content-Type": "application/json"})
+        assert answer.status_code == 413, answer.text
+        assert answer.json()["error"]["code"] == "body-too-large"

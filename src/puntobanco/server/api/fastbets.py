@@ -3,8 +3,9 @@ without FastAPI's routing and dependency machinery, which cost the one event loo
 bet itself (about half of its time at 1,000 players betting).
 
 :class:`FastBets` is pure ASGI middleware in front of the application. It takes a request only
-when it is the plain case — ``POST /api/tables/{id}/bets``, no query string, a JSON body that
-:class:`~puntobanco.server.api.schemas.BetIn` accepts, a bearer token of a live session — and
+when it is the plain case — ``POST /api/tables/{id}/bets``, no query string, a JSON body with
+its ``Content-Length`` that :class:`~puntobanco.server.api.schemas.BetIn` accepts, a bearer
+token of a live session — and
 then does exactly what the route does (:func:`puntobanco.server.api.tables.place_bet`): the
 player's rate limit, the table's dealer, ``place_bet``, the answer validated by
 :class:`~puntobanco.server.api.schemas.BetOut`, a refusal answered as
@@ -56,7 +57,10 @@ class FastBets:
         headers = dict(scope["headers"])
         token = _bearer(headers.get(b"authorization", b""))
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        if table_id > MAX_ID or token is None or content_type != b"application/json":
+        # a body without Content-Length (chunked) goes to the route: the guard in front has
+        # checked a declared length, while a chunked one may still be refused 413 mid-way
+        if (table_id > MAX_ID or token is None or content_type != b"application/json"
+                or b"content-length" not in headers):
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
