@@ -118,13 +118,21 @@ async def _session_lives(casino: Casino, token: str, ended: asyncio.Event,
 
 
 async def _send(websocket: WebSocket, client: Client) -> None:
+    """Drain the client's queue in order (what :meth:`Client.push` could not send at once)."""
+    client.direct = websocket.send_text
     while True:
         text = await client.queue.get()
+        await client.idle.wait()  # a send started by push() goes out first
         if text is None:
             with suppress(Exception):
                 await websocket.close(CLOSE_TOO_SLOW, "Too many messages waiting: reconnect.")
             return
-        await websocket.send_text(text)
+        client.idle.clear()
+        try:
+            await websocket.send_text(text)
+        finally:
+            client.idle.set()
+            client.sent()
 
 
 async def _receive(websocket: WebSocket, client: Client) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from puntobanco.server.live.messages import Message, encode
@@ -23,24 +24,80 @@ def dumps(message: dict[str, Any]) -> str:
 
 
 class Client:
-    """One WebSocket connection: who it is (``player_id``, or ``None`` for a spectator)."""
+    """One WebSocket connection: who it is (``player_id``, or ``None`` for a spectator).
+
+    A message goes out at once when nothing of this client's is waiting (``direct``: the
+    socket's send, which completes without waiting while the connection takes data), else it
+    joins the client's queue, which its connection's sender drains in order. Sending at once
+    spares a task switch per socket per message, the largest cost of a fan-out to 1,000 sockets
+    after the system call itself (issue 8)."""
 
     def __init__(self, player_id: int | None) -> None:
         self.player_id = player_id
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE_SIZE)
         self.dropped = False
+        #: the socket's send, once the connection runs (``None``: always queue)
+        self.direct: Callable[[str], Coroutine[Any, Any, None]] | None = None
+        #: set while no send of this client is under way (the sender waits for it)
+        self.idle = asyncio.Event()
+        self.idle.set()
+        #: messages queued or held by the sender, not sent yet: while any, push() queues too
+        self.pending = 0
 
     def push(self, text: str) -> None:
-        """Queue a message; a client too slow to keep up is dropped (``None`` ends its queue)."""
+        """Send or queue a message; a client too slow to keep up is dropped (``None`` ends its
+        queue)."""
         if self.dropped:
             return
+        if self.direct is not None and self.idle.is_set() and not self.pending:
+            sending = self.direct(text)
+            try:
+                waiting = sending.send(None)
+            except StopIteration:
+                return  # sent
+            except Exception:  # the socket is gone: the sender finds out the usual way
+                self.direct = None
+            else:  # the connection takes no data now: the send finishes later, in order
+                self.idle.clear()
+                finishing = asyncio.ensure_future(_finish(sending, waiting))
+                finishing.add_done_callback(lambda _: self.idle.set())
+                return
         try:
             self.queue.put_nowait(text)
+            self.pending += 1
         except asyncio.QueueFull:
             self.dropped = True
             while not self.queue.empty():
                 self.queue.get_nowait()
             self.queue.put_nowait(None)
+
+    def sent(self) -> None:
+        """The sender has sent (or given up on) one queued message."""
+        self.pending = max(0, self.pending - 1)
+
+
+async def _finish(sending: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """Drive a send that :meth:`Client.push` started and that had to wait, to its end, as a
+    task would: ``waiting`` is what the send yielded (the future it waits for)."""
+    while True:
+        try:
+            if waiting is None:  # a bare yield
+                await asyncio.sleep(0)
+            else:
+                # a task takes the "blocking" mark off a future yielded to it before waiting;
+                # awaiting it with the mark still on raises "await wasn't used with future"
+                waiting._asyncio_future_blocking = False
+                await waiting
+        except BaseException as error:  # handed to the send, as a task would
+            try:
+                waiting = sending.throw(error)
+            except (StopIteration, Exception):
+                return
+            continue
+        try:
+            waiting = sending.send(None)
+        except (StopIteration, Exception):
+            return
 
 
 class Hub:
