@@ -165,6 +165,9 @@ class HumanDealer(TableDealer):
 
     async def _act(self, work: Callable[[], Awaitable[T]]) -> T:
         """A dealer's action: under the table's lock, and completed even if the client leaves."""
+        if self.following:  # several processes: the one holding the table's lock records it
+            raise PuntoBancoError(f"Table {self.id} is dealt through another server process "
+                                  "now; reload the dealer's page.", code="table-out-of-service")
         async def locked() -> T:
             async with self.lock:
                 return await work()
