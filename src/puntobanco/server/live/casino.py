@@ -218,6 +218,8 @@ class Casino:
                                 "snap": True})
         elif kind == "pause":
             dealer.set_paused(bool(item["v"]))
+        elif kind == "watch" and not dealer.following:  # someone watches it elsewhere
+            dealer.poke()
 
     async def _table_changed(self, table_id: int) -> None:
         """Another process created a table or changed its settings: serve it as stored."""

@@ -246,7 +246,9 @@ class Cluster:
 
     async def _campaign(self) -> None:
         """Every second: check the lock connection (lost: stop dealing at once), count the
-        peers, and try the locks this process lacks; a table won is recovered, then dealt."""
+        peers, and try the locks this process lacks; a table won is recovered, then dealt.
+        A table watched here but dealt elsewhere is reported watched to its dealer (which
+        otherwise waits while nobody watches)."""
         while True:
             await asyncio.sleep(self.retry_seconds)
             try:
@@ -257,6 +259,9 @@ class Cluster:
                 self._lost_locks()
                 await self._reconnect_locks()
                 continue
+            for table, served in self.dealers.items():  # watched here: the dealer deals on
+                if served.following and served.hub.watched.is_set():
+                    self.relay({"k": "watch", "t": table})
             for table in sorted(won):
                 dealer = self.dealers.get(table)
                 if dealer is None:
