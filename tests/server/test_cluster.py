@@ -11,6 +11,8 @@ settled once or refunded, the ledger audit holds and every shoe verifies.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -36,6 +38,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
+from puntobanco.server.live.cluster import Cluster, pack
 from puntobanco.server.settings import table_rules_from_json
 
 from .conftest import PostgresCluster
@@ -254,3 +257,27 @@ def test_issue8_workers_on_sqlite_are_refused_in_one_sentence(tmp_path: Path) ->
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("puntobanco: ") and result.stderr.count("\n") == 1
     assert "--workers 2 needs PostgreSQL" in result.stderr
+
+
+def test_issue8_a_relayed_message_longer_than_notify_allows_is_cut_and_joined() -> None:
+    """NOTIFY carries at most 8,000 bytes: a longer item (a state with a long road, in any
+    alphabet) is cut into parts under the limit and joined, in order with the others."""
+    got: list[dict[str, Any]] = []
+
+    async def on_item(item: dict[str, Any]) -> None:
+        got.append(item)
+
+    small = {"k": "p", "t": 1, "p": 7, "m": '{"type":"my-bets"}'}
+    large = {"k": "b", "t": 1, "m": "é\"ß" * 9_000 + "🂡" * 2_000}
+    payloads = pack("elsewhere", [json.dumps(item, ensure_ascii=False)
+                                  for item in (small, large, small)])
+    assert len(payloads) > 3 and all(len(p.encode()) <= 8_000 for p in payloads)
+    receiver = Cluster("postgresql+psycopg://pb@127.0.0.1/pb", on_item=on_item)
+
+    async def deliver() -> None:
+        for payload in payloads:
+            await receiver._received(payload)
+
+    asyncio.run(deliver())
+    assert got == [small, large, small]
+    assert receiver.peers == 2  # someone else relays: this process relays from now on too

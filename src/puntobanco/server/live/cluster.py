@@ -259,6 +259,9 @@ class Cluster:
                 self._lost_locks()
                 await self._reconnect_locks()
                 continue
+            except Exception:  # a bug: logged, and the next second tries again
+                log.exception("the table locks could not be tried")
+                continue
             for table, served in self.dealers.items():  # watched here: the dealer deals on
                 if served.following and served.hub.watched.is_set():
                     self.relay({"k": "watch", "t": table})
@@ -357,7 +360,10 @@ class Cluster:
             try:
                 assert self._listen is not None
                 async for notice in self._listen.notifies():
-                    await self._received(notice.payload)
+                    try:
+                        await self._received(notice.payload)
+                    except (ValueError, KeyError, TypeError, IndexError):  # not ours
+                        log.warning("a notification on %s was not understood", CHANNEL)
             except (psycopg.Error, OSError, AssertionError):
                 if self._closing:
                     return
@@ -376,6 +382,8 @@ class Cluster:
         items: list[Item]
         if "c" in data:
             key, number, count, piece = data["c"]
+            if len(self._parts) > 100:  # parts a dead sender never finished
+                self._parts.clear()
             parts = self._parts.setdefault(key, [None] * count)
             parts[number] = piece
             if any(part is None for part in parts):
