@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from puntobanco.cards import parse_cards
 from puntobanco.server.db.engine import Database
@@ -281,3 +281,41 @@ def test_issue8_a_relayed_message_longer_than_notify_allows_is_cut_and_joined() 
     asyncio.run(deliver())
     assert got == [small, large, small]
     assert receiver.peers == 2  # someone else relays: this process relays from now on too
+
+
+def test_issue8_serve_workers_runs_processes_sharing_one_port(
+        pg_cluster: PostgresCluster, tmp_path: Path) -> None:
+    """``serve --workers 2``: two processes on one port, both listening for the relay, one
+    holding every table's lock; Ctrl-C stops them all."""
+    url = pg_cluster.new_database()
+    port = free_port()
+    env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD}
+    process = subprocess.Popen([*COMMAND, "--workers", "2", "--port", str(port),
+                                "--database-url", url], cwd=tmp_path, env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until(lambda: _answers(base) or process.poll() is not None, timeout=60)
+        engine = Database(url, threads=1)
+        try:
+            def cluster() -> tuple[int, set[int]]:
+                with engine.read() as session:
+                    listening = session.execute(text(
+                        "SELECT count(*) FROM pg_stat_activity "
+                        "WHERE application_name = 'puntobanco-cluster'")).scalar_one()
+                    holders = set(session.execute(text(
+                        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                        "AND objsubid = 2")).scalars())
+                    return int(listening), holders
+
+            wait_until(lambda: cluster()[0] == 2, timeout=30)
+            assert len(cluster()[1]) == 1  # one process deals both tables
+        finally:
+            engine.close()
+        assert [t["name"] for t in httpx.get(f"{base}/api/tables").json()] == [
+            "Sanremo", "Enghien"]
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert "2 worker processes share the port" in out, (out, err)
+    assert "Traceback" not in err, err

@@ -103,7 +103,8 @@ def serve(
     address = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
 
     def ready(casino: Casino) -> None:
-        tables = ", ".join(d.settings.name for d in casino.dealers.values())
+        tables = ", ".join(getattr(casino, "table_names", None)
+                           or [d.settings.name for d in casino.dealers.values()])
         typer.echo(f"puntobanco: the live table is open at {address}  (tables: {tables}; "
                    f"database: {shown_url}). Ctrl-C stops it.", err=False)
         if casino.generated_operator_password is not None:
@@ -134,7 +135,8 @@ def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: 
     from puntobanco.server.live.casino import Casino
 
     casino = Casino(settings)
-    casino.generated_operator_password = asyncio.run(_seed(casino))
+    casino.generated_operator_password, names = asyncio.run(_seed(casino))
+    casino.table_names = names  # type: ignore[attr-defined]  # the ready line's tables
     ready(casino)
     typer.echo(f"puntobanco: {workers} worker processes share the port; each serves every "
                "table, and one of them deals each.")
@@ -147,9 +149,12 @@ def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: 
                 port=port, log_level="warning", timeout_graceful_shutdown=5)
 
 
-async def _seed(casino: Casino) -> str | None:
+async def _seed(casino: Casino) -> tuple[str | None, list[str]]:
+    from puntobanco.server.db import store
+
     try:
-        return await casino.db.run_write(casino._seed)
+        password = await casino.db.run_write(casino._seed)
+        return password, [name for _, name, _ in await casino.db.run_read(store.table_rows)]
     finally:
         casino.db.close()
 
