@@ -52,6 +52,8 @@ def test_issue13_risk_handle_mix_plot_and_simulation(monkeypatch: pytest.MonkeyP
     (["risk", "--method", "guess"], "is not a method"),
     (["risk", "--coups", "10", "--handle", "10"], "not both"),
     (["design", "--target", "abc"], "is not a number"),
+    (["design", "--target", "2"], "2% is written with the sign"),
+    (["design", "--target", "12%:8%"], "from the lower edge to the higher"),
     (["design", "--bet", "keno"], "is not a bet to design"),
     (["design", "--max-pay", "200", "--half-pays"], "more than"),
     (["par", "--compare", "--format", "csv"], "not csv"),

@@ -313,5 +313,19 @@ def test_seat_names_from_players_or_count() -> None:
     (["--tie-pays", "100"], "8:1 or 9:1"),
 ])
 def test_bad_play_options_end_in_one_sentence(cli: Cli, args: list[str], mentions: str) -> None:
+    run = cli("play", *args, *([] if "--lang" in args else ["--lang", "en"]), stdin="q\n")
+    assert_one_sentence_error(run, mentions=mentions)
+
+
+@pytest.mark.parametrize(("args", "mentions"), [
+    (["--lang", "it", "--seats", "0"], "Un tavolo ha da 1 a 14 posti, non 0."),
+    (["--lang", "es", "--bankroll", "5"], "no cubre la apuesta mínima más baja de la mesa (10,00 €)"),
+    (["--lang", "fr", "--coups", "0"], "--coups prend un nombre positif"),
+    (["--lang", "it", "--bankroll", "abc"], "Importo non valido"),
+    (["--lang", "fr", "--player", "Ann", "--player", "ann"], "un nom différent"),
+])
+def test_play_options_are_refused_in_the_table_language(cli: Cli, args: list[str],
+                                                         mentions: str) -> None:
+    """The table's language (--lang, French by default) says what is wrong with its options."""
     run = cli("play", *args, stdin="q\n")
     assert_one_sentence_error(run, mentions=mentions)

@@ -53,7 +53,7 @@ def test_equals_places_the_seat_s_last_bets_again(cli: Cli) -> None:
 
 @pytest.mark.parametrize("bankroll", ["5", "9.99"])
 def test_a_bankroll_below_the_table_minimum_is_refused_up_front(cli: Cli, bankroll: str) -> None:
-    run = cli("play", "--bankroll", bankroll, stdin="q\n")
+    run = cli("play", "--bankroll", bankroll, "--lang", "en", stdin="q\n")
     assert_one_sentence_error(run, mentions="smallest minimum stake (€10.00)")
     assert run.out == ""
     assert cli("play", "--bankroll", "5", "--limit", "lion=5-50", "--coups", "1",

@@ -168,3 +168,84 @@ def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
     assert second["edge"] == pytest.approx(600 / 40000)
     assert second["low"] == pytest.approx(600 / 40000 - 1.959964 * 500 / 40000)  # √(300²+400²)
     assert found["circles"] == 2 and "nothing" in found["empty"]
+
+
+def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any, output_dir: Path,
+                                                                     tmp_path: Path) -> None:
+    """Issue 11, from the console alone: a hand-dealt table, a dealer account, the table
+    assigned to it (each in the audit log); the dealer then signs in on /dealer and drives that
+    table. Spanish console, at desktop, tablet and phone widths."""
+    url = f"sqlite:///{tmp_path / 'dealers.sqlite3'}"
+    with running(fast_settings(url, default_tables=("Sanremo",))) as live:
+        context = browser.new_context(viewport=DESKTOP, locale="es-ES")
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{live.url}/operator")
+        page.click(".langs button[data-lang=es]")
+        page.fill("#login-form input[name=username]", "operator")
+        page.fill("#login-form input[name=password]", "operator-secret")
+        page.click("#login-form button[type=submit]")
+        page.locator("article[data-table]").first.wait_for()
+        # a table dealt by a person from a real shoe
+        page.fill("#new-table input[name=name]", "Salón privado")
+        page.select_option("#new-table select[name=dealing]", "dealer")
+        page.click("#new-table button[type=submit]")
+        page.locator("article[data-table] .badge.hand-dealt").wait_for()
+        tables = live.http.get("/api/tables").json()
+        hand_dealt = [t for t in tables if t["name"] == "Salón privado"]
+        assert [t["dealing"] for t in hand_dealt] == ["dealer"]
+        table_id = hand_dealt[0]["id"]
+        # the dealers' tab: none yet, then one, then the table assigned to it
+        page.click("#tabs button[data-tab=dealers]")
+        page.locator("#dealers td", has_text="Todavía no hay crupieres.").wait_for()
+        page.fill("#new-dealer input[name=username]", "lucia")
+        page.fill("#new-dealer input[name=password]", "abc")  # too short: one sentence
+        page.select_option("#new-dealer select[name=lang]", "it")
+        page.click("#new-dealer button[type=submit]")
+        page.locator("#notice:not([hidden])").wait_for()
+        assert page.inner_text("#notice").endswith(".")
+        page.fill("#new-dealer input[name=password]", "croupier1")
+        page.click("#new-dealer button[type=submit]")
+        row = page.locator("tr[data-dealer=lucia]")
+        row.wait_for()
+        assert "IT" in row.inner_text() and "Sanremo" not in row.inner_text()  # server-dealt
+        row.locator(f"input[type=checkbox][value='{table_id}']").check()
+        row.locator(".assign-button").click()
+        row.locator(".form-note.pos").wait_for()
+        _no_sideways_scroll(page)
+        page.screenshot(path=str(output_dir / "operator-dealers-es.png"), full_page=True)
+        page.set_viewport_size(TABLET)
+        _no_sideways_scroll(page)
+        page.click("#tabs button[data-tab=tables]")
+        page.locator("article[data-table] .badge.hand-dealt").wait_for()
+        _no_sideways_scroll(page)
+        page.screenshot(path=str(output_dir / "operator-new-table-tablet.png"))
+        for width in (320, 390):  # and on a phone, every tab stays inside the screen
+            page.set_viewport_size({"width": width, "height": 800})
+            for tab in ("tables", "players", "reports", "dealers", "audit"):
+                page.click(f"#tabs button[data-tab={tab}]")
+                page.locator(f"#tab-{tab}:not([hidden])").wait_for()
+                page.wait_for_timeout(150)
+                _no_sideways_scroll(page)
+        page.screenshot(path=str(output_dir / "operator-dealers-320.png"), full_page=True)
+        page.set_viewport_size(TABLET)
+        # the audit log names both actions
+        page.click("#tabs button[data-tab=audit]")
+        page.locator("#audit tr[data-action=dealer-tables]").wait_for()
+        actions = page.eval_on_selector_all("#audit tr[data-action]",
+                                            "rows => rows.map(r => r.dataset.action)")
+        assert actions[:3] == ["dealer-tables", "dealer-create", "table-create"]
+        assert "Mesas del crupier" in page.inner_text("#audit")
+        assert errors == []
+        context.close()
+        # the dealer drives the table assigned, from the dealer page
+        dealer = browser.new_page(viewport={"width": 1024, "height": 768})
+        dealer.goto(f"{live.url}/dealer?lang=it")
+        dealer.fill("#auth-username", "lucia")
+        dealer.fill("#auth-password", "croupier1")
+        dealer.click("#auth-form button[type=submit]")
+        dealer.wait_for_selector("#desk:not([hidden])")
+        dealer.wait_for_function("(name) => document.getElementById('table-name').textContent "
+                                 "=== name", arg="Salón privado")
+        dealer.close()

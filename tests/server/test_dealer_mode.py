@@ -409,3 +409,29 @@ def test_a_restart_while_betting_is_open_keeps_the_bets(sqlite_url: str) -> None
         desk.ok("settle")
         assert server.balance(ann) == 100_000 + 3000
     assert check_books(sqlite_url)["settled"] == 1
+
+
+def test_issue11_dealer_accounts_and_assignments_are_audited(desk_server: LiveServer) -> None:
+    """Issue 11, "an audit log of every operator action": a dealer account's creation and each
+    change of the tables it drives are logged (who, before → after); a refused assignment is
+    not (SQLite and PostgreSQL)."""
+    desk = open_desk(desk_server)
+    http, boss = desk_server.http, desk.operator
+    refused = http.put(f"/api/dealers/{desk.dealer.id}/tables", json={"tables": [1]},
+                       headers=boss.headers)
+    assert refused.json()["error"]["code"] == "not-dealer-table"
+    cleared = http.put(f"/api/dealers/{desk.dealer.id}/tables", json={"tables": []},
+                       headers=boss.headers)
+    assert cleared.status_code == 200 and cleared.json()["tables"] == []
+    log = http.get(f"/api/audit?target_kind=player&target_id={desk.dealer.id}",
+                   headers=boss.headers).json()
+    assert [(e["action"], e["operator"], e["target_name"], e["before"], e["after"])
+            for e in log] == [
+        ("dealer-tables", "operator", desk.dealer.username, {"tables": [desk.table_id]},
+         {"tables": []}),
+        ("dealer-tables", "operator", desk.dealer.username, {"tables": []},
+         {"tables": [desk.table_id]}),
+        ("dealer-create", "operator", desk.dealer.username, None,
+         {"username": desk.dealer.username, "lang": "en"})]
+    only = http.get("/api/audit?action=dealer-create", headers=boss.headers).json()
+    assert [e["target_id"] for e in only] == [desk.dealer.id]

@@ -82,6 +82,7 @@ def test_issue10_compressed_cached_versioned_and_docs_offline(sqlite_server: Liv
     for asset in assets:
         assert http.get(asset).status_code == 200, asset
     assert "<script>" not in docs.text  # no inline script: a strict CSP allows the page
+    assert http.get("/redoc").status_code == 404  # ReDoc would need its CDN: not served
 
 
 def test_issue10_english_refusals_say_player_and_banker(sqlite_server: LiveServer) -> None:

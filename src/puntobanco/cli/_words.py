@@ -85,6 +85,46 @@ PHRASES: dict[str, dict[str, str]] = {
         "es": "Indique las cartas en el orden del zapato o las manos con --punto y --banco, no "
               "ambas cosas.",
         "en": "Give the cards in dealing order or the hands with --punto and --banco, not both."},
+    # ``play``'s options, said in the table's language (--lang).
+    "error.seats-range": {
+        "fr": "Une table a de 1 à {most} places, pas {n}.",
+        "it": "Un tavolo ha da 1 a {most} posti, non {n}.",
+        "es": "Una mesa tiene de 1 a {most} puestos, no {n}.",
+        "en": "A table has 1 to {most} seats, not {n}."},
+    "error.seats-names": {
+        "fr": "--seats {seats} ne correspond pas aux {n} noms donnés avec --player.",
+        "it": "--seats {seats} non corrisponde ai {n} nomi dati con --player.",
+        "es": "--seats {seats} no coincide con los {n} nombres dados con --player.",
+        "en": "--seats {seats} does not match the {n} --player names given."},
+    "error.empty-name": {
+        "fr": "Le nom d'un joueur ne peut pas être vide.",
+        "it": "Il nome di un giocatore non può essere vuoto.",
+        "es": "El nombre de un jugador no puede estar vacío.",
+        "en": "A player's name cannot be empty."},
+    "error.same-name": {
+        "fr": "Chaque joueur a besoin d'un nom différent.",
+        "it": "Ogni giocatore ha bisogno di un nome diverso.",
+        "es": "Cada jugador necesita un nombre distinto.",
+        "en": "Each player needs a different name."},
+    "error.bankroll-positive": {
+        "fr": "La cave doit être positive, pas {text}.",
+        "it": "Il capitale deve essere positivo, non {text}.",
+        "es": "El capital debe ser positivo, no {text}.",
+        "en": "The bankroll must be positive, not {text}."},
+    "error.bankroll-minimum": {
+        "fr": "Une cave de {bankroll} ne couvre pas la plus petite mise minimale de la table "
+              "({smallest}) : donnez --bankroll {euros} ou plus.",
+        "it": "Un capitale di {bankroll} non copre la puntata minima più bassa del tavolo "
+              "({smallest}): indicate --bankroll {euros} o più.",
+        "es": "Un capital de {bankroll} no cubre la apuesta mínima más baja de la mesa "
+              "({smallest}): indique --bankroll {euros} o más.",
+        "en": "A bankroll of {bankroll} cannot cover the table's smallest minimum stake "
+              "({smallest}); give --bankroll {euros} or more."},
+    "error.coups-positive": {
+        "fr": "--coups prend un nombre positif, pas {n}.",
+        "it": "--coups richiede un numero positivo, non {n}.",
+        "es": "--coups requiere un número positivo, no {n}.",
+        "en": "--coups takes a positive number, not {n}."},
     # ``replay``'s own mistakes.
     "error.bad-card": {
         "fr": "« {text} » n'est pas une carte : une valeur puis une couleur, par ex. AS, 10h, Kd.",

@@ -81,8 +81,13 @@ def parse_target(text: str) -> tuple[float, float]:
                               code="bad-design")
     values = [float(parse_number(p, what="--target")) for p in parts]
     low, high = values[0], values[-1]
+    if low > high:
+        raise PuntoBancoError(f"{text!r} is not a target: a range goes from the lower edge to the "
+                              "higher (8%:12%).", code="bad-design")
     if not -1 < low <= high < 1:
-        raise PuntoBancoError(f"{text!r} is not a target house edge range between -100% and 100%.",
+        hint = f" (a plain number is a fraction: {text}% is written with the sign)" if all(
+            "%" not in p for p in parts) else ""
+        raise PuntoBancoError(f"{text!r} is not a house edge between -100% and 100%{hint}.",
                               code="bad-design")
     return low, high
 

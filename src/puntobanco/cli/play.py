@@ -181,17 +181,17 @@ def seat_names(*, seats: int | None, players: Sequence[str], lang: str) -> tuple
     names = tuple(name.strip() for name in players)
     if names:
         if seats is not None and seats != len(names):
-            raise PuntoBancoError(f"--seats {seats} does not match the {len(names)} --player "
-                                  "names given.", code="bad-seats")
+            raise PuntoBancoError(say("error.seats-names", lang, seats=seats, n=len(names)),
+                                  code="bad-seats")
         if any(not name for name in names):
-            raise PuntoBancoError("A player's name cannot be empty.", code="bad-seats")
+            raise PuntoBancoError(say("error.empty-name", lang), code="bad-seats")
         if len({name.casefold() for name in names}) != len(names):
-            raise PuntoBancoError("Each player needs a different name.", code="bad-seats")
+            raise PuntoBancoError(say("error.same-name", lang), code="bad-seats")
     else:
         count = 1 if seats is None else seats
         names = tuple(f"{i18n.word('seat', lang)} {n}" for n in range(1, count + 1))
     if not 1 <= len(names) <= MAX_SEATS:
-        raise PuntoBancoError(f"A table has 1 to {MAX_SEATS} seats, not {len(names)}.",
+        raise PuntoBancoError(say("error.seats-range", lang, most=MAX_SEATS, n=len(names)),
                               code="bad-seats")
     return names
 
@@ -556,18 +556,22 @@ def play(
     ruleset = apply_limits(rules.ruleset(), limits=limit or (), chip=chip)
     if cut_card is not None:
         ruleset = ruleset.replace(cut_card=cut_card)
-    start = parse_amount(bankroll, lang)
+    try:
+        start = parse_amount(bankroll, lang)
+    except PuntoBancoError as error:  # said in the table's language, with the text typed
+        if lang == "en":  # the core's own sentence says it best
+            raise
+        raise PuntoBancoError(i18n.error_text(error, lang), code=error.code) from None
     if start <= 0:
-        raise PuntoBancoError(f"The bankroll must be positive, not {bankroll}.",
+        raise PuntoBancoError(say("error.bankroll-positive", lang, text=bankroll),
                               code="bad-bankroll")
     smallest = table_minimum(ruleset)
     if start < smallest:
-        raise PuntoBancoError(
-            f"A bankroll of {i18n.money(start, 'en')} cannot cover the table's smallest minimum "
-            f"stake ({i18n.money(smallest, 'en')}); give --bankroll {smallest // 100} or more.",
-            code="bad-bankroll")
+        raise PuntoBancoError(say("error.bankroll-minimum", lang, bankroll=i18n.money(start, lang),
+                                  smallest=i18n.money(smallest, lang), euros=smallest // 100),
+                              code="bad-bankroll")
     if coups is not None and coups < 1:
-        raise PuntoBancoError(f"--coups takes a positive number, not {coups}.", code="bad-coups")
+        raise PuntoBancoError(say("error.coups-positive", lang, n=coups), code="bad-coups")
     interactive = sys.stdin.isatty()
     settings = GameSettings(
         players=seat_names(seats=seats, players=player or [], lang=lang), bankroll=start,

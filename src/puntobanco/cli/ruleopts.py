@@ -88,9 +88,6 @@ DrawingOption = Annotated[
     typer.Option("--drawing", help="Drawing table: standard (R6) or seed-literal (the rule texts "
                  "read literally, analysis only).", metavar="TABLE", rich_help_panel=RULES_PANEL),
 ]
-#: The old name of :data:`DrawingOption`, for a command written before ``--rules`` became
-#: ``--drawing``; new code takes :func:`rule_options`.
-RulesOption = DrawingOption
 LimitOption = Annotated[
     list[str] | None,
     typer.Option("--limit", help="A box's stake limits in euros as KIND=MIN-MAX, KIND one of punto, "
@@ -257,16 +254,12 @@ def shoe_and_rules(
     tie_pays: int = 8,
     lion_paytable: str | None = None,
     drawing: str = "standard",
-    rules: str | None = None,
 ) -> tuple[Composition, RuleSet]:
     """Turn the shared options' values into the shoe's composition and a :class:`RuleSet`.
 
     With neither ``decks`` nor ``composition``, the shoe is six full decks (R1). With a
     composition, ``RuleSet.decks`` is the number of decks the cards would fill (1–8).
-    ``rules`` is the old name of ``drawing`` (for callers written before ``--drawing``).
     """
-    if rules is not None:
-        drawing = rules
     if decks is not None and composition is not None:
         raise PuntoBancoError("Give --decks or --composition, not both.", code="bad-shoe")
     if composition is not None:

@@ -69,7 +69,7 @@ def create_app(settings: ServerSettings | None = None, *,
             await casino.close()
 
     app = FastAPI(title="puntobanco", version=__version__, description=DESCRIPTION,
-                  lifespan=lifespan, docs_url=None)
+                  lifespan=lifespan, docs_url=None, redoc_url=None)  # /docs is served locally
     app.state.guards = Guards(config.guard)
     # Compressed answers (the page's scripts, the snapshot); small ones are not worth it.
     app.add_middleware(GZipMiddleware, minimum_size=500)

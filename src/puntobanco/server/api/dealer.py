@@ -19,7 +19,7 @@ from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import Side
 from puntobanco.server.api.deps import CasinoDep, Operator, SignedIn, request_lang
 from puntobanco.server.api.schemas import ERRORS, Body, Lang
-from puntobanco.server.db import auth, dealing
+from puntobanco.server.db import audit, auth, dealing
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.human import HumanDealer
@@ -160,8 +160,9 @@ def _card(text: str) -> Card:
 
 
 @router.post("/api/dealers", status_code=201, response_model=DealerOut, tags=["operator"])
-async def create_dealer(body: DealerIn, casino: CasinoDep, _operator: Operator) -> dict[str, Any]:
-    """A dealer account (it signs in with ``/api/login`` and drives the tables assigned)."""
+async def create_dealer(body: DealerIn, casino: CasinoDep, operator: Operator) -> dict[str, Any]:
+    """A dealer account (it signs in with ``/api/login`` and drives the tables assigned);
+    audited ``dealer-create``."""
     auth.check_username(body.username)
     auth.check_password(body.password)
     hashed = await run_in_threadpool(auth.hash_password, body.password,
@@ -170,6 +171,9 @@ async def create_dealer(body: DealerIn, casino: CasinoDep, _operator: Operator) 
     def create(session: Session) -> dict[str, Any]:
         made = auth.create_player(session, username=body.username, password_hash=hashed,
                                   lang=body.lang, role="dealer")
+        audit.record(session, operator_id=operator.id, action="dealer-create",
+                     target_kind="player", target_id=made.id, before=None,
+                     after={"username": made.username, "lang": made.lang})
         return {"id": made.id, "username": made.username, "lang": made.lang, "tables": []}
 
     return await casino.db.run_write(create)
@@ -182,10 +186,14 @@ async def list_dealers(casino: CasinoDep, _operator: Operator) -> list[dict[str,
 
 @router.put("/api/dealers/{dealer_id}/tables", response_model=DealerOut, tags=["operator"])
 async def assign(dealer_id: Annotated[int, Path(ge=1, le=2**31 - 1)], body: AssignIn, casino: CasinoDep,
-                 _operator: Operator) -> dict[str, Any]:
-    """Set exactly the hand-dealt tables a dealer may drive."""
+                 operator: Operator) -> dict[str, Any]:
+    """Set exactly the hand-dealt tables a dealer may drive; audited ``dealer-tables``."""
     def write(session: Session) -> dict[str, Any]:
+        before = dealing.dealer_tables(session, dealer_id)
         tables = dealing.assign_tables(session, dealer_id, body.tables)
+        audit.record(session, operator_id=operator.id, action="dealer-tables",
+                     target_kind="player", target_id=dealer_id, before={"tables": before},
+                     after={"tables": tables})
         found = next(d for d in dealing.dealers(session) if d["id"] == dealer_id)
         return {**found, "tables": tables}
 

@@ -39,13 +39,13 @@ MAX_TRACKED_KEYS = 50_000
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
             "form-action 'self'; frame-ancestors 'none'")
-#: The interactive API documents (Swagger UI, ReDoc) load their script from a CDN inline.
+#: The API document (Swagger UI) from its CDN, when the local copy is not installed.
 DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
             "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
             "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
             "font-src 'self' https://fonts.gstatic.com; worker-src 'self' blob:; "
             "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
-_DOCS_PATHS = ("/docs", "/redoc")
+_DOCS_PATHS = ("/docs",)
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),

@@ -17,7 +17,8 @@ from puntobanco.server.db.models import AuditEntry, GameTable, Player
 
 #: every action the log knows, as ``GET /api/audit?action=`` spells it
 ACTIONS = ("table-create", "table-rename", "table-rules", "table-pause", "table-resume",
-           "player-credit", "player-suspend", "player-unsuspend")
+           "player-credit", "player-suspend", "player-unsuspend", "dealer-create",
+           "dealer-tables")
 
 
 def record(session: Session, *, operator_id: int, action: str, target_kind: str,

@@ -64,7 +64,8 @@ export const login = (username, password) => request("POST", "/api/login", { use
 export const logout = () => request("POST", "/api/logout");
 export const me = () => request("GET", "/api/me");
 export const liveTables = () => request("GET", "/api/operator/tables");
-export const createTable = (name, rules) => request("POST", "/api/tables", { name, rules });
+export const createTable = (name, rules, dealing = "server") =>
+  request("POST", "/api/tables", { name, rules, dealing });
 export const patchTable = (id, change) => request("PATCH", `/api/tables/${id}`, change);
 export const pauseTable = (id, paused) =>
   request("POST", `/api/tables/${id}/${paused ? "pause" : "resume"}`);
@@ -79,3 +80,7 @@ export const tableReport = (id, from, to) =>
 export const reportCsvPath = (id, from, to) =>
   `/api/reports/tables${id ? `/${id}` : ""}${q({ from, to, format: "csv" })}`;
 export const auditLog = (params) => request("GET", `/api/audit${q(params)}`);
+export const dealers = () => request("GET", "/api/dealers");
+export const createDealer = (username, password, lang) =>
+  request("POST", "/api/dealers", { username, password, lang });
+export const assignTables = (id, tables) => request("PUT", `/api/dealers/${id}/tables`, { tables });

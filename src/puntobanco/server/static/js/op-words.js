@@ -34,6 +34,7 @@ const WORDS = {
     "action.table-resume": "Table reprise", "action.player-credit": "Crédit",
     "action.player-suspend": "Joueur suspendu", "action.player-unsuspend": "Joueur réactivé",
     "reason.welcome": "Bienvenue", "reason.credit": "Crédit", "reason.stake": "Mise", "reason.withdrawal": "Retrait", "reason.payout": "Gain", "reason.refund": "Remboursement",
+    tab_dealers: "Croupiers", new_dealer: "Nouveau croupier", dealing: "Donne", "dealing.server": "Sabot du serveur (mélangé, vérifiable)", "dealing.dealer": "Croupier, sabot réel", hand_dealt: "Croupier", dealer_tables: "Tables qu'il mène", no_dealers: "Aucun croupier pour l'instant.", no_dealer_tables: "Aucune table menée par un croupier : créez-en une avec « Donne : croupier, sabot réel ».", dealers_help: "Un croupier se connecte sur", lang: "Langue", "action.dealer-create": "Croupier créé", "action.dealer-tables": "Tables du croupier",
   },
   it: {
     title: "Console dell'operatore", player: "Giocatore", bet: "Puntata", login: "Accedi", username: "Nome utente",
@@ -66,6 +67,7 @@ const WORDS = {
     "action.table-resume": "Tavolo ripreso", "action.player-credit": "Accredito",
     "action.player-suspend": "Giocatore sospeso", "action.player-unsuspend": "Giocatore riattivato",
     "reason.welcome": "Benvenuto", "reason.credit": "Accredito", "reason.stake": "Puntata", "reason.withdrawal": "Ritiro", "reason.payout": "Vincita", "reason.refund": "Rimborso",
+    tab_dealers: "Croupier", new_dealer: "Nuovo croupier", dealing: "Distribuzione", "dealing.server": "Sabot del server (mescolato, verificabile)", "dealing.dealer": "Croupier, sabot reale", hand_dealt: "Croupier", dealer_tables: "Tavoli che conduce", no_dealers: "Ancora nessun croupier.", no_dealer_tables: "Nessun tavolo condotto da un croupier: createne uno con «Distribuzione: croupier, sabot reale».", dealers_help: "Un croupier accede su", lang: "Lingua", "action.dealer-create": "Croupier creato", "action.dealer-tables": "Tavoli del croupier",
   },
   es: {
     title: "Consola del operador", player: "Jugador", bet: "Apuesta", login: "Entrar", username: "Usuario",
@@ -98,6 +100,7 @@ const WORDS = {
     "action.table-resume": "Mesa reanudada", "action.player-credit": "Abono",
     "action.player-suspend": "Jugador suspendido", "action.player-unsuspend": "Jugador reactivado",
     "reason.welcome": "Bienvenida", "reason.credit": "Abono", "reason.stake": "Apuesta", "reason.withdrawal": "Retirada", "reason.payout": "Pago", "reason.refund": "Reembolso",
+    tab_dealers: "Crupieres", new_dealer: "Nuevo crupier", dealing: "Reparto", "dealing.server": "Zapato del servidor (barajado, verificable)", "dealing.dealer": "Crupier, zapato real", hand_dealt: "Crupier", dealer_tables: "Mesas que dirige", no_dealers: "Todavía no hay crupieres.", no_dealer_tables: "Ninguna mesa la dirige un crupier: cree una con «Reparto: crupier, zapato real».", dealers_help: "Un crupier inicia sesión en", lang: "Idioma", "action.dealer-create": "Crupier creado", "action.dealer-tables": "Mesas del crupier",
   },
   en: {
     title: "Operator console", player: "Player", bet: "Bet", login: "Sign in", username: "Username",
@@ -130,6 +133,7 @@ const WORDS = {
     "action.table-resume": "Table resumed", "action.player-credit": "Credit",
     "action.player-suspend": "Player suspended", "action.player-unsuspend": "Player reinstated",
     "reason.welcome": "Welcome", "reason.credit": "Credit", "reason.stake": "Stake", "reason.withdrawal": "Withdrawal", "reason.payout": "Payout", "reason.refund": "Refund",
+    tab_dealers: "Dealers", new_dealer: "New dealer", dealing: "Dealt by", "dealing.server": "The server's shoe (shuffled, verifiable)", "dealing.dealer": "A dealer, real shoe", hand_dealt: "Hand-dealt", dealer_tables: "Tables they drive", no_dealers: "No dealer yet.", no_dealer_tables: "No table is dealt by a dealer: create one with “Dealt by: a dealer, real shoe”.", dealers_help: "A dealer signs in at", lang: "Language", "action.dealer-create": "Dealer created", "action.dealer-tables": "Dealer's tables",
   },
 };
 

@@ -1,9 +1,10 @@
 // The operator console (docs/operator.md): sign-in, tables (live view, exposure, pause, rename,
 // settings), players (search, credit, suspend, history). Reports and the audit log are in
-// op-reports.js. Plain ES modules, no build step; every word in fr/it/es/en (op-words.js).
+// op-reports.js, the dealers in op-dealers.js. Plain ES modules, no build step; every word in fr/it/es/en (op-words.js).
 
 import * as api from "./op-api.js";
 import { el, money, signClass, when } from "./op-dom.js";
+import { initDealers, showDealers } from "./op-dealers.js";
 import { initReports, showAudit, showReports } from "./op-reports.js";
 import { LANGUAGES, lang, setLang, t } from "./op-words.js";
 
@@ -26,6 +27,7 @@ function translate() {
   document.documentElement.lang = lang();
   for (const node of document.querySelectorAll("[data-w]")) node.textContent = t(node.dataset.w);
   for (const node of document.querySelectorAll("[data-ph]")) node.placeholder = t(node.dataset.ph);
+  for (const node of document.querySelectorAll("[data-aria]")) node.setAttribute("aria-label", t(node.dataset.aria));
   for (const button of document.querySelectorAll(".langs button")) {
     button.classList.toggle("active", button.dataset.lang === lang());
   }
@@ -123,6 +125,7 @@ function render() {
   if (tab === "tables") guard(refreshTables());
   else if (tab === "players") guard(refreshPlayers());
   else if (tab === "reports") guard(showReports());
+  else if (tab === "dealers") guard(showDealers());
   else if (tab === "audit") guard(showAudit(true));
 }
 
@@ -152,6 +155,7 @@ function tableCard(view) {
   const table = view.table;
   const badges = [el("span", { class: `badge ${table.phase}` }, t(`phase.${table.phase}`))];
   if (table.paused) badges.push(el("span", { class: "badge paused" }, t("paused")));
+  if (table.dealing === "dealer") badges.push(el("span", { class: "badge hand-dealt" }, t("hand_dealt")));
   const exposure = view.exposure;
   const spots = view.spots.length
     ? el("ul", { class: "spots" }, view.spots.map((spot) => el("li", {},
@@ -236,7 +240,8 @@ function rulesForm(table) {
 async function onNewTable(event) {
   event.preventDefault();
   const form = event.target;
-  await guard(api.createTable(form.name.value, {}).then(() => { form.name.value = ""; return refreshTables(); }));
+  await guard(api.createTable(form.name.value, {}, form.dealing.value)
+    .then(() => { form.name.value = ""; form.dealing.value = "server"; return refreshTables(); }));
 }
 
 // --- players ----------------------------------------------------------------------------------
@@ -312,6 +317,7 @@ function init() {
     searchTimer = setTimeout(() => guard(refreshPlayers()), 250);
   });
   initReports(guard);
+  initDealers(guard);
   start();
 }
 
