@@ -172,13 +172,14 @@ class TableDealer:
         self.shoe_rules, self.betting_seconds = state["rules"], state["seconds"]
         self.paused = bool(state["paused"])
         view = self.view
-        if view.phase == "open" and view.coup_id is not None and view.deadline is not None:
+        if view.phase == "open" and view.coup_id is not None:
             if view.coup_id != self.desk.coup_id:
                 rules, _ = table_rules_from_json(self.shoe_rules)
                 self.desk.open(coup_id=view.coup_id, round_no=view.round_no, rules=rules)
                 self._cancel_follow_close()
-                self._follow_close = asyncio.get_running_loop().call_later(
-                    max(0.0, (view.deadline - now_ms()) / 1000), self._close_followed)
+                if view.deadline is not None:  # a hand-dealt table's dealer closes it
+                    self._follow_close = asyncio.get_running_loop().call_later(
+                        max(0.0, (view.deadline - now_ms()) / 1000), self._close_followed)
         elif self.desk.accepting:
             self._close_followed()
 
