@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import func, select, text
 
 from puntobanco.cards import parse_cards
@@ -160,6 +161,21 @@ def test_issue8_two_processes_share_the_tables_and_one_takes_over_when_the_deale
                                  headers=boss.headers)
             assert resumed.status_code == 200, resumed.text
             wait_until(lambda: not _snapshot(first_url, table)["paused"], timeout=10)
+            # a rename on the first is served by the second; a player suspended on the first
+            # loses their socket on the second
+            renamed = http.patch(f"/api/tables/{table}", headers=boss.headers,
+                                 json={"name": "Quick two"})
+            assert renamed.status_code == 200, renamed.text
+            wait_until(lambda: _snapshot(second_url, table)["name"] == "Quick two", timeout=10)
+            idle = Player.from_answer(http.post("/api/signup", json={
+                "username": "duo-idle", "password": "secret1"}).json())
+            elsewhere = Watcher(f"ws://{second_url[7:]}/ws/tables/{table}?token={idle.token}")
+            elsewhere.next("snapshot", timeout=10)
+            suspended = http.post(f"/api/players/{idle.id}/suspend", headers=boss.headers)
+            assert suspended.status_code == 200, suspended.text
+            with pytest.raises(ConnectionError):
+                elsewhere.next("never-sent", timeout=10)
+            elsewhere.close()
 
             # kill the dealing process (the first: it took every lock at its start) in a
             # betting window where both processes took bets
