@@ -180,7 +180,7 @@ class Cluster:
     # --- life cycle -----------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.lock_connection = await self._connect()
+        self.lock_connection = await self._connect_locks()
         self._notify = await self._connect()
         await self._open_listener()
         await self._count_peers()
@@ -188,7 +188,18 @@ class Cluster:
                        asyncio.create_task(self._campaign(), name="cluster-locks")]
 
     async def _connect(self, **options: Any) -> psycopg.AsyncConnection[Any]:
-        return await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True, **options)
+        return await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True,
+                                                     connect_timeout=5, **options)
+
+    async def _connect_locks(self) -> psycopg.AsyncConnection[Any]:
+        """The lock connection, with TCP keep-alives both ways: this process notices a dead
+        link within the check's timeout, and PostgreSQL frees the locks of a holder it can no
+        longer reach within about 10 s (by then that holder has stopped dealing)."""
+        connection = await self._connect(keepalives=1, keepalives_idle=5,
+                                         keepalives_interval=2, keepalives_count=2)
+        for setting, value in (("idle", 5), ("interval", 2), ("count", 2)):
+            await connection.execute(f"SET tcp_keepalives_{setting} = {value}")
+        return connection
 
     async def _open_listener(self) -> None:
         self._listen = await self._connect(application_name=APP_NAME)
@@ -252,10 +263,8 @@ class Cluster:
         while True:
             await asyncio.sleep(self.retry_seconds)
             try:
-                await self._count_peers()
-                wanted = [table for table in self.dealers if table not in self.held]
-                won = await self._try_locks(wanted) if wanted else set()
-            except (psycopg.Error, OSError, AssertionError):
+                won = await asyncio.wait_for(self._check(), max(5.0, 3 * self.retry_seconds))
+            except (psycopg.Error, OSError, AssertionError, TimeoutError):
                 self._lost_locks()
                 await self._reconnect_locks()
                 continue
@@ -272,6 +281,12 @@ class Cluster:
                 task = asyncio.create_task(self._lead(dealer), name=f"lead-{table}")
                 self._leading.add(task)
                 task.add_done_callback(self._leading.discard)
+
+    async def _check(self) -> set[int]:
+        """One round trip or two on the lock connection: the peers, the locks won."""
+        await self._count_peers()
+        wanted = [table for table in self.dealers if table not in self.held]
+        return await self._try_locks(wanted) if wanted else set()
 
     async def _lead(self, dealer: TableDealer) -> None:
         log.warning("table %s: this process deals it now (its lock was free)", dealer.id)
@@ -311,7 +326,7 @@ class Cluster:
             self.lock_connection = None
         while not self._closing:
             try:
-                self.lock_connection = await self._connect()
+                self.lock_connection = await self._connect_locks()
                 return
             except (psycopg.Error, OSError):
                 await asyncio.sleep(self.retry_seconds)
