@@ -144,6 +144,8 @@ class Casino:
 
     async def close(self) -> None:
         """Stop every dealer (each finishes its coup or voids its open round), then the database."""
+        if self.cluster is not None:  # no table taken over while the dealers stop
+            await self.cluster.stop_campaign()
         await asyncio.gather(*(dealer.stop() for dealer in self.dealers.values()))
         if self.cluster is not None:
             await self.cluster.close()  # the locks go back once the dealers have stopped

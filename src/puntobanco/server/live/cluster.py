@@ -205,6 +205,12 @@ class Cluster:
         self._listen = await self._connect(application_name=APP_NAME)
         await self._listen.execute(f"LISTEN {CHANNEL}")
 
+    async def stop_campaign(self) -> None:
+        """Take no more tables over (the server is stopping: its dealers stop next)."""
+        for task in [*self._tasks[1:], *self._leading]:
+            task.cancel()
+        await asyncio.gather(*self._tasks[1:], *self._leading, return_exceptions=True)
+
     async def close(self) -> None:
         """Stop relaying and give the locks back (after the dealers stopped)."""
         self._closing = True
@@ -234,9 +240,6 @@ class Cluster:
         else:
             dealer.follow()
             self.relay({"k": "sync", "t": dealer.id})
-
-    def forget(self, table_id: int) -> None:
-        self.dealers.pop(table_id, None)
 
     async def _try_locks(self, tables: list[int]) -> set[int]:
         assert self.lock_connection is not None
