@@ -400,3 +400,71 @@ def test_issue8_serve_workers_runs_processes_sharing_one_port(
         out, err = process.communicate(timeout=60)
     assert "2 worker processes share the port" in out, (out, err)
     assert "Traceback" not in err, err
+
+
+def test_issue8_a_hand_dealt_table_follows_its_dealer_to_the_process_the_page_uses(
+        pg_cluster: PostgresCluster) -> None:
+    """A hand-dealt table (docs/dealer.md) is dealt by the process holding its lock; the
+    dealer's page may reach another process (``--workers``): its first action there is
+    refused with one sentence ("try again in a moment") and the table is handed over, between
+    two actions; the next try works. A player betting through the other process bets into the
+    coup the dealer opened, and the dealer's close takes the bet."""
+    url = pg_cluster.new_database()
+    with serve(url) as (first, first_url), serve(url) as (second, second_url):
+        http = httpx.Client(base_url=first_url, timeout=30)
+        boss = Player.from_answer(http.post("/api/login", json={
+            "username": "operator", "password": OPERATOR_PASSWORD}).json())
+        made = http.post("/api/tables", headers=boss.headers, json={
+            "name": "Live", "dealing": "dealer", "rules": {"decks": 1, "cut_card": 14}})
+        assert made.status_code == 201, made.text
+        table = made.json()["id"]
+        account = http.post("/api/dealers", headers=boss.headers, json={
+            "username": "croupier", "password": "secret1", "lang": "en"})
+        assert account.status_code == 201, account.text
+        assert http.put(f"/api/dealers/{account.json()['id']}/tables", headers=boss.headers,
+                        json={"tables": [table]}).status_code == 200
+        dealer = Player.from_answer(http.post("/api/login", json={
+            "username": "croupier", "password": "secret1"}).json())
+        ann = Player.from_answer(http.post("/api/signup", json={
+            "username": "ann", "password": "secret1"}).json())
+        wait_until(lambda: httpx.get(f"{second_url}/api/tables/{table}").status_code == 200,
+                   timeout=10)
+
+        def act(action: str, body: dict[str, Any] | None = None) -> httpx.Response:
+            return httpx.post(f"{second_url}/api/tables/{table}/dealer/{action}?lang=en",
+                              json=body or {}, headers=dealer.headers, timeout=30)
+
+        first_try = act("shoe")
+        assert first_try.status_code == 409, first_try.text
+        assert first_try.json()["error"]["message"].endswith("try again in a moment.")
+        answers: list[httpx.Response] = []
+        wait_until(lambda: answers.append(act("shoe")) or answers[-1].status_code == 200,
+                   timeout=10, step=0.5)
+        assert act("burn", {"count": 1}).status_code == 200
+        opened = act("open")
+        assert opened.status_code == 200, opened.text
+        coup_id = opened.json()["coup_id"]
+
+        def bet() -> httpx.Response:
+            return httpx.post(f"{first_url}/api/tables/{table}/bets", headers=ann.headers,
+                              json={"bet": "banco", "stake": 1000, "coup_id": coup_id})
+
+        bets: list[httpx.Response] = []
+        wait_until(lambda: bets.append(bet()) or bets[-1].status_code == 200, timeout=10,
+                   step=0.2)
+        assert act("close").status_code == 200
+        refused = bet()
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "table-closed"
+        db = Database(url, threads=1)
+        try:
+            with db.read() as session:
+                stakes = session.execute(select(BetRecord.stake).where(
+                    BetRecord.coup_id == coup_id, BetRecord.player_id == ann.id)).scalars().all()
+        finally:
+            db.close()
+        assert stakes == [1000]
+        for process in (first, second):
+            process.send_signal(signal.SIGINT)
+        for process in (first, second):
+            process.wait(60)
+    check_books(url)

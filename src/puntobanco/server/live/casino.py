@@ -24,7 +24,7 @@ from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live.cluster import NAMESPACE, Cluster, Item
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.live.hub import Hub, dumps
-from puntobanco.server.live.human import dealer_for
+from puntobanco.server.live.human import HumanDealer, dealer_for
 from puntobanco.server.messages import NotFound, Refusal
 from puntobanco.server.settings import (
     DEFAULT_BETTING_SECONDS,
@@ -222,6 +222,8 @@ class Casino:
             dealer.set_paused(bool(item["v"]))
         elif kind == "watch" and not dealer.following:  # someone watches it elsewhere
             dealer.poke()
+        elif kind == "want" and isinstance(dealer, HumanDealer) and self.cluster is not None:
+            await self.cluster.hand_over(dealer.id)  # its dealer's page uses another process
 
     async def _table_changed(self, table_id: int) -> None:
         """Another process created a table or changed its settings: serve it as stored."""

@@ -176,6 +176,8 @@ class Cluster:
         self._tasks: list[asyncio.Task[None]] = []
         self._leading: set[asyncio.Task[None]] = set()
         self._closing = False
+        #: tables handed over to another process: not taken back before this loop time
+        self._yielded: dict[int, float] = {}
 
     # --- life cycle -----------------------------------------------------------------------
 
@@ -234,6 +236,7 @@ class Cluster:
         dealer.hub = hub
         dealer.desk.hub = hub
         dealer.fence = self.fence(dealer.id)
+        dealer.want_table = lambda: self.relay({"k": "want", "t": dealer.id})
         self.dealers[dealer.id] = dealer
         if await self._try_locks([dealer.id]):
             await dealer.open()
@@ -288,7 +291,9 @@ class Cluster:
     async def _check(self) -> set[int]:
         """One round trip or two on the lock connection: the peers, the locks won."""
         await self._count_peers()
-        wanted = [table for table in self.dealers if table not in self.held]
+        now = asyncio.get_running_loop().time()
+        wanted = [table for table in self.dealers
+                  if table not in self.held and self._yielded.get(table, 0.0) <= now]
         return await self._try_locks(wanted) if wanted else set()
 
     async def _lead(self, dealer: TableDealer) -> None:
@@ -303,6 +308,19 @@ class Cluster:
         for client in list(dealer.hub.clients):  # the recovered table, drawn afresh
             dealer.resnapshot(client)
         self.relay({"k": "s", "t": dealer.id, "s": dealer.cluster_state(), "snap": True})
+
+    async def hand_over(self, table: int) -> None:
+        """Another process's dealer page drives this hand-dealt table: give it up between two
+        actions (the next holder resumes the shoe and the round from the record)."""
+        dealer = self.dealers.get(table)
+        if dealer is None or dealer.following or table not in self.held:
+            return
+        async with dealer.lock:  # not in the middle of a dealer's action
+            dealer.demote()
+            await dealer.desk.drain()
+            await self._unlock(table)
+        self._yielded[table] = asyncio.get_running_loop().time() + 3 * self.retry_seconds
+        log.warning("table %s: handed over to the process its dealer uses", table)
 
     async def _unlock(self, table: int) -> None:
         self.held.discard(table)

@@ -109,6 +109,8 @@ class TableDealer:
         self.following = False
         #: run first in each dealer write: the table's lock is still this process's
         self.fence: Callable[[Session], None] | None = None
+        #: asks the dealing process to hand a hand-dealt table over to this one
+        self.want_table: Callable[[], None] | None = None
         self._follow_close: asyncio.TimerHandle | None = None
 
     # --- life cycle -----------------------------------------------------------------------
