@@ -113,7 +113,7 @@ def pack(origin: str, items: list[str]) -> list[str]:
 def _parts(origin: str, item: str) -> list[str]:
     """``item`` cut into numbered parts, each payload under :data:`PAYLOAD_BYTES`."""
     key = secrets.token_hex(6)
-    step = PAYLOAD_BYTES // 2 - 100  # JSON escapes (quotes) may double the bytes of a piece
+    step = PAYLOAD_BYTES - 200  # halved while escapes or wide characters make it too long
     while True:
         pieces = [item[i:i + step] for i in range(0, len(item), step)]
         payloads = [json.dumps({"o": origin, "c": [key, n, len(pieces), piece]},
