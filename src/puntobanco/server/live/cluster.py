@@ -143,7 +143,7 @@ class ClusterHub(Hub):
 
     def broadcast_text(self, text: str) -> None:
         super().broadcast_text(text)
-        if not self.dealer.following:  # a table event: the dealer's, with its state
+        if not self.dealer.following and self.cluster.peers > 1:  # the dealer's, with its state
             self.cluster.relay({"k": "b", "t": self.dealer.id, "m": text,
                                 "s": self.dealer.cluster_state()})
 
