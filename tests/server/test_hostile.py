@@ -269,7 +269,7 @@ def test_each_players_bet_rate_is_limited(sqlite_url: str) -> None:
 # --- WebSockets ------------------------------------------------------------------------------
 
 
-def test_sockets_are_capped_per_address_and_per_player_with_close_code_4429(
+def test_sockets_are_capped_anonymous_per_address_and_per_player_with_close_code_4429(
         sqlite_url: str) -> None:
     guard = GuardSettings(login_per_address=TEST_GUARD.login_per_address,
                           sockets_per_address=3, sockets_per_player=1)
@@ -285,15 +285,22 @@ def test_sockets_are_capped_per_address_and_per_player_with_close_code_4429(
         others = [live.watch(1), live.watch(2)]
         for watcher in others:
             watcher.next("snapshot")
+        third = live.watch(1)  # ann's signed-in socket is not counted per address
+        third.next("snapshot")
         with connect(f"{live.ws_url}/ws/tables/1") as fourth:
             with pytest.raises(ConnectionClosed) as closed:
                 fourth.recv(timeout=10)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == CLOSE_TOO_MANY
+            assert "anonymous sockets per address" in closed.value.rcvd.reason
+        # signed-in players behind the same address (a casino floor's network) all get in
+        players = [live.watch(1, live.signup(f"floor{n}")) for n in range(4)]
+        for watcher in players:
+            assert watcher.next("snapshot")["type"] == "snapshot"
         others[0].close()
-        wait_until(lambda: live.app.state.guards.sockets.total == 2)
+        wait_until(lambda: live.app.state.guards.sockets.total == 7)
         again = live.watch(1)
         assert again.next("snapshot")["type"] == "snapshot"  # a freed place is taken again
-        for watcher in (first, others[1], again):
+        for watcher in (first, others[1], third, again, *players):
             watcher.close()
 
 

@@ -85,15 +85,18 @@ class GuardSettings:
     model of ``docs/server.md`` lists them). A rate is ``(burst, per_second)``: so many at
     once, then so many per second on average."""
 
-    #: log-in attempts per account name, and log-in + sign-up attempts per address
+    #: log-in attempts per account name, and log-in + sign-up attempts per address (each one
+    #: costs a bcrypt: 4 a second is about one core; many players may share one address)
     login_per_account: tuple[int, float] = (10, 1 / 30)
-    login_per_address: tuple[int, float] = (30, 0.5)
+    login_per_address: tuple[int, float] = (100, 4.0)
     #: bets and withdrawals per player (all tables together)
     bets_per_player: tuple[int, float] = (20, 10.0)
     #: bcrypt runs at once (each on a thread) and requests allowed to wait for one
     hash_slots: int = 2
     hash_queue: int = 32
-    #: open WebSockets in all, per address, per signed-in player
+    #: open WebSockets in all, anonymous ones (spectators) per address, per signed-in player;
+    #: a signed-in socket is not capped per address (a casino floor, a NAT or a proxy puts many
+    #: players behind one address), only per player and in all
     sockets_total: int = 2_000
     sockets_per_address: int = 100
     sockets_per_player: int = 8

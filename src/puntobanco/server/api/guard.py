@@ -179,7 +179,8 @@ class HashSlots:
 
 
 class SocketCounts:
-    """Open WebSockets in all, per address and per player (the caps of ``docs/api.md``)."""
+    """Open WebSockets in all, anonymous ones per address, signed-in ones per player (the caps
+    of ``docs/api.md``)."""
 
     def __init__(self) -> None:
         self.total = 0
@@ -214,22 +215,24 @@ class SocketCounts:
         """Why one more socket is refused, or ``None`` (then call :meth:`add`)."""
         if self.total >= total:
             return f"The server holds {total} sockets at most: try again later."
-        if self.by_address.get(address, 0) >= per_address:
-            return f"At most {per_address} sockets per address."
+        if player is None and self.by_address.get(address, 0) >= per_address:
+            return f"At most {per_address} anonymous sockets per address: sign in to watch."
         if player is not None and self.by_player.get(player, 0) >= per_player:
             return f"At most {per_player} sockets per player."
         return None
 
     def add(self, address: str, player: int | None) -> None:
         self.total += 1
-        self.by_address[address] = self.by_address.get(address, 0) + 1
-        if player is not None:
+        if player is None:
+            self.by_address[address] = self.by_address.get(address, 0) + 1
+        else:
             self.by_player[player] = self.by_player.get(player, 0) + 1
 
     def remove(self, address: str, player: int | None) -> None:
         self.total -= 1
-        _decrement(self.by_address, address)
-        if player is not None:
+        if player is None:
+            _decrement(self.by_address, address)
+        else:
             _decrement(self.by_player, player)
 
 

@@ -5,8 +5,9 @@ client may send ``{"type": "ping"}`` and gets ``{"type": "pong"}``. Anything els
 frame, a text over ``MAX_CLIENT_TEXT`` characters, JSON too deeply nested, another message —
 gets ``{"type": "error", "error": {"code": "bad-request", ...}}`` and the connection stays open.
 
-Sockets are capped in all, per address and per signed-in player (``GuardSettings``); one over a
-cap is accepted then closed at once with code 4429 and the reason (issue 9). A signed-in socket
+Sockets are capped in all, anonymous ones per address, signed-in ones per player
+(``GuardSettings``); one over a cap is accepted then closed at once with code 4429 and the
+reason (issue 9). A signed-in socket
 is closed with 4401 when its session is ended (log-out, log-out-everywhere, suspension) or found
 expired (checked every ``session_recheck_seconds``, without renewing it).
 """
@@ -34,7 +35,7 @@ BAD_MESSAGE = msg.encode(msg.Error(error=msg.ErrorBody(
 
 #: close codes: the table or the session does not exist; the client could not keep up
 CLOSE_NOT_FOUND, CLOSE_UNAUTHORIZED, CLOSE_TOO_SLOW = 4404, 4401, 1013
-#: close code: over a socket cap (in all, per address, per player)
+#: close code: over a socket cap (in all, anonymous per address, per player)
 CLOSE_TOO_MANY = 4429
 #: the longest text a client sends (a ping is 16 characters)
 MAX_CLIENT_TEXT = 1024
@@ -52,18 +53,19 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
                                       per_player=limits.sockets_per_player)
 
     dealer = casino.dealers.get(table_id)
-    # the caps in all and per address are checked before the token costs a database read
-    player = await lookup_player(casino, token) if token and over_cap(None) is None else None
+    # the cap in all is checked before the token costs a database read
+    full = guards.sockets.total >= limits.sockets_total
+    player = await lookup_player(casino, token) if token and not full else None
     await websocket.accept()
     if dealer is None:
         await websocket.close(CLOSE_NOT_FOUND, f"There is no table {table_id}.")
         return
+    if token and player is None and not full:
+        await websocket.close(CLOSE_UNAUTHORIZED, "The session token is unknown or was closed.")
+        return
     refused = over_cap(player.id if player else None)
     if refused is not None:
         await websocket.close(CLOSE_TOO_MANY, refused)
-        return
-    if token and player is None:
-        await websocket.close(CLOSE_UNAUTHORIZED, "The session token is unknown or was closed.")
         return
     player_id = player.id if player else None
     client = Client(player_id)
