@@ -308,10 +308,7 @@ async def drive(players: list[Player], rounds_wanted: int, bets: int, spread: fl
     for index in range(0, len(players), 200):  # connect in waves
         sockets += await asyncio.gather(*(
             connect(f"{p.base.replace('http', 'ws')}/ws/tables/1?token={p.token}",
-                    open_timeout=60, max_queue=None,
-                    # from 127.0.1.x, 50 sockets an address: the server allows 100 an address
-                    local_addr=(f"127.0.1.{1 + (index + n) // 50}", 0))
-            for n, p in enumerate(players[index:index + 200])))
+                    open_timeout=60, max_queue=None) for p in players[index:index + 200]))
     print(f"  ({len(sockets)} sockets connected)", flush=True)
     readers = [asyncio.create_task(watch(p, ws, rounds, opened))
                for p, ws in zip(players, sockets, strict=True)]
