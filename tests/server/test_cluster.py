@@ -39,11 +39,20 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
-from puntobanco.server.live.cluster import Cluster, pack
+from puntobanco.server.live.cluster import Cluster, LeadershipLost, pack
 from puntobanco.server.settings import table_rules_from_json
 
 from .conftest import PostgresCluster
-from .support import OPERATOR_PASSWORD, Player, Watcher, check_books, free_port, wait_until
+from .support import (
+    OPERATOR_PASSWORD,
+    Player,
+    Watcher,
+    check_books,
+    fast_settings,
+    free_port,
+    running,
+    wait_until,
+)
 
 PACING = ("--betting-seconds", "1.5", "--closed-seconds", "0.05", "--card-seconds", "0.05",
           "--result-seconds", "0.1")  # no --always-deal: the dealer deals for the other
@@ -468,3 +477,22 @@ def test_issue8_a_hand_dealt_table_follows_its_dealer_to_the_process_the_page_us
         for process in (first, second):
             process.wait(60)
     check_books(url)
+
+
+def test_issue8_a_dealer_write_is_fenced_by_the_lock_postgresql_holds(
+        pg_cluster: PostgresCluster) -> None:
+    """The fence asks PostgreSQL, not this process's memory: a table this process believes
+    it holds, but whose lock ``pg_locks`` does not show granted to its lock connection, gets
+    no dealer write (``LeadershipLost``, the transaction rolled back)."""
+    with running(fast_settings(pg_cluster.new_database())) as live:
+        cluster = live.casino.cluster
+        assert cluster is not None and cluster.held == {1, 2}
+        with live.casino.db.write() as session:
+            cluster.fence(1)(session)  # held: the write may go on
+        cluster.held.add(999)  # believed held, never locked
+        with pytest.raises(LeadershipLost), live.casino.db.write() as session:
+            cluster.fence(999)(session)
+        cluster.held.discard(1)  # locked in PostgreSQL, but no longer believed held
+        with pytest.raises(LeadershipLost), live.casino.db.write() as session:
+            cluster.fence(1)(session)
+        cluster.held.add(1)
