@@ -6,6 +6,7 @@ command line stays fast; ``verify`` needs nothing beyond the standard library an
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -116,11 +117,26 @@ def serve(
                        "has its operator already, with another password. Reset it with "
                        f"`puntobanco operator-password --database-url {shown_url}`.")
 
+    _raise_open_files_limit()
     if workers > 1:
         _serve_workers(settings, workers=workers, host=host, port=port, ready=ready)
         return
     uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level="warning",
                 timeout_graceful_shutdown=5)
+
+
+def _raise_open_files_limit() -> None:
+    """Every socket is a file: lift the soft limit (often 1,024) to the hard one, as servers
+    do, so a thousand players' keep-alive connections and WebSockets fit (POSIX only)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65_536)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):  # refused: keep the soft limit
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: Any) -> None:
