@@ -15,7 +15,8 @@ refusals, "no more bets" lag (``bets-closed`` at the first socket minus the anno
 deadline → the player's own ``settlement`` and ``round-settled`` at the **last** socket p50/max,
 the servers' RSS (and per connected player), their CPU and the client's own CPU (who saturated).
 Bounded: at most ``--seconds`` per run. ``--matrix`` runs 100/1,000/5,000 players on SQLite and
-PostgreSQL (one process: several on one database are not built yet).
+PostgreSQL with one process, and 1,000 players on PostgreSQL with two (each player's socket
+and bets on one of them, alternately; the first process started deals the table).
 
 Run: ``.venv/bin/python bench/bench_server.py [--players 100] [--rounds 3] [--postgres]
 [--processes 2] [--matrix]``.
@@ -457,9 +458,10 @@ def main() -> None:
     parser.add_argument("--matrix", action="store_true",
                         help="100/1,000/5,000 players; SQLite and PostgreSQL")
     args = parser.parse_args()
-    if args.processes != 1:  # kept for when several processes can serve one PostgreSQL database
-        raise SystemExit("One server process per database for now (docs/server.md, "
-                         "\"Several processes\").")
+    if args.processes != 1 and not (args.postgres or (args.database_url or "").startswith(
+            "postgres")):  # several processes share a PostgreSQL database only
+        raise SystemExit("--processes 2 needs PostgreSQL (--postgres or a postgresql "
+                         "--database-url): one process serves an SQLite file.")
     resource.setrlimit(resource.RLIMIT_NOFILE, (65536, 65536)) if resource.getrlimit(
         resource.RLIMIT_NOFILE)[1] >= 65536 else None
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores; Python "
@@ -469,6 +471,7 @@ def main() -> None:
     runs: list[tuple[int, str, int]]
     if args.matrix:
         runs = [(n, db, 1) for db in ("sqlite", "postgresql") for n in (100, 1000, 5000)]
+        runs.append((1000, "postgresql", 2))
     else:
         db = "postgresql" if args.postgres or (args.database_url or "").startswith("postgres") \
             else "sqlite"

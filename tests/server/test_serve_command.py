@@ -4,6 +4,7 @@ password shown once, Ctrl-C, and mistakes answered in one sentence with exit sta
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -16,9 +17,24 @@ from .support import free_port, wait_until
 COMMAND = [sys.executable, "-c", "from puntobanco.cli import main; main()"]
 
 
-def _start(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def _start(*args: str, cwd: Path, env: dict[str, str] | None = None,
+           open_files: int | None = None) -> subprocess.Popen[str]:
+    def lower_limit() -> None:  # as a login shell often starts it: 1,024 open files or fewer
+        if open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (open_files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
     return subprocess.Popen([*COMMAND, "serve", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=lower_limit)
+
+
+def _open_files_limit(pid: int) -> tuple[str, str]:
+    """(soft, hard) "Max open files" of a running process, from /proc."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return soft, hard
+    raise AssertionError("no open-files line")
 
 
 def _first_lines(process: subprocess.Popen[str], url: str) -> str:
@@ -47,9 +63,11 @@ def test_serve_on_a_fresh_directory_creates_var_and_prints_the_address(tmp_path:
     assert len(password) >= 12
     # the second start finds the operator: no password is printed again, and it logs in
     port = free_port()
-    process = _start("--port", str(port), cwd=tmp_path, env=env)
+    process = _start("--port", str(port), cwd=tmp_path, env=env, open_files=256)
     url = f"http://127.0.0.1:{port}"
     wait_until(lambda: process.poll() is not None or _up(url), timeout=60)
+    soft, hard = _open_files_limit(process.pid)  # lifted, so 1,000 players' sockets fit
+    assert soft == hard and soft != "256", (soft, hard)
     login = httpx.post(f"{url}/api/login", json={"username": "operator", "password": password})
     assert login.status_code == 200 and login.json()["player"]["role"] == "operator"
     process.send_signal(signal.SIGINT)

@@ -6,6 +6,7 @@ command line stays fast; ``verify`` needs nothing beyond the standard library an
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from puntobanco.server.live.casino import Casino
 
 OPERATOR_PASSWORD_VARIABLE = "PUNTOBANCO_OPERATOR_PASSWORD"
+#: ``serve --workers N``: the settings each worker process reads (JSON), set by the parent
+WORKER_SETTINGS_VARIABLE = "PUNTOBANCO_WORKER_SETTINGS"
 
 
 #: ``serve --help``: paragraphs without hard line breaks (the terminal wraps them), URLs whole.
@@ -57,6 +60,9 @@ def serve(
     always_deal: Annotated[bool, typer.Option(
         "--always-deal", help="Deal even while nobody watches a table (by default an unwatched "
         "table waits).")] = False,
+    workers: Annotated[int, typer.Option(
+        help="Server processes sharing the port (PostgreSQL only; each serves every table, one "
+             "deals each; see docs/server.md).", metavar="N")] = 1,
 ) -> None:
     # Mistakes that need no database are answered before the web stack is even imported.
     from puntobanco.server.settings import (
@@ -73,6 +79,8 @@ def serve(
                               f"{MAX_BETTING_SECONDS} seconds, not {betting_seconds}.")
     if not all(value >= 0 for value in (closed_seconds, card_seconds, result_seconds)):
         raise PuntoBancoError("A pause cannot be negative.")
+    if not 1 <= workers <= 64:
+        raise PuntoBancoError(f"--workers is a number from 1 to 64, not {workers}.")
     password = _password_from_environment()
     _check_port_free(host, port)
 
@@ -80,9 +88,12 @@ def serve(
     from sqlalchemy.engine import make_url
 
     from puntobanco.server.app import create_app
-    from puntobanco.server.db.engine import check_database, hold_sqlite
+    from puntobanco.server.db.engine import backend_of, check_database, hold_sqlite
 
     url = database_url or default_database_url()
+    if workers > 1 and backend_of(url) == "sqlite":
+        raise PuntoBancoError(f"--workers {workers} needs PostgreSQL: one process serves an "
+                              "SQLite file (give a postgresql+psycopg:// --database-url).")
     check_database(url)
     hold_sqlite(url)  # a second process on the same SQLite file stops here, with one sentence
     settings = ServerSettings(database_url=url, betting_seconds=betting_seconds,
@@ -93,7 +104,8 @@ def serve(
     address = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
 
     def ready(casino: Casino) -> None:
-        tables = ", ".join(d.settings.name for d in casino.dealers.values())
+        tables = ", ".join(getattr(casino, "table_names", None)
+                           or [d.settings.name for d in casino.dealers.values()])
         typer.echo(f"puntobanco: the live table is open at {address}  (tables: {tables}; "
                    f"database: {shown_url}). Ctrl-C stops it.", err=False)
         if casino.generated_operator_password is not None:
@@ -105,10 +117,74 @@ def serve(
                        "has its operator already, with another password. Reset it with "
                        f"`puntobanco operator-password --database-url {shown_url}`.")
 
+    _raise_open_files_limit()
+    if workers > 1:
+        _serve_workers(settings, workers=workers, host=host, port=port, ready=ready)
+        return
     # No per-message deflate: compressing every small JSON message for every socket cost more
     # of the one event loop than anything else in the fan-out (issue 8, docs/server.md).
     uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level="warning",
                 timeout_graceful_shutdown=5, ws_per_message_deflate=False)
+
+
+def _raise_open_files_limit() -> None:
+    """Every socket is a file: lift the soft limit (often 1,024) to the hard one, as servers
+    do, so a thousand players' keep-alive connections and WebSockets fit (POSIX only)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65_536)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):  # refused: keep the soft limit
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: Any) -> None:
+    """``--workers N``: the parent seeds the database (the operator's password is printed
+    once), then uvicorn starts N processes sharing the port; each builds the application from
+    :data:`WORKER_SETTINGS_VARIABLE` (:func:`worker_app`) and serves every table."""
+    import asyncio
+    import dataclasses
+
+    import uvicorn
+
+    from puntobanco.server.live.casino import Casino
+
+    casino = Casino(settings)
+    casino.generated_operator_password, names = asyncio.run(_seed(casino))
+    casino.table_names = names  # type: ignore[attr-defined]  # the ready line's tables
+    ready(casino)
+    typer.echo(f"puntobanco: {workers} worker processes share the port; each serves every "
+               "table, and one of them deals each.")
+    fields = {name: getattr(settings, name) for name in (
+        "database_url", "betting_seconds", "closed_seconds", "card_seconds", "result_seconds",
+        "idle_when_unwatched")}
+    assert dataclasses.is_dataclass(settings)
+    os.environ[WORKER_SETTINGS_VARIABLE] = json.dumps(fields)
+    uvicorn.run("puntobanco.cli.serve:worker_app", factory=True, workers=workers, host=host,
+                port=port, log_level="warning", timeout_graceful_shutdown=5,
+                ws_per_message_deflate=False)
+
+
+async def _seed(casino: Casino) -> tuple[str | None, list[str]]:
+    from puntobanco.server.db import store
+
+    try:
+        password = await casino.db.run_write(casino._seed)
+        return password, [name for _, name, _ in await casino.db.run_read(store.table_rows)]
+    finally:
+        casino.db.close()
+
+
+def worker_app() -> Any:
+    """The application of one ``serve --workers N`` process (uvicorn's factory)."""
+    from puntobanco.server.app import create_app
+    from puntobanco.server.settings import ServerSettings
+
+    fields = json.loads(os.environ[WORKER_SETTINGS_VARIABLE])
+    return create_app(ServerSettings(**fields))
 
 
 def _betting_range() -> str:

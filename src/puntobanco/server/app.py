@@ -69,6 +69,7 @@ def create_app(settings: ServerSettings | None = None, *,
         await asyncio.to_thread(migrate, config.database_url)
         casino = Casino(config)
         app.state.casino = casino
+        casino.end_player_sockets = app.state.guards.sockets.end_sessions  # a suspension
         try:
             await casino.open()
             if on_ready is not None:

@@ -139,5 +139,7 @@ class ServerSettings:
     static_dir: Path = STATIC_DIR
     #: a stopping dealer finishes the coup in progress, but waits at most this long for it
     stop_timeout: float = 10.0
+    #: several processes on PostgreSQL: how often a process tries the table locks it lacks
+    cluster_retry_seconds: float = 1.0
     #: rate limits, caps and session lifetimes (issue 9)
     guard: GuardSettings = field(default_factory=GuardSettings)

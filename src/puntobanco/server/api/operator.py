@@ -148,8 +148,7 @@ async def suspend(player_id: Id, casino: CasinoDep, operator: Operator,
     guards.sockets.end_sessions(player_id)
     refunded = 0
     dealers = list(casino.dealers.values())
-    for dealer in dealers:  # barred everywhere at once, then each table's open bets given back
-        dealer.barred.add(player_id)
+    casino.bar(player_id, True)  # barred everywhere at once (every process), then refunds
     for dealer in dealers:
         refunded += await dealer.refund_suspended(player_id)
     found = await casino.db.run_read(lambda s: admin.one_player(s, player_id))
@@ -160,8 +159,7 @@ async def suspend(player_id: Id, casino: CasinoDep, operator: Operator,
 async def unsuspend(player_id: Id, casino: CasinoDep, operator: Operator) -> dict[str, Any]:
     """Lift a suspension: the player may sign in (and then bet) again."""
     await _set_suspended(casino, operator.id, player_id, False)
-    for dealer in casino.dealers.values():
-        dealer.barred.discard(player_id)
+    casino.bar(player_id, False)
     found = await casino.db.run_read(lambda s: admin.one_player(s, player_id))
     return {"player": found, "refunded": 0}
 
@@ -207,7 +205,7 @@ async def _set_paused(casino: Casino, operator_id: int, table_id: int,
                          before={"paused": before}, after={"paused": paused})
 
     await casino.db.run_write(write)
-    dealer.set_paused(paused)
+    casino.set_paused(table_id, paused)  # in every process
     return dealer.summary()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import unicodedata
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -18,10 +19,12 @@ from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import admin, auth, ledger, store
 from puntobanco.server.db.dealing import set_dealing
-from puntobanco.server.db.engine import Database, hold_sqlite, release_sqlite
+from puntobanco.server.db.engine import Database, backend_of, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
+from puntobanco.server.live.cluster import NAMESPACE, Cluster, Item
 from puntobanco.server.live.dealer import TableDealer
-from puntobanco.server.live.human import dealer_for
+from puntobanco.server.live.hub import Hub, dumps
+from puntobanco.server.live.human import HumanDealer, dealer_for
 from puntobanco.server.messages import NotFound, Refusal
 from puntobanco.server.settings import (
     DEFAULT_BETTING_SECONDS,
@@ -69,12 +72,21 @@ class Casino:
         #: PUNTOBANCO_OPERATOR_PASSWORD was given, but the database's operator has another one
         #: (``serve`` says so; ``puntobanco operator-password`` resets it)
         self.operator_password_ignored = False
+        #: several processes on one PostgreSQL database (live/cluster.py); None on SQLite
+        self.cluster: Cluster | None = None
+        #: closes a player's open WebSockets in this process (set by the application)
+        self.end_player_sockets: Callable[[int], object] | None = None
 
     async def open(self) -> None:
-        """Seed an empty database, then start one dealer per table."""
+        """Seed an empty database, then start one dealer per table (on PostgreSQL: deal the
+        tables whose lock is free, follow the others)."""
         hold_sqlite(self.config.database_url)  # one process per SQLite file
         self._held = True
         self.generated_operator_password = await self.db.run_write(self._seed)
+        if backend_of(self.config.database_url) == "postgresql":
+            self.cluster = Cluster(self.config.database_url, on_item=self._relayed,
+                                   retry_seconds=self.config.cluster_retry_seconds)
+            await self.cluster.start()
         paused = await self.db.run_read(admin.paused_tables)
         for table_id, name, rules in await self.db.run_read(store.table_rows):
             await self._start_table(table_id, name, rules, paused=table_id in paused)
@@ -96,6 +108,8 @@ class Casino:
         return True
 
     def _seed(self, session: Session) -> str | None:
+        if session.get_bind().dialect.name == "postgresql":  # processes starting together
+            session.execute(text("SELECT pg_advisory_xact_lock(:ns, 0)"), {"ns": NAMESPACE})
         ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
         if not session.scalars(select(GameTable.id)).first():
             for name in self.config.default_tables:
@@ -121,13 +135,20 @@ class Casino:
                           paused: bool = False) -> TableDealer:
         dealer = await dealer_for(settings, db=self.db, config=self.config)  # dealer mode hook
         dealer.set_paused(paused)
-        await dealer.open()
+        if self.cluster is None:
+            await dealer.open()
+        else:
+            await self.cluster.manage(dealer)
         self.dealers[settings.id] = dealer
         return dealer
 
     async def close(self) -> None:
         """Stop every dealer (each finishes its coup or voids its open round), then the database."""
+        if self.cluster is not None:  # no table taken over while the dealers stop
+            await self.cluster.stop_campaign()
         await asyncio.gather(*(dealer.stop() for dealer in self.dealers.values()))
+        if self.cluster is not None:
+            await self.cluster.close()  # the locks go back once the dealers have stopped
         self.db.close()
         if self._held:
             release_sqlite(self.config.database_url)
@@ -136,8 +157,87 @@ class Casino:
     def tell_player(self, player_id: int, message: dict[str, Any]) -> None:
         """Send a message to every open page of one player, whatever table it shows (a credit
         reaching an open page)."""
+        self._tell_here(player_id, message)
+        if self.cluster is not None:
+            self.cluster.relay({"k": "tell", "p": player_id, "m": message})
+
+    def _tell_here(self, player_id: int, message: dict[str, Any]) -> None:
+        text = dumps(message)
         for dealer in self.dealers.values():
-            dealer.hub.send_to(player_id, message)
+            Hub.send_text(dealer.hub, player_id, text)  # this process's sockets only
+
+    def set_paused(self, table_id: int, paused: bool) -> None:
+        """Pause or resume a table in every process (the dealing one finishes its coup)."""
+        self.dealer(table_id).set_paused(paused)
+        if self.cluster is not None:
+            self.cluster.relay({"k": "pause", "t": table_id, "v": paused})
+
+    def bar(self, player_id: int, barred: bool) -> None:
+        """Bar a suspended player from betting at every table, in every process, and close
+        their sockets (or lift the bar)."""
+        self._bar_here(player_id, barred)
+        if self.cluster is not None:
+            self.cluster.relay({"k": "bar", "p": player_id, "v": barred})
+
+    def _bar_here(self, player_id: int, barred: bool) -> None:
+        for dealer in self.dealers.values():
+            if barred:
+                dealer.barred.add(player_id)
+            else:
+                dealer.barred.discard(player_id)
+        if barred and self.end_player_sockets is not None:
+            self.end_player_sockets(player_id)
+
+    async def _relayed(self, item: Item) -> None:
+        """An event another server process relayed (``live/cluster.py``)."""
+        kind, table = item.get("k"), item.get("t")
+        dealer = self.dealers.get(table) if isinstance(table, int) else None
+        if kind == "tell":
+            self._tell_here(int(item["p"]), item["m"])
+        elif kind == "bar":
+            self._bar_here(int(item["p"]), bool(item["v"]))
+        elif kind == "table" and isinstance(table, int):
+            await self._table_changed(table)
+        elif dealer is None:
+            return
+        elif kind == "b":  # a table event, with the dealer's state
+            dealer.follow_state(item["s"])
+            Hub.broadcast_text(dealer.hub, item["m"])
+        elif kind == "p":  # a player's own message
+            text, player = item["m"], int(item["p"])
+            Hub.send_text(dealer.hub, player, text)
+            if '"my-bets"' in text:
+                data = json.loads(text)
+                if data.get("type") == "my-bets":
+                    dealer.desk.apply_remote(player, int(data["coup_id"]), data["my_bets"])
+        elif kind == "s":
+            dealer.follow_state(item["s"])
+            if item.get("snap") and dealer.following:
+                for client in list(dealer.hub.clients):
+                    dealer.resnapshot(client)
+        elif kind == "sync" and not dealer.following and self.cluster is not None:
+            self.cluster.relay({"k": "s", "t": dealer.id, "s": dealer.cluster_state(),
+                                "snap": True})
+        elif kind == "pause":
+            dealer.set_paused(bool(item["v"]))
+        elif kind == "watch" and not dealer.following:  # someone watches it elsewhere
+            dealer.poke()
+        elif kind == "want" and isinstance(dealer, HumanDealer) and self.cluster is not None:
+            await self.cluster.hand_over(dealer.id)  # its dealer's page uses another process
+
+    async def _table_changed(self, table_id: int) -> None:
+        """Another process created a table or changed its settings: serve it as stored."""
+        dealer = self.dealers.get(table_id)
+        if dealer is not None:
+            dealer.settings = await self.db.run_read(lambda s: store.load_table(s, table_id))
+            return
+        for found, name, rules in await self.db.run_read(store.table_rows):
+            if found == table_id:
+                await self._start_table(table_id, name, rules)
+
+    def _changed_table(self, table_id: int) -> None:
+        if self.cluster is not None:
+            self.cluster.relay({"k": "table", "t": table_id})
 
     def dealer(self, table_id: int) -> TableDealer:
         dealer = self.dealers.get(table_id)
@@ -172,7 +272,9 @@ class Casino:
         except IntegrityError:  # the same name, created at the same moment
             raise PuntoBancoError(f"A table named {name!r} exists.",
                                   code="table-name-taken") from None
-        return await self._add_dealer(settings)
+        dealer = await self._add_dealer(settings)
+        self._changed_table(settings.id)
+        return dealer
 
     async def update_table(self, table_id: int, rules: dict[str, Any] | None, *,
                            on_write: OnWrite | None = None) -> TableDealer:
@@ -188,6 +290,7 @@ class Casino:
             if not await self._start_table(table_id, broken.name, stored.rules_json()):
                 raise OutOfService(f"Table {table_id} is still out of service: "
                                    f"{self.broken[table_id].reason}")
+            self._changed_table(table_id)
             return self.dealers[table_id]
         dealer = self.dealer(table_id)
 
@@ -200,6 +303,7 @@ class Casino:
             return settings
 
         dealer.settings = await self.db.run_write(write)
+        self._changed_table(table_id)
         return dealer
 
 

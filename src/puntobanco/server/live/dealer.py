@@ -27,7 +27,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import OperationalError
@@ -42,6 +42,7 @@ from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.fair import commitment, new_salt, order_text
 from puntobanco.server.live import messages as msg
+from puntobanco.server.live.cluster import LeadershipLost
 from puntobanco.server.live.desk import BetDesk
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.messages import IdempotencyConflict
@@ -103,6 +104,14 @@ class TableDealer:
         self._resumed = asyncio.Event()
         self._resumed.set()
         self.barred: set[int] = set()
+        # several processes (live/cluster.py): another process may deal this table
+        #: this process serves the table's sockets and bets, another one deals it
+        self.following = False
+        #: run first in each dealer write: the table's lock is still this process's
+        self.fence: Callable[[Session], None] | None = None
+        #: asks the dealing process to hand a hand-dealt table over to this one
+        self.want_table: Callable[[], None] | None = None
+        self._follow_close: asyncio.TimerHandle | None = None
 
     # --- life cycle -----------------------------------------------------------------------
 
@@ -123,6 +132,73 @@ class TableDealer:
                 await asyncio.gather(self._task, return_exceptions=True)
         await self.desk.stop()
 
+    # --- several processes (live/cluster.py) ----------------------------------------------
+
+    def follow(self) -> None:
+        """Serve the table's sockets and bets while another process deals it: the desk is
+        opened and closed by the dealer's relayed state (:meth:`follow_state`)."""
+        self.following = True
+        self.desk.start()
+
+    async def lead(self) -> None:
+        """This process deals the table from now on: the desk it kept for the last dealer is
+        closed (its batches answered), then what that dealer left is repaired and the loop
+        starts (:meth:`open`)."""
+        self._cancel_follow_close()
+        self.desk.close()
+        await self.desk.drain()
+        self.following = False
+        self._stop = asyncio.Event()
+        await self.open()
+
+    def demote(self) -> None:
+        """The table's lock is lost: stop dealing at once (no more writes; the next dealer
+        repairs whatever this one left) and follow."""
+        self.following = True
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self.desk.close()
+
+    def cluster_state(self) -> dict[str, Any]:
+        """What a following process needs to draw the table as this dealer sees it."""
+        return {"view": asdict(self.view), "rules": self.shoe_rules,
+                "seconds": self.betting_seconds, "paused": self.paused}
+
+    def follow_state(self, state: Mapping[str, Any]) -> None:
+        """Take the dealing process's state; open the desk for the coup it opened, close it
+        when that coup's betting closed (or at its deadline, whichever comes first)."""
+        if not self.following:
+            return
+        self.view = View(**state["view"])
+        self.shoe_rules, self.betting_seconds = state["rules"], state["seconds"]
+        self.paused = bool(state["paused"])
+        view = self.view
+        if view.phase == "open" and view.coup_id is not None:
+            if view.coup_id != self.desk.coup_id:
+                rules, _ = table_rules_from_json(self.shoe_rules)
+                self.desk.open(coup_id=view.coup_id, round_no=view.round_no, rules=rules)
+                self._cancel_follow_close()
+                if view.deadline is not None:  # a hand-dealt table's dealer closes it
+                    self._follow_close = asyncio.get_running_loop().call_later(
+                        max(0.0, (view.deadline - now_ms()) / 1000), self._close_followed)
+        elif self.desk.accepting:
+            self._close_followed()
+
+    def _close_followed(self) -> None:
+        self._cancel_follow_close()
+        self.desk.close()
+        self.desk.flush_totals()
+
+    def _cancel_follow_close(self) -> None:
+        if self._follow_close is not None:
+            self._follow_close.cancel()
+            self._follow_close = None
+
+    def resnapshot(self, client: Any) -> None:
+        """Draw the table afresh on one socket (after a recovery, or a takeover)."""
+        client.push(msg.encode(msg.Snapshot(table=self.snapshot(client.player_id))))
+
     def poke(self) -> None:
         """Wake an idle dealer for one round (someone looked at the table)."""
         self._wake.set()
@@ -135,13 +211,18 @@ class TableDealer:
                     await self._recover()
                     failed = False
                     for client in list(self.hub.clients):
-                        client.push(msg.encode(msg.Snapshot(
-                            table=self.snapshot(client.player_id))))
+                        self.resnapshot(client)
                 if await self._hold_while_paused() or await self._idle():
                     break
                 if self.paused:  # paused while it waited for someone to watch
                     continue
                 await self._play_round()
+            except LeadershipLost:  # another process deals the table now (live/cluster.py)
+                log.error("table %s: the table's lock is lost; this process stops dealing it",
+                          self.id)
+                self.following = True
+                self.desk.close()
+                break
             except Exception:
                 log.exception("table %s: the dealer failed; resuming from the database", self.id)
                 failed = True
@@ -176,6 +257,12 @@ class TableDealer:
 
     async def _write(self, work: Callable[[Session], T]) -> T:
         """A dealer's write: retried while the database is momentarily unavailable or busy."""
+        fence, unfenced = self.fence, work
+        if fence is not None:  # several processes: only the lock's holder writes as the dealer
+            def fenced(session: Session) -> T:
+                fence(session)
+                return unfenced(session)
+            work = fenced
         for attempt in range(DB_RETRIES):
             try:
                 return await self.db.run_write(work)
@@ -525,8 +612,9 @@ class TableDealer:
         return len(self.desk.spots) if self._betting() else len(self.table.bets)
 
     def _betting(self) -> bool:
-        """The bets are the desk's (the core gets them from the database at the close)."""
-        return self.table.phase is Phase.OPEN
+        """The bets are the desk's (the core gets them from the database at the close); a
+        following process knows the bets from its desk only."""
+        return self.following or self.table.phase is Phase.OPEN
 
     def snapshot(self, player_id: int | None) -> dict[str, Any]:
         """Everything a page needs to draw the table now (``GET /api/tables/{id}``)."""

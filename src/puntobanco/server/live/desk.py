@@ -220,6 +220,22 @@ class BetDesk:
         self.hub.send(player_id, MyBets(coup_id=answer["coup_id"], my_bets=after,
                                         balance=answer["balance"]))
 
+    def apply_remote(self, player_id: int, coup_id: int, my_bets: dict[str, int]) -> None:
+        """A player's bets as another server process answered them (``my-bets`` relayed,
+        ``live/cluster.py``): counted in this process's totals; the player was told there."""
+        if coup_id != self.coup_id or self.spots.get(player_id, {}) == my_bets:
+            return
+        for kind, stake in self.spots.get(player_id, {}).items():
+            self._totals[kind] -= stake
+        for kind, stake in my_bets.items():
+            self._totals[kind] += stake
+        if my_bets:
+            self.spots[player_id] = dict(my_bets)
+        else:
+            self.spots.pop(player_id, None)
+        self._version += 1
+        self._schedule_totals()
+
     def totals(self) -> dict[str, int]:
         """The whole table's stakes on each bet this coup."""
         return dict(self._totals)

@@ -165,6 +165,11 @@ class HumanDealer(TableDealer):
 
     async def _act(self, work: Callable[[], Awaitable[T]]) -> T:
         """A dealer's action: under the table's lock, and completed even if the client leaves."""
+        if self.following:  # several processes: the one holding the table's lock records it
+            if self.want_table is not None:  # ask for it: the next try here may find it
+                self.want_table()
+            raise PuntoBancoError(f"Table {self.id} is being handed over to this server "
+                                  "process; try again in a moment.", code="table-out-of-service")
         async def locked() -> T:
             async with self.lock:
                 return await work()

@@ -1,0 +1,435 @@
+"""Several server processes on one PostgreSQL database (issue 8; ``docs/server.md``).
+
+Every process serves every table: its sockets, its bets. One of them *deals* each table, the
+one holding the table's session-level advisory lock ``pg_try_advisory_lock(NAMESPACE,
+table_id)`` on a connection of its own (:attr:`Cluster.lock_connection`). The others retry
+every :data:`RETRY_SECONDS`; when the holder dies its connection drops, PostgreSQL frees the lock,
+and the next try takes it: the new holder runs the dealer's recovery (a round not dealt is void,
+a dealt coup is settled, the shoe resumes from its recorded order) and deals on.
+
+A process that cannot reach its lock connection stops dealing at once (its dealer tasks are
+cancelled, its desks closed), and every dealer write first checks, in its own transaction,
+that the lock is held by this process's lock connection (:meth:`Cluster.fence`), so a process
+that lost the lock writes nothing more as the dealer.
+
+Events travel with PostgreSQL ``LISTEN``/``NOTIFY`` (channel :data:`CHANNEL`): what one process
+pushes to its sockets — table events, a player's own messages, the operator's actions — is
+relayed, packed many to a notification, to the others, which push it to theirs. A payload
+longer than NOTIFY's 8,000 bytes is cut into parts sent in one transaction and joined by the
+receivers. The dealing process attaches its table's state to each table event, so a
+non-dealing process draws the same snapshot and opens and closes its own desk for the coup the
+dealer opened (bets are written with the same database-arbitrated close whichever process takes
+them). Each process counts every process's bets from the relayed ``my-bets`` and pushes its own
+coalesced ``bet-totals``. Nothing is relayed while a process is alone on its database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
+
+from puntobanco.errors import PuntoBancoError
+from puntobanco.server.live.hub import Hub
+from puntobanco.server.live.messages import BetTotals, Message, encode
+
+if TYPE_CHECKING:
+    from puntobanco.server.live.dealer import TableDealer
+
+log = logging.getLogger("puntobanco.server.live.cluster")
+
+#: the first key of every table's advisory lock ("pb"); the second is the table's id
+NAMESPACE = 0x7062
+CHANNEL = "puntobanco"
+#: the application name of each process's listening connection (how a process counts its peers)
+APP_NAME = "puntobanco-cluster"
+#: how often a process tries the locks it lacks and checks the ones it holds
+RETRY_SECONDS = 1.0
+#: the largest NOTIFY payload sent (PostgreSQL's limit is 8,000 bytes)
+PAYLOAD_BYTES = 7_800
+
+Item = dict[str, Any]
+
+
+class LeadershipLost(PuntoBancoError):
+    """A dealer write found its table's lock no longer held by this process."""
+
+    code = "leadership-lost"
+
+
+def libpq_url(url: str) -> str:
+    """The libpq address of an SQLAlchemy PostgreSQL URL.
+
+    >>> libpq_url("postgresql+psycopg://pb:s%40cret@127.0.0.1:5433/pb")
+    'postgresql://pb:s%40cret@127.0.0.1:5433/pb'
+    """
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def pack(origin: str, items: list[str]) -> list[str]:
+    """NOTIFY payloads carrying ``items`` (JSON texts) in order, each under
+    :data:`PAYLOAD_BYTES`; an item too long for one payload is cut into numbered parts.
+
+    >>> [json.loads(p)["i"] for p in pack("o", ['{"a":1}', '{"b":2}'])]
+    [[{'a': 1}, {'b': 2}]]
+    >>> parts = pack("o", ["x" * 20_000])
+    >>> len(parts), json.loads(parts[2])["c"][1:3]
+    (3, [2, 3])
+    """
+    payloads: list[str] = []
+    batch: list[str] = []
+    size = 0
+    head = f'{{"o":"{origin}","i":['
+
+    def flush() -> None:
+        nonlocal batch, size
+        if batch:
+            payloads.append(head + ",".join(batch) + "]}")
+        batch, size = [], 0
+
+    for item in items:
+        length = len(item.encode())
+        if length + len(head) + 8 > PAYLOAD_BYTES:
+            flush()
+            payloads += _parts(origin, item)
+            continue
+        if size + length + len(head) + 8 > PAYLOAD_BYTES:
+            flush()
+        batch.append(item)
+        size += length + 1
+    flush()
+    return payloads
+
+
+def _parts(origin: str, item: str) -> list[str]:
+    """``item`` cut into numbered parts, each payload under :data:`PAYLOAD_BYTES`."""
+    key = secrets.token_hex(6)
+    step = PAYLOAD_BYTES - 200  # halved while escapes or wide characters make it too long
+    while True:
+        pieces = [item[i:i + step] for i in range(0, len(item), step)]
+        payloads = [json.dumps({"o": origin, "c": [key, n, len(pieces), piece]},
+                               separators=(",", ":"), ensure_ascii=False)
+                    for n, piece in enumerate(pieces)]
+        if all(len(payload.encode()) <= PAYLOAD_BYTES for payload in payloads):
+            return payloads
+        step //= 2  # characters of several bytes each: smaller pieces
+
+
+class ClusterHub(Hub):
+    """A table's hub that also relays what it pushes to the other processes (their sockets).
+
+    ``bet-totals`` stay local: every process counts every process's bets and pushes its own.
+    """
+
+    def __init__(self, cluster: Cluster, dealer: TableDealer) -> None:
+        super().__init__()
+        self.cluster = cluster
+        self.dealer = dealer
+
+    def publish(self, message: Message) -> None:
+        if isinstance(message, BetTotals):
+            Hub.broadcast_text(self, encode(message))
+        else:
+            self.broadcast_text(encode(message))
+
+    def broadcast_text(self, text: str) -> None:
+        super().broadcast_text(text)
+        if not self.dealer.following and self.cluster.peers > 1:  # the dealer's, with its state
+            self.cluster.relay({"k": "b", "t": self.dealer.id, "m": text,
+                                "s": self.dealer.cluster_state()})
+
+    def send_text(self, player_id: int, text: str) -> None:
+        super().send_text(player_id, text)
+        self.cluster.relay({"k": "p", "t": self.dealer.id, "p": player_id, "m": text})
+
+
+class Cluster:
+    """This process's part in a cluster of servers on one PostgreSQL database."""
+
+    def __init__(self, url: str, *, on_item: Callable[[Item], Awaitable[None]],
+                 retry_seconds: float = RETRY_SECONDS) -> None:
+        self.conninfo = libpq_url(url)
+        self.origin = secrets.token_hex(6)
+        self.on_item = on_item
+        self.retry_seconds = retry_seconds
+        #: table id → its dealer (every table this process serves)
+        self.dealers: dict[int, TableDealer] = {}
+        #: the tables whose lock this process holds (it deals them)
+        self.held: set[int] = set()
+        #: server processes listening on this database, this one included
+        self.peers = 1
+        self.lock_connection: psycopg.AsyncConnection[Any] | None = None
+        self._listen: psycopg.AsyncConnection[Any] | None = None
+        self._notify: psycopg.AsyncConnection[Any] | None = None
+        self._outbox: list[str] = []
+        self._flushing: asyncio.Task[None] | None = None
+        self._parts: dict[str, list[str | None]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._leading: set[asyncio.Task[None]] = set()
+        self._closing = False
+        #: tables handed over to another process: not taken back before this loop time
+        self._yielded: dict[int, float] = {}
+
+    # --- life cycle -----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.lock_connection = await self._connect_locks()
+        self._notify = await self._connect()
+        await self._open_listener()
+        await self._count_peers()
+        self._tasks = [asyncio.create_task(self._listen_loop(), name="cluster-listen"),
+                       asyncio.create_task(self._campaign(), name="cluster-locks")]
+
+    async def _connect(self, **options: Any) -> psycopg.AsyncConnection[Any]:
+        return await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True,
+                                                     connect_timeout=5, **options)
+
+    async def _connect_locks(self) -> psycopg.AsyncConnection[Any]:
+        """The lock connection, with TCP keep-alives both ways: this process notices a dead
+        link within the check's timeout, and PostgreSQL frees the locks of a holder it can no
+        longer reach within about 10 s (by then that holder has stopped dealing)."""
+        connection = await self._connect(keepalives=1, keepalives_idle=5,
+                                         keepalives_interval=2, keepalives_count=2)
+        for setting, value in (("idle", 5), ("interval", 2), ("count", 2)):
+            await connection.execute(f"SET tcp_keepalives_{setting} = {value}")
+        return connection
+
+    async def _open_listener(self) -> None:
+        self._listen = await self._connect(application_name=APP_NAME)
+        await self._listen.execute(f"LISTEN {CHANNEL}")
+
+    async def stop_campaign(self) -> None:
+        """Take no more tables over (the server is stopping: its dealers stop next)."""
+        for task in [*self._tasks[1:], *self._leading]:
+            task.cancel()
+        await asyncio.gather(*self._tasks[1:], *self._leading, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop relaying and give the locks back (after the dealers stopped)."""
+        self._closing = True
+        if self._flushing is not None:
+            await asyncio.gather(self._flushing, return_exceptions=True)
+        for task in [*self._tasks, *self._leading]:
+            task.cancel()
+        await asyncio.gather(*self._tasks, *self._leading, return_exceptions=True)
+        for connection in (self._listen, self._notify, self.lock_connection):
+            if connection is not None:
+                with contextlib.suppress(Exception):
+                    await connection.close()
+        self.held.clear()
+
+    # --- the locks: one dealer per table ---------------------------------------------------
+
+    async def manage(self, dealer: TableDealer) -> None:
+        """Serve ``dealer``'s table: deal it if its lock is free (after the recovery), otherwise
+        follow the process that deals it."""
+        hub = ClusterHub(self, dealer)
+        dealer.hub = hub
+        dealer.desk.hub = hub
+        dealer.fence = self.fence(dealer.id)
+        dealer.want_table = lambda: self.relay({"k": "want", "t": dealer.id})
+        self.dealers[dealer.id] = dealer
+        if await self._try_locks([dealer.id]):
+            await dealer.open()
+        else:
+            dealer.follow()
+            self.relay({"k": "sync", "t": dealer.id})
+
+    async def _try_locks(self, tables: list[int]) -> set[int]:
+        assert self.lock_connection is not None
+        cursor = await self.lock_connection.execute(
+            "SELECT t, pg_try_advisory_lock(%s, t) FROM unnest(%s::int[]) AS t",
+            (NAMESPACE, tables))
+        got = {int(row[0]) for row in await cursor.fetchall() if row[1]}
+        self.held |= got
+        return got
+
+    async def _count_peers(self) -> None:
+        assert self.lock_connection is not None
+        cursor = await self.lock_connection.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
+            "AND datname = current_database()", (APP_NAME,))
+        row = await cursor.fetchone()
+        self.peers = max(1, int(row[0]) if row else 1)
+
+    async def _campaign(self) -> None:
+        """Every second: check the lock connection (lost: stop dealing at once), count the
+        peers, and try the locks this process lacks; a table won is recovered, then dealt.
+        A table watched here but dealt elsewhere is reported watched to its dealer (which
+        otherwise waits while nobody watches)."""
+        while True:
+            await asyncio.sleep(self.retry_seconds)
+            try:
+                won = await asyncio.wait_for(self._check(), max(5.0, 3 * self.retry_seconds))
+            except (psycopg.Error, OSError, AssertionError, TimeoutError):
+                self._lost_locks()
+                await self._reconnect_locks()
+                continue
+            except Exception:  # a bug: logged, and the next second tries again
+                log.exception("the table locks could not be tried")
+                continue
+            for table, served in self.dealers.items():  # watched here: the dealer deals on
+                if served.following and served.hub.watched.is_set():
+                    self.relay({"k": "watch", "t": table})
+            for table in sorted(won):
+                dealer = self.dealers.get(table)
+                if dealer is None:
+                    continue
+                task = asyncio.create_task(self._lead(dealer), name=f"lead-{table}")
+                self._leading.add(task)
+                task.add_done_callback(self._leading.discard)
+
+    async def _check(self) -> set[int]:
+        """One round trip or two on the lock connection: the peers, the locks won."""
+        await self._count_peers()
+        now = asyncio.get_running_loop().time()
+        wanted = [table for table in self.dealers
+                  if table not in self.held and self._yielded.get(table, 0.0) <= now]
+        return await self._try_locks(wanted) if wanted else set()
+
+    async def _lead(self, dealer: TableDealer) -> None:
+        log.warning("table %s: this process deals it now (its lock was free)", dealer.id)
+        try:
+            await dealer.lead()
+        except Exception:
+            log.exception("table %s: taking the table over failed; it is given back", dealer.id)
+            dealer.demote()
+            await self._unlock(dealer.id)
+            return
+        for client in list(dealer.hub.clients):  # the recovered table, drawn afresh
+            dealer.resnapshot(client)
+        self.relay({"k": "s", "t": dealer.id, "s": dealer.cluster_state(), "snap": True})
+
+    async def hand_over(self, table: int) -> None:
+        """Another process's dealer page drives this hand-dealt table: give it up between two
+        actions (the next holder resumes the shoe and the round from the record)."""
+        dealer = self.dealers.get(table)
+        if dealer is None or dealer.following or table not in self.held:
+            return
+        async with dealer.lock:  # not in the middle of a dealer's action
+            dealer.demote()
+            await dealer.desk.drain()
+            await self._unlock(table)
+        self._yielded[table] = asyncio.get_running_loop().time() + 3 * self.retry_seconds
+        log.warning("table %s: handed over to the process its dealer uses", table)
+
+    async def _unlock(self, table: int) -> None:
+        self.held.discard(table)
+        if self.lock_connection is not None:
+            with contextlib.suppress(Exception):
+                await self.lock_connection.execute("SELECT pg_advisory_unlock(%s, %s)",
+                                                   (NAMESPACE, table))
+
+    def _lost_locks(self) -> None:
+        """The lock connection is gone: whatever it held may be another's now."""
+        if self.held:
+            log.error("the lock connection is lost: this process stops dealing tables %s",
+                      sorted(self.held))
+        for table in sorted(self.held):
+            dealer = self.dealers.get(table)
+            if dealer is not None:
+                dealer.demote()
+        self.held.clear()
+
+    async def _reconnect_locks(self) -> None:
+        if self.lock_connection is not None:
+            with contextlib.suppress(Exception):
+                await self.lock_connection.close()
+            self.lock_connection = None
+        while not self._closing:
+            try:
+                self.lock_connection = await self._connect_locks()
+                return
+            except (psycopg.Error, OSError):
+                await asyncio.sleep(self.retry_seconds)
+
+    def fence(self, table: int) -> Callable[[Session], None]:
+        """A check for the start of each dealer write: this process's lock connection holds
+        the table's lock (``pg_locks``), or :class:`LeadershipLost` and nothing is written."""
+        def check(session: Session) -> None:
+            connection = self.lock_connection
+            pid = connection.info.backend_pid if connection is not None else 0
+            held = session.execute(text(
+                "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND classid::bigint = :ns AND objid::bigint = :table AND objsubid = 2 "
+                "AND pid = :pid"), {"ns": NAMESPACE, "table": table, "pid": pid}).first()
+            if held is None or table not in self.held:
+                raise LeadershipLost(f"Table {table} is dealt by another process now.")
+        return check
+
+    # --- relaying events -------------------------------------------------------------------
+
+    def relay(self, item: Item) -> None:
+        """Send ``item`` to the other processes (nothing while this one is alone)."""
+        if (self.peers <= 1 and item.get("k") != "sync") or self._closing:
+            return
+        self._outbox.append(json.dumps(item, separators=(",", ":"), ensure_ascii=False))
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.create_task(self._flush(), name="cluster-notify")
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)  # what this turn of the loop relays goes together
+        while self._outbox:
+            items, self._outbox = self._outbox, []
+            payloads = pack(self.origin, items)
+            try:
+                if self._notify is None or self._notify.closed:
+                    self._notify = await self._connect()
+                async with self._notify.transaction(), self._notify.cursor() as cursor:
+                    await cursor.executemany("SELECT pg_notify(%s, %s)",
+                                             [(CHANNEL, payload) for payload in payloads])
+            except (psycopg.Error, OSError):
+                log.exception("%d relayed event(s) could not be sent", len(items))
+                self._notify = None
+
+    async def _listen_loop(self) -> None:
+        while not self._closing:
+            try:
+                assert self._listen is not None
+                async for notice in self._listen.notifies():
+                    try:
+                        await self._received(notice.payload)
+                    except (ValueError, KeyError, TypeError, IndexError):  # not ours
+                        log.warning("a notification on %s was not understood", CHANNEL)
+            except (psycopg.Error, OSError, AssertionError):
+                if self._closing:
+                    return
+                log.warning("the cluster's listening connection is lost; reconnecting")
+                await asyncio.sleep(self.retry_seconds)
+                with contextlib.suppress(psycopg.Error, OSError):
+                    await self._open_listener()
+                    for table in self.dealers:  # what was missed meanwhile: a fresh state
+                        self.relay({"k": "sync", "t": table})
+
+    async def _received(self, payload: str) -> None:
+        data = json.loads(payload)
+        if data.get("o") == self.origin:
+            return
+        self.peers = max(self.peers, 2)  # someone else listens: relay from now on
+        items: list[Item]
+        if "c" in data:
+            key, number, count, piece = data["c"]
+            if len(self._parts) > 100:  # parts a dead sender never finished
+                self._parts.clear()
+            parts = self._parts.setdefault(key, [None] * count)
+            parts[number] = piece
+            if any(part is None for part in parts):
+                return
+            del self._parts[key]
+            items = [json.loads("".join(part for part in parts if part is not None))]
+        else:
+            items = data["i"]
+        for item in items:
+            try:
+                await self.on_item(item)
+            except Exception:  # one bad item must not stop the relay
+                log.exception("a relayed event could not be applied: %s", str(item)[:200])

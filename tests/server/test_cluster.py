@@ -1,0 +1,498 @@
+"""Issue 8, "Several processes, one PostgreSQL database": two ``puntobanco serve`` processes on
+one throw-away PostgreSQL serve the same tables (``live/cluster.py``, docs/server.md).
+
+Players bet through both processes; each process's sockets get every event and the table's
+totals count both processes' bets; an operator's action taken on one process acts on the other.
+Then the dealing process is SIGKILLed in a betting window: the other takes the table over within
+5 s, the interrupted round is void and every stake in it refunded (the documented rule: a round
+not dealt is void), no coup is dealt twice, every accepted bet — whichever process took it — is
+settled once or refunded, the ledger audit holds and every shoe verifies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import func, select, text
+
+from puntobanco.cards import parse_cards
+from puntobanco.server.db.engine import Database
+from puntobanco.server.db.models import (
+    BetRecord,
+    CoupRecord,
+    LedgerTransaction,
+    SettlementLineRecord,
+    ShoeRecord,
+)
+from puntobanco.server.fair import RecordedCoup, check_shoe
+from puntobanco.server.live.cluster import Cluster, LeadershipLost, pack
+from puntobanco.server.settings import table_rules_from_json
+
+from .conftest import PostgresCluster
+from .support import (
+    OPERATOR_PASSWORD,
+    Player,
+    Watcher,
+    check_books,
+    fast_settings,
+    free_port,
+    running,
+    wait_until,
+)
+
+PACING = ("--betting-seconds", "1.5", "--closed-seconds", "0.05", "--card-seconds", "0.05",
+          "--result-seconds", "0.1")  # no --always-deal: the dealer deals for the other
+# process's watcher (relayed)
+COMMAND = [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve"]
+
+Accepted = dict[tuple[int, int, str], int]
+
+
+@contextmanager
+def serve(database_url: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """One ``puntobanco serve`` process (killed at the end if still running)."""
+    port = free_port()
+    env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD}
+    process = subprocess.Popen([*COMMAND, "--port", str(port), "--database-url", database_url,
+                                *PACING], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: _answers(url) or process.poll() is not None, timeout=60)
+        assert process.poll() is None, process.communicate()
+        yield process, url
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=60)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/api/tables", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _bettor(url: str, player: Player, table: int, stop: threading.Event, accepted: Accepted,
+            lock: threading.Lock) -> None:
+    kinds = ["punto", "banco", "lion-banco"]
+    turn = 0
+    with httpx.Client(base_url=url, timeout=5, headers=player.headers) as http:
+        while not stop.is_set():
+            turn += 1
+            kind = kinds[turn % len(kinds)]
+            try:
+                answer = http.post(f"/api/tables/{table}/bets", json={
+                    "bet": kind, "stake": 1000, "idempotency_key": uuid.uuid4().hex})
+            except httpx.HTTPError:  # its server was killed
+                return
+            if answer.status_code == 200:
+                body = answer.json()
+                with lock:
+                    key = (player.id, body["coup_id"], kind)
+                    accepted[key] = max(accepted.get(key, 0), body["total"])
+            time.sleep(0.15)
+
+
+def _snapshot(url: str, table: int) -> dict[str, Any]:
+    data: dict[str, Any] = httpx.get(f"{url}/api/tables/{table}", timeout=5).json()
+    return data
+
+
+def test_issue8_two_processes_share_the_tables_and_one_takes_over_when_the_dealer_dies(
+        pg_cluster: PostgresCluster) -> None:
+    url = pg_cluster.new_database()
+    accepted: Accepted = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+    with serve(url) as (first, first_url), serve(url) as (second, second_url):
+        http = httpx.Client(base_url=first_url, timeout=30)
+        boss = Player.from_answer(http.post("/api/login", json={
+            "username": "operator", "password": OPERATOR_PASSWORD}).json())
+        made = http.post("/api/tables", headers=boss.headers, json={
+            "name": "Quick", "rules": {"decks": 1, "cut_card": 20}})
+        assert made.status_code == 201, made.text
+        table = made.json()["id"]
+        # a table created on one process is served by the other
+        wait_until(lambda: httpx.get(f"{second_url}/api/tables/{table}").status_code == 200,
+                   timeout=10)
+        players = [Player.from_answer(http.post("/api/signup", json={
+            "username": f"duo{index}", "password": "secret1"}).json()) for index in range(6)]
+        watcher = Watcher(f"ws://{second_url[7:]}/ws/tables/{table}?token={players[3].token}")
+        threads = [threading.Thread(target=_bettor, args=(
+            first_url if index < 3 else second_url, player, table, stop, accepted, lock))
+            for index, player in enumerate(players)]
+        for thread in threads:
+            thread.start()
+        try:
+            # the second process's socket gets the dealer's events, its player's own messages
+            # (its settlement) and totals that count the bets taken by the first process
+            opened = watcher.next("round-opened", timeout=20)
+            settled = watcher.of_coup("round-settled", opened["coup_id"], timeout=20)
+            assert settled["coup_id"] == opened["coup_id"]
+            watcher.next("settlement", timeout=20)
+            totals = [m for m in watcher.seen if m["type"] == "bet-totals"
+                      and m["coup_id"] == opened["coup_id"]]
+            with lock:
+                taken = {(player, kind): stake for (player, coup, kind), stake in
+                         accepted.items() if coup == opened["coup_id"]}
+            firsts = {key: stake for key, stake in taken.items()
+                      if key[0] in {p.id for p in players[:3]}}
+            assert firsts, "the first process took no bet in that coup"
+            assert totals and sum(totals[-1]["totals"].values()) == sum(taken.values())
+            # an operator's action on one process acts on the other: a credit reaches the
+            # player's socket on the second process; a pause asked on the second process
+            # (which does not deal) reaches the dealer
+            credit = http.post(f"/api/players/{players[3].id}/credit", headers=boss.headers,
+                               json={"amount": 500})
+            assert credit.status_code == 200, credit.text
+            assert watcher.next("balance", where=lambda m: m.get("reason") == "credit",
+                                timeout=10)["amount"] == 500
+            paused = httpx.post(f"{second_url}/api/tables/{table}/pause", headers=boss.headers)
+            assert paused.status_code == 200, paused.text
+            wait_until(lambda: _snapshot(first_url, table)["paused"], timeout=10)
+            resumed = httpx.post(f"{second_url}/api/tables/{table}/resume",
+                                 headers=boss.headers)
+            assert resumed.status_code == 200, resumed.text
+            wait_until(lambda: not _snapshot(first_url, table)["paused"], timeout=10)
+            # a rename on the first is served by the second; a player suspended on the first
+            # loses their socket on the second
+            renamed = http.patch(f"/api/tables/{table}", headers=boss.headers,
+                                 json={"name": "Quick two"})
+            assert renamed.status_code == 200, renamed.text
+            wait_until(lambda: _snapshot(second_url, table)["name"] == "Quick two", timeout=10)
+            idle = Player.from_answer(http.post("/api/signup", json={
+                "username": "duo-idle", "password": "secret1"}).json())
+            elsewhere = Watcher(f"ws://{second_url[7:]}/ws/tables/{table}?token={idle.token}")
+            elsewhere.next("snapshot", timeout=10)
+            suspended = http.post(f"/api/players/{idle.id}/suspend", headers=boss.headers)
+            assert suspended.status_code == 200, suspended.text
+            with pytest.raises(ConnectionError):
+                elsewhere.next("never-sent", timeout=10)
+            elsewhere.close()
+
+            # kill the dealing process (the first: it took every lock at its start) in a
+            # betting window where both processes took bets
+            def both_bet_in_open_round() -> bool:
+                snap = _snapshot(second_url, table)
+                if snap["phase"] != "open" or snap["deadline"] - snap["server_time"] < 500:
+                    return False
+                with lock:
+                    who = {player for (player, coup, _), _ in accepted.items()
+                           if coup == snap["coup_id"]}
+                return bool(who & {p.id for p in players[:3]}) and bool(
+                    who & {p.id for p in players[3:]})
+
+            wait_until(both_bet_in_open_round, timeout=30, step=0.05)
+            killed_coup = _snapshot(second_url, table)["coup_id"]
+            first.send_signal(signal.SIGKILL)
+            killed_at = time.monotonic()
+            first.wait(30)
+
+            def coup_status() -> str:
+                status: str = httpx.get(f"{second_url}/api/coups/{killed_coup}").json()["status"]
+                return status
+
+            wait_until(lambda: coup_status() != "open" and coup_status() != "closed",
+                       timeout=10, step=0.05)
+            took_over = time.monotonic() - killed_at
+            print(f"takeover in {took_over:.2f} s")
+            assert took_over < 5, took_over
+            assert coup_status() == "void"  # a round not dealt is void, its stakes refunded
+            # the second process deals on: new rounds, bets taken and settled
+            after = watcher.next("round-opened", timeout=15,
+                                 where=lambda m: m["coup_id"] > killed_coup)
+            watcher.of_coup("round-settled", after["coup_id"], timeout=15)
+            watcher.next("round-settled", timeout=15)
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(30)
+            watcher.close()
+        second.send_signal(signal.SIGINT)  # a clean stop: its open round is voided
+        second.wait(60)
+    _audit(url, accepted, killed_coup)
+
+
+def test_issue8_a_dealer_whose_lock_connection_is_lost_stops_dealing_at_once(
+        pg_cluster: PostgresCluster) -> None:
+    """Split brain: the dealing process's lock connection is cut (its backend terminated) in
+    a betting window. That process stops dealing (its next dealer write is fenced off anyway)
+    and a process that holds the lock — the other, or this one again after reconnecting —
+    recovers the table; rounds go on, no coup number is dealt twice, every accepted bet is
+    settled once or refunded and the books hold."""
+    url = pg_cluster.new_database()
+    accepted: Accepted = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+    db = Database(url, threads=1)
+
+    def holders() -> set[int]:
+        with db.read() as session:
+            return set(session.execute(text(
+                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND objsubid = 2 AND objid = 1")).scalars())
+
+    try:
+        with serve(url) as (first, first_url), serve(url) as (second, second_url):
+            http = httpx.Client(base_url=first_url, timeout=30)
+            players = [Player.from_answer(http.post("/api/signup", json={
+                "username": f"cut{index}", "password": "secret1"}).json()) for index in range(4)]
+            watcher = Watcher(f"ws://{second_url[7:]}/ws/tables/1")
+            threads = [threading.Thread(target=_bettor, args=(
+                first_url if index % 2 else second_url, player, 1, stop, accepted, lock))
+                for index, player in enumerate(players)]
+            for thread in threads:
+                thread.start()
+            try:
+                cut_coups = []
+                for _ in range(2):
+                    watcher.next("round-opened", timeout=20)
+                    time.sleep(0.5)
+                    (before,) = holders()
+                    cut_coups.append(_snapshot(second_url, 1)["coup_id"])
+                    with db.write() as session:
+                        session.execute(text("SELECT pg_terminate_backend(:pid)"),
+                                        {"pid": before})
+                    wait_until(lambda: len(holders()) == 1, timeout=5, step=0.05)
+                    assert holders() != {before}
+                    # the interrupted round ends (void, or settled if it was dealt) and play
+                    # goes on under the new holder
+                    wait_until(lambda: httpx.get(f"{second_url}/api/coups/{cut_coups[-1]}")
+                               .json()["status"] in ("void", "settled"), timeout=10)
+                    watcher.next("round-opened", timeout=15,
+                                 where=lambda m: m["coup_id"] > cut_coups[-1])
+                watcher.next("round-settled", timeout=15)
+            finally:
+                stop.set()
+                for thread in threads:
+                    thread.join(30)
+                watcher.close()
+            for process in (first, second):  # clean stops: an open round is voided
+                process.send_signal(signal.SIGINT)
+            for process in (first, second):
+                process.wait(60)
+    finally:
+        db.close()
+    _audit(url, accepted, None)
+
+
+def _audit(url: str, accepted: Accepted, killed_coup: int | None) -> None:
+    books = check_books(url)  # ledger invariants; every settled line is the core's
+    assert books["active_bets"] == 0 and set(books["in_play"].values()) == {0}
+    db = Database(url, threads=1)
+    try:
+        with db.read() as session:
+            statuses = dict(session.execute(select(CoupRecord.id, CoupRecord.status)).all())
+            assert set(statuses.values()) <= {"settled", "void"}
+            assert killed_coup is None or statuses[killed_coup] == "void"
+            settled_after = [c for c, s in statuses.items()
+                             if c > (killed_coup or 0) and s == "settled"]
+            assert settled_after, "the second process settled nothing after the takeover"
+            refunded_in_killed = 0
+            for (player, coup_id, kind), total in accepted.items():  # no bet lost
+                bet = session.execute(select(BetRecord).where(
+                    BetRecord.coup_id == coup_id, BetRecord.player_id == player,
+                    BetRecord.kind == kind)).scalar_one()
+                assert bet.stake >= total, (bet.id, bet.stake, total)
+                lines = session.execute(select(func.count()).select_from(SettlementLineRecord)
+                                        .where(SettlementLineRecord.bet_id == bet.id)
+                                        ).scalar_one()
+                refunds = session.execute(select(func.count()).select_from(LedgerTransaction)
+                                          .where(LedgerTransaction.bet_id == bet.id,
+                                                 LedgerTransaction.reason == "refund")
+                                          ).scalar_one()
+                if statuses[coup_id] == "settled":
+                    assert (bet.status, lines, refunds) == ("settled", 1, 0), bet.id
+                else:
+                    assert (bet.status, lines, refunds) == ("refunded", 0, 1), bet.id
+                    refunded_in_killed += coup_id == killed_coup
+            # bets of both processes in the killed round
+            assert killed_coup is None or refunded_in_killed >= 2
+            for shoe in session.scalars(select(ShoeRecord)):  # no coup dealt twice; fair shoes
+                coups = session.scalars(select(CoupRecord).where(
+                    CoupRecord.shoe_id == shoe.id, CoupRecord.status != "void")
+                    .order_by(CoupRecord.coup_in_shoe)).all()
+                numbers = [c.coup_in_shoe for c in coups]
+                assert numbers == list(range(1, len(numbers) + 1)), (shoe.id, numbers)
+                rules, _ = table_rules_from_json(shoe.rules)
+                verdict = check_shoe(
+                    commitment_hex=shoe.commitment, salt_hex=shoe.salt,
+                    order=tuple(parse_cards(shoe.card_order)), rules=rules,
+                    coups=[RecordedCoup(c.coup_in_shoe, tuple(parse_cards(c.cards or "")))
+                           for c in coups])
+                assert verdict.ok, (shoe.id, verdict.reason)
+    finally:
+        db.close()
+
+
+def test_issue8_workers_on_sqlite_are_refused_in_one_sentence(tmp_path: Path) -> None:
+    result = subprocess.run([*COMMAND, "--workers", "2", "--port", str(free_port())],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("puntobanco: ") and result.stderr.count("\n") == 1
+    assert "--workers 2 needs PostgreSQL" in result.stderr
+
+
+def test_issue8_a_relayed_message_longer_than_notify_allows_is_cut_and_joined() -> None:
+    """NOTIFY carries at most 8,000 bytes: a longer item (a state with a long road, in any
+    alphabet) is cut into parts under the limit and joined, in order with the others."""
+    got: list[dict[str, Any]] = []
+
+    async def on_item(item: dict[str, Any]) -> None:
+        got.append(item)
+
+    small = {"k": "p", "t": 1, "p": 7, "m": '{"type":"my-bets"}'}
+    large = {"k": "b", "t": 1, "m": "é\"ß" * 9_000 + "🂡" * 2_000}
+    payloads = pack("elsewhere", [json.dumps(item, ensure_ascii=False)
+                                  for item in (small, large, small)])
+    assert len(payloads) > 3 and all(len(p.encode()) <= 8_000 for p in payloads)
+    receiver = Cluster("postgresql+psycopg://pb@127.0.0.1/pb", on_item=on_item)
+
+    async def deliver() -> None:
+        for payload in payloads:
+            await receiver._received(payload)
+
+    asyncio.run(deliver())
+    assert got == [small, large, small]
+    assert receiver.peers == 2  # someone else relays: this process relays from now on too
+
+
+def test_issue8_serve_workers_runs_processes_sharing_one_port(
+        pg_cluster: PostgresCluster, tmp_path: Path) -> None:
+    """``serve --workers 2``: two processes on one port, both listening for the relay, one
+    holding every table's lock; Ctrl-C stops them all."""
+    url = pg_cluster.new_database()
+    port = free_port()
+    env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD}
+    process = subprocess.Popen([*COMMAND, "--workers", "2", "--port", str(port),
+                                "--database-url", url], cwd=tmp_path, env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until(lambda: _answers(base) or process.poll() is not None, timeout=60)
+        engine = Database(url, threads=1)
+        try:
+            def cluster() -> tuple[int, set[int]]:
+                with engine.read() as session:
+                    listening = session.execute(text(
+                        "SELECT count(*) FROM pg_stat_activity "
+                        "WHERE application_name = 'puntobanco-cluster'")).scalar_one()
+                    holders = set(session.execute(text(
+                        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                        "AND objsubid = 2")).scalars())
+                    return int(listening), holders
+
+            wait_until(lambda: cluster()[0] == 2, timeout=30)
+            assert len(cluster()[1]) == 1  # one process deals both tables
+        finally:
+            engine.close()
+        assert [t["name"] for t in httpx.get(f"{base}/api/tables").json()] == [
+            "Sanremo", "Enghien"]
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert "2 worker processes share the port" in out, (out, err)
+    assert "Traceback" not in err, err
+
+
+def test_issue8_a_hand_dealt_table_follows_its_dealer_to_the_process_the_page_uses(
+        pg_cluster: PostgresCluster) -> None:
+    """A hand-dealt table (docs/dealer.md) is dealt by the process holding its lock; the
+    dealer's page may reach another process (``--workers``): its first action there is
+    refused with one sentence ("try again in a moment") and the table is handed over, between
+    two actions; the next try works. A player betting through the other process bets into the
+    coup the dealer opened, and the dealer's close takes the bet."""
+    url = pg_cluster.new_database()
+    with serve(url) as (first, first_url), serve(url) as (second, second_url):
+        http = httpx.Client(base_url=first_url, timeout=30)
+        boss = Player.from_answer(http.post("/api/login", json={
+            "username": "operator", "password": OPERATOR_PASSWORD}).json())
+        made = http.post("/api/tables", headers=boss.headers, json={
+            "name": "Live", "dealing": "dealer", "rules": {"decks": 1, "cut_card": 14}})
+        assert made.status_code == 201, made.text
+        table = made.json()["id"]
+        account = http.post("/api/dealers", headers=boss.headers, json={
+            "username": "croupier", "password": "secret1", "lang": "en"})
+        assert account.status_code == 201, account.text
+        assert http.put(f"/api/dealers/{account.json()['id']}/tables", headers=boss.headers,
+                        json={"tables": [table]}).status_code == 200
+        dealer = Player.from_answer(http.post("/api/login", json={
+            "username": "croupier", "password": "secret1"}).json())
+        ann = Player.from_answer(http.post("/api/signup", json={
+            "username": "ann", "password": "secret1"}).json())
+        wait_until(lambda: httpx.get(f"{second_url}/api/tables/{table}").status_code == 200,
+                   timeout=10)
+
+        def act(action: str, body: dict[str, Any] | None = None) -> httpx.Response:
+            return httpx.post(f"{second_url}/api/tables/{table}/dealer/{action}?lang=en",
+                              json=body or {}, headers=dealer.headers, timeout=30)
+
+        first_try = act("shoe")
+        assert first_try.status_code == 409, first_try.text
+        assert first_try.json()["error"]["message"].endswith("try again in a moment.")
+        answers: list[httpx.Response] = []
+        wait_until(lambda: answers.append(act("shoe")) or answers[-1].status_code == 200,
+                   timeout=10, step=0.5)
+        assert act("burn", {"count": 1}).status_code == 200
+        opened = act("open")
+        assert opened.status_code == 200, opened.text
+        coup_id = opened.json()["coup_id"]
+
+        def bet() -> httpx.Response:
+            return httpx.post(f"{first_url}/api/tables/{table}/bets", headers=ann.headers,
+                              json={"bet": "banco", "stake": 1000, "coup_id": coup_id})
+
+        bets: list[httpx.Response] = []
+        wait_until(lambda: bets.append(bet()) or bets[-1].status_code == 200, timeout=10,
+                   step=0.2)
+        assert act("close").status_code == 200
+        refused = bet()
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "table-closed"
+        db = Database(url, threads=1)
+        try:
+            with db.read() as session:
+                stakes = session.execute(select(BetRecord.stake).where(
+                    BetRecord.coup_id == coup_id, BetRecord.player_id == ann.id)).scalars().all()
+        finally:
+            db.close()
+        assert stakes == [1000]
+        for process in (first, second):
+            process.send_signal(signal.SIGINT)
+        for process in (first, second):
+            process.wait(60)
+    check_books(url)
+
+
+def test_issue8_a_dealer_write_is_fenced_by_the_lock_postgresql_holds(
+        pg_cluster: PostgresCluster) -> None:
+    """The fence asks PostgreSQL, not this process's memory: a table this process believes
+    it holds, but whose lock ``pg_locks`` does not show granted to its lock connection, gets
+    no dealer write (``LeadershipLost``, the transaction rolled back)."""
+    with running(fast_settings(pg_cluster.new_database())) as live:
+        cluster = live.casino.cluster
+        assert cluster is not None and cluster.held == {1, 2}
+        with live.casino.db.write() as session:
+            cluster.fence(1)(session)  # held: the write may go on
+        cluster.held.add(999)  # believed held, never locked
+        with pytest.raises(LeadershipLost), live.casino.db.write() as session:
+            cluster.fence(999)(session)
+        cluster.held.discard(1)  # locked in PostgreSQL, but no longer believed held
+        with pytest.raises(LeadershipLost), live.casino.db.write() as session:
+            cluster.fence(1)(session)
+        cluster.held.add(1)
