@@ -113,6 +113,7 @@ class ErrorCode(StrEnum):
     NOTHING_TO_CHANGE = "nothing-to-change"
     BAD_PERIOD = "bad-period"
     INTERNAL_ERROR = "internal-error"
+    LEADERSHIP_LOST = "leadership-lost"  # several processes: a dealer write without the lock
     # a hand-dealt shoe (dealer mode: puntobanco.physical, docs/dealer.md)
     BAD_BURN = "bad-burn"
     BAD_DEALING = "bad-dealing"

@@ -292,7 +292,7 @@ def test_table_list_and_the_shoe_checked_on_the_page(
     page.wait_for_selector("#app:not([hidden])")
 
     # Several tables: the page lists them (once the list has come) and follows the one chosen.
-    page.wait_for_function("document.querySelectorAll('#table-select option').length >= 3")
+    page.wait_for_function("() => document.querySelectorAll('#table-select option').length >= 3")
     options = page.eval_on_selector_all("#table-select option", "os => os.map(o => o.value)")
     assert str(table["id"]) in options and len(options) >= 3
     page.select_option("#table-select", str(table["id"]))

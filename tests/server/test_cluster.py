@@ -12,6 +12,7 @@ settled once or refunded, the ledger audit holds and every shoe verifies.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import signal
@@ -368,7 +369,9 @@ def test_issue8_a_relayed_message_longer_than_notify_allows_is_cut_and_joined() 
         for payload in payloads:
             await receiver._received(payload)
 
-    asyncio.run(deliver())
+    # a thread of its own: an earlier test of this worker may have left a loop on this one
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, deliver()).result(timeout=30)
     assert got == [small, large, small]
     assert receiver.peers == 2  # someone else relays: this process relays from now on too
 
