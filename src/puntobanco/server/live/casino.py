@@ -7,7 +7,7 @@ import json
 import logging
 import secrets
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,11 +144,15 @@ class Casino:
 
     async def close(self) -> None:
         """Stop every dealer (each finishes its coup or voids its open round), then the database."""
+        # Each step is bounded: a stop never hangs the process (a dealer's own stop waits
+        # ``stop_timeout`` for its coup; whatever is left, the next start or process recovers).
+        bound = self.config.stop_timeout + 5
         if self.cluster is not None:  # no table taken over while the dealers stop
-            await self.cluster.stop_campaign()
-        await asyncio.gather(*(dealer.stop() for dealer in self.dealers.values()))
-        if self.cluster is not None:
-            await self.cluster.close()  # the locks go back once the dealers have stopped
+            await _bounded(self.cluster.stop_campaign(), bound, "taking tables over")
+        await _bounded(asyncio.gather(*(dealer.stop() for dealer in self.dealers.values())),
+                       bound, "stopping the dealers")
+        if self.cluster is not None:  # the locks go back once the dealers have stopped
+            await _bounded(self.cluster.close(), bound, "leaving the cluster")
         self.db.close()
         if self._held:
             release_sqlite(self.config.database_url)
@@ -305,6 +309,14 @@ class Casino:
         dealer.settings = await self.db.run_write(write)
         self._changed_table(table_id)
         return dealer
+
+
+async def _bounded(work: Awaitable[Any], seconds: float, what: str) -> None:
+    """Await ``work`` for at most ``seconds`` (then it is cancelled and the stop goes on)."""
+    try:
+        await asyncio.wait_for(work, seconds)
+    except TimeoutError:
+        log.error("the stop gave up %s after %.0f s", what, seconds)
 
 
 def table_name(name: str) -> str:

@@ -95,6 +95,7 @@ class BetDesk:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
+        self._refuse_queued()  # a request queued while it stopped is answered, never left
 
     def open(self, *, coup_id: int, round_no: int, rules: RuleSet) -> None:
         """Take bets for this coup from now on."""
@@ -111,8 +112,18 @@ class BetDesk:
     async def drain(self) -> None:
         """Wait until every request taken before the close has its answer."""
         while self._queue or not self._idle.is_set():
+            if self._task is None or self._task.done():  # no writer left: nothing is written
+                self._refuse_queued()
+                return
             await self._idle.wait()
             await asyncio.sleep(0)
+
+    def _refuse_queued(self) -> None:
+        queued, self._queue = self._queue, []
+        for pending in queued:
+            _answer(pending.future, BetRefused("No more bets: the table is not open for betting.",
+                                               code="table-closed"))
+        self._idle.set()
 
     # --- requests ---------------------------------------------------------------------------
 
@@ -153,6 +164,10 @@ class BetDesk:
     def submit(self, op: store.BetOp) -> asyncio.Future[dict[str, Any]]:
         """Queue a checked request; the future gets its answer or its refusal."""
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        if self._task is None or self._task.done():  # stopped (the server is stopping)
+            _answer(future, BetRefused("No more bets: the table is not open for betting.",
+                                       code="table-closed"))
+            return future
         self._queue.append(Pending(op, future))
         self._idle.clear()
         self._wake.set()
