@@ -3,15 +3,17 @@ and the books (the ledger audit and the core's settlement of every recorded coup
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import json
 import queue
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import uvicorn
@@ -37,6 +39,7 @@ from puntobanco.server.db.models import (
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.settings import GuardSettings, ServerSettings, table_rules_from_json
 
+T = TypeVar("T")
 OPERATOR_PASSWORD = "operator-secret"
 #: Tests sign up many players from one address and hammer bets on purpose: the rate limits are
 #: raised for them (tests/server/test_hostile.py checks the real defaults).
@@ -201,6 +204,14 @@ class Watcher:
     def close(self) -> None:
         self._stack.close()
         self.thread.join(10)
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)`` on a thread of its own: after a browser test, Playwright's
+    synchronous API keeps an event loop running on this worker's main thread, where
+    ``asyncio.run`` refuses to start."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=120)
 
 
 def wait_until(condition: Callable[[], object], *, timeout: float = 30, step: float = 0.02) -> None:

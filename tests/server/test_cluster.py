@@ -11,8 +11,6 @@ settled once or refunded, the ledger audit holds and every shoe verifies.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import json
 import os
 import signal
@@ -51,6 +49,7 @@ from .support import (
     check_books,
     fast_settings,
     free_port,
+    run_coroutine,
     running,
     wait_until,
 )
@@ -369,9 +368,7 @@ def test_issue8_a_relayed_message_longer_than_notify_allows_is_cut_and_joined() 
         for payload in payloads:
             await receiver._received(payload)
 
-    # a thread of its own: an earlier test of this worker may have left a loop on this one
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, deliver()).result(timeout=30)
+    run_coroutine(deliver())
     assert got == [small, large, small]
     assert receiver.peers == 2  # someone else relays: this process relays from now on too
 

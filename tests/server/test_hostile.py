@@ -5,7 +5,6 @@ of service while the others run)."""
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import json
 import socket
@@ -30,7 +29,16 @@ from puntobanco.server.db.models import GameTable, utcnow
 from puntobanco.server.settings import GuardSettings, table_rules_to_json
 from puntobanco.shoe import Shoe
 
-from .support import TEST_GUARD, LiveServer, Player, fast_settings, running, wait_until, wallet_entries
+from .support import (
+    TEST_GUARD,
+    LiveServer,
+    Player,
+    fast_settings,
+    run_coroutine,
+    running,
+    wait_until,
+    wallet_entries,
+)
 
 
 def _url_file(url: str) -> str:
@@ -134,9 +142,7 @@ def test_password_hashing_runs_on_threads_two_at_a_time_and_refuses_a_long_queue
         assert all(r != loop_thread for r in results if isinstance(r, int))  # off the loop
         return results
 
-    # a thread of its own: an earlier test of this worker may have left a loop on this one
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        results: list[object] = pool.submit(asyncio.run, main()).result(timeout=60)
+    results = run_coroutine(main())
     assert most == 2
     assert sum(isinstance(r, TooManyRequests) for r in results) == 2  # 4 waited, 2 refused
 

@@ -10,6 +10,8 @@ from typing import Any
 from puntobanco.server.api.ws import _send
 from puntobanco.server.live.hub import Client, Hub
 
+from .support import run_coroutine
+
 
 class FakeSocket:
     """A WebSocket whose connection can stop taking data (as a paused transport does)."""
@@ -55,7 +57,7 @@ def test_issue8_messages_reach_a_client_in_order_whether_sent_at_once_or_queued(
         await asyncio.gather(*senders, return_exceptions=True)
         return fast_socket.got, slow_socket.got, queued_before, waiting
 
-    fast, slow, queued_before, waiting = asyncio.run(main())
+    fast, slow, queued_before, waiting = run_coroutine(main())
     assert fast == ["snapshot", "1", "2", "3", "4"]
     assert slow == ["snapshot", "1", "2", "3", "4", "mine"]
     assert queued_before == 0 and waiting == 3  # "3", "4" and "mine" waited in the queue
@@ -74,5 +76,5 @@ def test_issue8_a_client_that_stops_reading_is_still_dropped_when_its_queue_is_f
         await asyncio.wait_for(sender, 5)
         return client.dropped, socket.closed
 
-    dropped, closed = asyncio.run(main())
+    dropped, closed = run_coroutine(main())
     assert dropped and closed == 1013
