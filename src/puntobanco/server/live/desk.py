@@ -15,7 +15,9 @@ the last word (the batch reads the coup's row ``FOR SHARE``; the close updates i
 the coup exactly when its batch committed before the close did — see ``docs/server.md``.
 
 The table's totals are kept here too and pushed as ``bet-totals`` at most every
-:data:`TOTALS_SECONDS` (the first change at once, later ones coalesced).
+:data:`TOTALS_SECONDS` (the first change at once, later ones coalesced), and less often on a
+crowded table, so that they cost at most :data:`TOTALS_SENDS` socket writes a second
+(:func:`totals_interval`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,18 @@ log = logging.getLogger("puntobanco.server.live.desk")
 
 #: the most operations written in one transaction, and the shortest gap between two bet-totals
 MAX_BATCH, TOTALS_SECONDS = 1000, 0.25
+#: the most ``bet-totals`` socket writes a second one table spends (a crowded table's totals
+#: come less often: 1,000 sockets every 0.5 s, 5,000 every 2.5 s)
+TOTALS_SENDS = 2000
+
+
+def totals_interval(sockets: int) -> float:
+    """The shortest gap between two ``bet-totals`` of a table watched by ``sockets`` sockets.
+
+    >>> totals_interval(20), totals_interval(1000), totals_interval(5000)
+    (0.25, 0.5, 2.5)
+    """
+    return max(TOTALS_SECONDS, sockets / TOTALS_SENDS)
 #: a batch that met a momentary database error (a lock, the same idempotency key written by
 #: another table at the same moment) is written again this many times
 BATCH_ATTEMPTS = 3
@@ -259,7 +273,7 @@ class BetDesk:
         loop = asyncio.get_running_loop()
         if self._timer is not None:
             return
-        wait = self._sent_at + TOTALS_SECONDS - loop.time()
+        wait = self._sent_at + totals_interval(len(self.hub.clients)) - loop.time()
         if wait <= 0:
             self.flush_totals()
         else:
