@@ -7,8 +7,11 @@ import asyncio
 import concurrent.futures
 import contextlib
 import json
+import os
 import queue
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine, Iterator
@@ -212,6 +215,36 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
     ``asyncio.run`` refuses to start."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coroutine).result(timeout=120)
+
+
+@contextlib.contextmanager
+def serve_process(database_url: str, *options: str
+                  ) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``puntobanco serve`` in a process of its own (so that a test can kill it), once it
+    answers; killed at the end if still running. Yields the process and its base URL."""
+    port = free_port()
+    env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD}
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve", "--port",
+         str(port), "--database-url", database_url, *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: answers(url) or process.poll() is not None, timeout=60)
+        assert process.poll() is None, process.communicate()
+        yield process, url
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=60)
+
+
+def answers(url: str) -> bool:
+    """The server at ``url`` answers ``GET /api/tables``."""
+    try:
+        return httpx.get(f"{url}/api/tables", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def wait_until(condition: Callable[[], object], *, timeout: float = 30, step: float = 0.02) -> None:

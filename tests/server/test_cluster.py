@@ -11,6 +11,7 @@ settled once or refunded, the ledger audit holds and every shoe verifies.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -19,8 +20,6 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +45,13 @@ from .support import (
     OPERATOR_PASSWORD,
     Player,
     Watcher,
+    answers,
     check_books,
     fast_settings,
     free_port,
     run_coroutine,
     running,
+    serve_process,
     wait_until,
 )
 
@@ -62,30 +63,10 @@ COMMAND = [sys.executable, "-c", "from puntobanco.cli import main; main()", "ser
 Accepted = dict[tuple[int, int, str], int]
 
 
-@contextmanager
-def serve(database_url: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def serve(database_url: str) -> contextlib.AbstractContextManager[
+        tuple[subprocess.Popen[str], str]]:
     """One ``puntobanco serve`` process (killed at the end if still running)."""
-    port = free_port()
-    env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD}
-    process = subprocess.Popen([*COMMAND, "--port", str(port), "--database-url", database_url,
-                                *PACING], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(lambda: _answers(url) or process.poll() is not None, timeout=60)
-        assert process.poll() is None, process.communicate()
-        yield process, url
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.communicate(timeout=60)
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/api/tables", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
+    return serve_process(database_url, *PACING)
 
 
 def _bettor(url: str, player: Player, table: int, stop: threading.Event, accepted: Accepted,
@@ -385,7 +366,7 @@ def test_issue8_serve_workers_runs_processes_sharing_one_port(
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_until(lambda: _answers(base) or process.poll() is not None, timeout=60)
+        wait_until(lambda: answers(base) or process.poll() is not None, timeout=60)
         engine = Database(url, threads=1)
         try:
             def cluster() -> tuple[int, list[tuple[int, int]]]:

@@ -5,15 +5,12 @@ stopped with Ctrl-C (the open round is voided); the shoe then resumes and still 
 
 from __future__ import annotations
 
-import os
+import contextlib
 import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -34,8 +31,8 @@ from .support import (
     Player,
     check_books,
     fast_settings,
-    free_port,
     running,
+    serve_process,
     wait_until,
     wallet_entries,
 )
@@ -84,31 +81,10 @@ def test_a_coup_is_settled_exactly_once(sqlite_url: str) -> None:
     assert check_books(sqlite_url)["settled"] == 1
 
 
-@contextmanager
-def serve(database_url: str, *options: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def serve(database_url: str, *options: str) -> contextlib.AbstractContextManager[
+        tuple[subprocess.Popen[str], str]]:
     """``puntobanco serve`` in a process of its own (so that it can be killed)."""
-    port = free_port()
-    env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD}
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve", "--port",
-         str(port), "--database-url", database_url, "--always-deal", *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(lambda: _answers(url) or process.poll() is not None, timeout=60)
-        assert process.poll() is None, process.communicate()
-        yield process, url
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.communicate(timeout=60)
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/api/tables", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
+    return serve_process(database_url, "--always-deal", *options)
 
 
 def _signup(http: httpx.Client, name: str) -> Player:
