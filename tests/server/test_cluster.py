@@ -250,8 +250,14 @@ def test_issue8_a_dealer_whose_lock_connection_is_lost_stops_dealing_at_once(
                     with db.write() as session:
                         session.execute(text("SELECT pg_terminate_backend(:pid)"),
                                         {"pid": before})
-                    wait_until(lambda: len(holders()) == 1, timeout=5, step=0.05)
-                    assert holders() != {before}
+                    # the terminated backend leaves pg_locks a moment later: wait for the
+                    # lock to be held again, by another backend (the SIGKILL test holds the
+                    # 5 s bound; this one is generous for a loaded machine)
+                    def taken_over(old: int = before) -> bool:
+                        found = holders()
+                        return len(found) == 1 and found != {old}
+
+                    wait_until(taken_over, timeout=10, step=0.05)
                     # the interrupted round ends (void, or settled if it was dealt) and play
                     # goes on under the new holder
                     wait_until(lambda: httpx.get(f"{second_url}/api/coups/{cut_coups[-1]}")
