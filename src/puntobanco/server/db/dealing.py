@@ -14,9 +14,7 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind, settle_spot
-from puntobanco.cards import parse_cards
-from puntobanco.coup import Coup
+from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server.db import recall, store
 from puntobanco.server.db.models import (
@@ -213,20 +211,10 @@ def resume(session: Session, table_id: int) -> Resumed:
     for row in session.scalars(select(CoupRecord).where(
             CoupRecord.table_id == table_id, CoupRecord.status == "dealt")).all():
         rules, _ = table_rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
-        coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
-                    banco=tuple(parse_cards(row.banco_cards or "")))
-        spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}
-                 for player, kinds in store.active_bets(session, row.id).items()}
-        store.settle_coup(session, table_id=table_id, coup_id=row.id, bets=spots,
-                          lines={p: settle_spot(s, coup, rules) for p, s in spots.items()})
+        store.settle_recorded(session, table_id, row, rules)
         found.settled.append(row.id)
-    last = session.scalars(select(CoupRecord).where(
-        CoupRecord.table_id == table_id, CoupRecord.status == "settled")
-        .order_by(CoupRecord.round_no.desc()).limit(1)).one_or_none()
-    if last is not None:
-        found.last_result = recall.coup_json(last, shoe_no=recall.shoe_no_of(session, last.shoe_id))
-    shoe = session.scalars(select(ShoeRecord).where(ShoeRecord.table_id == table_id)
-                           .order_by(ShoeRecord.shoe_no.desc()).limit(1)).one_or_none()
+    found.last_result = store.last_settled_json(session, table_id)
+    shoe = store.latest_shoe(session, table_id)
     if shoe is None:
         return found
     found.shoe_no = shoe.shoe_no

@@ -609,6 +609,33 @@ class Recovered:
     last_result: dict[str, Any] | None = None
 
 
+def settle_recorded(session: Session, table_id: int, row: CoupRecord, rules: RuleSet) -> None:
+    """Settle a coup left dealt, from its recorded cards and the bets still active (a
+    recovery's work: exactly as the dealer would have, once)."""
+    coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
+                banco=tuple(parse_cards(row.banco_cards or "")))
+    spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}
+             for player, kinds in active_bets(session, row.id).items()}
+    settle_coup(session, table_id=table_id, coup_id=row.id, bets=spots,
+                lines={player: settle_spot(spot, coup, rules) for player, spot in spots.items()})
+
+
+def last_settled_json(session: Session, table_id: int) -> dict[str, Any] | None:
+    """The table's last settled coup as recall shows it (``None`` before the first)."""
+    last = session.scalars(select(CoupRecord).where(
+        CoupRecord.table_id == table_id, CoupRecord.status == "settled")
+        .order_by(CoupRecord.round_no.desc()).limit(1)).one_or_none()
+    if last is None:
+        return None
+    return recall.coup_json(last, shoe_no=recall.shoe_no_of(session, last.shoe_id))
+
+
+def latest_shoe(session: Session, table_id: int) -> ShoeRecord | None:
+    """The table's newest shoe (being dealt, or the last finished)."""
+    return session.scalars(select(ShoeRecord).where(ShoeRecord.table_id == table_id)
+                           .order_by(ShoeRecord.shoe_no.desc()).limit(1)).one_or_none()
+
+
 def _settling_rules(session: Session, table_id: int, shoe: ShoeRecord) -> RuleSet:
     """The rules a coup left dealt is settled by: its shoe's, or — when the core now refuses
     them (an older server accepted, say, a negative Lion pay) — the table's current settings,
@@ -634,21 +661,11 @@ def recover(session: Session, table_id: int) -> Recovered:
             void_coup(session, table_id=table_id, coup_id=row.id)
             found.voided.append(row.id)
             continue
-        rules = _settling_rules(session, table_id, session.get_one(ShoeRecord, row.shoe_id))
-        coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
-                    banco=tuple(parse_cards(row.banco_cards or "")))
-        spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}
-                 for player, kinds in active_bets(session, row.id).items()}
-        settle_coup(session, table_id=table_id, coup_id=row.id, bets=spots,
-                    lines={player: settle_spot(spot, coup, rules) for player, spot in spots.items()})
+        settle_recorded(session, table_id, row, _settling_rules(
+            session, table_id, session.get_one(ShoeRecord, row.shoe_id)))
         found.settled.append(row.id)
-    last = session.scalars(select(CoupRecord).where(
-        CoupRecord.table_id == table_id, CoupRecord.status == "settled")
-        .order_by(CoupRecord.round_no.desc()).limit(1)).one_or_none()
-    if last is not None:
-        found.last_result = recall.coup_json(last, shoe_no=recall.shoe_no_of(session, last.shoe_id))
-    shoe = session.scalars(select(ShoeRecord).where(ShoeRecord.table_id == table_id)
-                           .order_by(ShoeRecord.shoe_no.desc()).limit(1)).one_or_none()
+    found.last_result = last_settled_json(session, table_id)
+    shoe = latest_shoe(session, table_id)
     if shoe is not None:
         found.shoe_no = shoe.shoe_no
         if shoe.status == "dealing":
