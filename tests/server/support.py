@@ -305,6 +305,17 @@ def check_books(url: str) -> dict[str, Any]:
         engine.dispose()
 
 
+def lines_and_refunds(session: Session, bet_id: int) -> tuple[int, int]:
+    """How many settlement lines and refund transactions a bet has (a bet accepted is settled
+    once or refunded once: (1, 0) or (0, 1))."""
+    lines = session.execute(select(func.count()).select_from(SettlementLineRecord)
+                            .where(SettlementLineRecord.bet_id == bet_id)).scalar_one()
+    refunds = session.execute(select(func.count()).select_from(LedgerTransaction)
+                              .where(LedgerTransaction.bet_id == bet_id,
+                                     LedgerTransaction.reason == "refund")).scalar_one()
+    return int(lines), int(refunds)
+
+
 def wallet_entries(url: str, player_id: int) -> list[tuple[str, int]]:
     """(reason, amount) of every entry on a player's wallet, oldest first."""
     engine = create_engine(url)

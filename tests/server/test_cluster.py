@@ -25,15 +25,13 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import select, text
 
 from puntobanco.cards import parse_cards
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import (
     BetRecord,
     CoupRecord,
-    LedgerTransaction,
-    SettlementLineRecord,
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
@@ -49,6 +47,7 @@ from .support import (
     check_books,
     fast_settings,
     free_port,
+    lines_and_refunds,
     run_coroutine,
     running,
     serve_process,
@@ -297,13 +296,7 @@ def _audit(url: str, accepted: Accepted, killed_coup: int | None) -> None:
                     BetRecord.coup_id == coup_id, BetRecord.player_id == player,
                     BetRecord.kind == kind)).scalar_one()
                 assert bet.stake >= total, (bet.id, bet.stake, total)
-                lines = session.execute(select(func.count()).select_from(SettlementLineRecord)
-                                        .where(SettlementLineRecord.bet_id == bet.id)
-                                        ).scalar_one()
-                refunds = session.execute(select(func.count()).select_from(LedgerTransaction)
-                                          .where(LedgerTransaction.bet_id == bet.id,
-                                                 LedgerTransaction.reason == "refund")
-                                          ).scalar_one()
+                lines, refunds = lines_and_refunds(session, bet.id)
                 if statuses[coup_id] == "settled":
                     assert (bet.status, lines, refunds) == ("settled", 1, 0), bet.id
                 else:

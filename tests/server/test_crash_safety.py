@@ -33,14 +33,12 @@ from puntobanco.server.db.models import (
     BetRecord,
     CoupRecord,
     LedgerEntry,
-    LedgerTransaction,
-    SettlementLineRecord,
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
 from puntobanco.server.settings import table_rules_from_json
 
-from .support import OPERATOR_PASSWORD, Player, check_books
+from .support import OPERATOR_PASSWORD, Player, check_books, lines_and_refunds
 from .test_recovery import serve
 
 PLAYERS = 10
@@ -161,13 +159,7 @@ def _audit(url: str, accepted: dict[tuple[int, int, str], int], kills: int) -> N
                 if bet.status == "withdrawn":  # withdrawn later, the answer lost to a kill
                     continue
                 assert bet.stake >= total, (bet.id, bet.stake, total)
-                lines = session.execute(select(func.count()).select_from(SettlementLineRecord)
-                                        .where(SettlementLineRecord.bet_id == bet.id)
-                                        ).scalar_one()
-                refunds = session.execute(select(func.count()).select_from(LedgerTransaction)
-                                          .where(LedgerTransaction.bet_id == bet.id,
-                                                 LedgerTransaction.reason == "refund")
-                                          ).scalar_one()
+                lines, refunds = lines_and_refunds(session, bet.id)
                 if statuses[coup_id] == "settled":
                     assert (bet.status, lines, refunds) == ("settled", 1, 0), bet.id
                     seen_settled += 1

@@ -135,8 +135,7 @@ class BetDesk:
     def _refuse_queued(self) -> None:
         queued, self._queue = self._queue, []
         for pending in queued:
-            _answer(pending.future, BetRefused("No more bets: the table is not open for betting.",
-                                               code="table-closed"))
+            _answer(pending.future, _not_open())
         self._idle.set()
 
     # --- requests ---------------------------------------------------------------------------
@@ -145,8 +144,7 @@ class BetDesk:
         """The refusals that need neither the database nor a lock (``stake`` ``None``: a
         withdrawal)."""
         if not self.accepting or self.coup_id is None:
-            raise BetRefused("No more bets: the table is not open for betting.",
-                             code="table-closed")
+            raise _not_open()
         if coup_id is not None and coup_id != self.coup_id:
             raise BetRefused(f"No more bets on coup {coup_id}: coup {self.coup_id} is open now.",
                              code="table-closed")
@@ -179,8 +177,7 @@ class BetDesk:
         """Queue a checked request; the future gets its answer or its refusal."""
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         if self._task is None or self._task.done():  # stopped (the server is stopping)
-            _answer(future, BetRefused("No more bets: the table is not open for betting.",
-                                       code="table-closed"))
+            _answer(future, _not_open())
             return future
         self._queue.append(Pending(op, future))
         self._idle.clear()
@@ -290,6 +287,10 @@ class BetDesk:
         self._sent_at = asyncio.get_running_loop().time()
         self.hub.publish(BetTotals(coup_id=self.coup_id, totals=self.totals(),
                                    spots=len(self.spots)))
+
+
+def _not_open() -> BetRefused:
+    return BetRefused("No more bets: the table is not open for betting.", code="table-closed")
 
 
 def _answer(future: asyncio.Future[dict[str, Any]], result: Any) -> None:
