@@ -48,7 +48,7 @@ from puntobanco.server.live.hub import Hub
 from puntobanco.server.messages import IdempotencyConflict
 from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.shoe import Shoe
-from puntobanco.table import CardDealt, Event, Phase, Table
+from puntobanco.table import CardDealt, CoupDealt, Event, Phase, Table
 
 log = logging.getLogger("puntobanco.server.live.dealer")
 T = TypeVar("T")
@@ -421,6 +421,17 @@ class TableDealer:
             closed = self.table.close_bets()
         await self._deal_and_settle(coup_id, closed.bets)
 
+    async def _record_deal(self, coup_id: int, dealt: CoupDealt, *,
+                           first_card: int) -> dict[str, Any]:
+        """Write the coup's cards (dealt from ``first_card`` of the shoe); its recall JSON."""
+        shoe_no = self.table.shoe_no
+
+        def record(session: Session) -> dict[str, Any]:
+            store.record_deal(session, coup_id, dealt.coup, first_card=first_card)
+            return recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
+
+        return await self._write(record)
+
     async def _deal_and_settle(self, coup_id: int,
                                closed: Mapping[str, Mapping[BetKind, int]]) -> None:
         shoe = self.table.shoe
@@ -429,12 +440,7 @@ class TableDealer:
         self._shown = []
         dealt = self.table.deal()
         shoe_no = self.table.shoe_no
-
-        def record(session: Session) -> dict[str, Any]:
-            store.record_deal(session, coup_id, dealt.coup, first_card=first_card)
-            return recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
-
-        coup_json = await self._write(record)
+        coup_json = await self._record_deal(coup_id, dealt, first_card=first_card)
         shown: dict[Side, list[int]] = {Side.PUNTO: [], Side.BANCO: []}
         for index, card in enumerate(self._shown):
             # "No more bets" stays on the pages a moment before the first card turns; a

@@ -439,12 +439,7 @@ class HumanDealer(TableDealer):
         bets = {int(spot): dict(spot_bets) for spot, spot_bets in self.table.bets.items()}
         dealt = self.table.deal()
         shoe_no = self.table.shoe_no
-
-        def record(session: Session) -> dict[str, Any]:
-            store.record_deal(session, coup_id, dealt.coup, first_card=first_card)
-            return recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
-
-        coup_json = await self._write(record)
+        coup_json = await self._record_deal(coup_id, dealt, first_card=first_card)
         self.view.phase = "dealt"
         self.view.shoe = self._hand_shoe_view()
         self.hub.broadcast({"type": "coup-dealt", "coup": coup_json,
