@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
-from sqlalchemy import Connection, Table, bindparam, func, insert, select, text, update
+from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import BetRefused, ErrorCode
 from puntobanco.money import format_cents
+from puntobanco.server.db import bulk
 from puntobanco.server.db.models import Account, LedgerEntry, LedgerTransaction, utcnow
 
 ISSUER_CODE = "play-money"
@@ -92,66 +93,17 @@ class Moved:
 def _journal(session: Session, moves: Sequence[Move]) -> None:
     """Write each move's transaction and its two entries (balances are the caller's)."""
     now = utcnow()
-    # Core inserts (one executemany each): the ORM's bulk path costs more than the rows
     connection = session.connection()
-    ids = insert_with_ids(connection, _TRANSACTIONS, [
-        {"reason": m.reason, "coup_id": m.coup_id, "bet_id": m.bet_id,
-         "player_id": m.player_id, "created_at": now} for m in moves])
-    bulk_insert(connection, _ENTRIES, [
+    ids = bulk.insert_with_ids(connection, _TRANSACTIONS, _TRANSACTION_COLUMNS, [
+        (m.reason, m.coup_id, m.bet_id, m.player_id, now) for m in moves])
+    bulk.insert(connection, _ENTRIES, _ENTRY_COLUMNS, [
         entry for move, transaction_id in zip(moves, ids, strict=True)
-        for entry in ({"transaction_id": transaction_id, "account_id": move.source,
-                       "amount": -move.amount},
-                      {"transaction_id": transaction_id, "account_id": move.target,
-                       "amount": move.amount})])
+        for entry in ((transaction_id, move.source, -move.amount),
+                      (transaction_id, move.target, move.amount))])
 
 
-def insert_with_ids(connection: Connection, table: Table,
-                    rows: Sequence[dict[str, Any]]) -> list[int]:
-    """Insert many rows and give their new ids, in the rows' order.
-
-    On PostgreSQL the ids are drawn from the table's sequence in one query and the rows written
-    by a plain executemany: one ``INSERT … RETURNING`` of hundreds of rows is a statement too
-    long for psycopg's query cache, and parsing it again for every batch cost more than the
-    writes. Elsewhere, ``INSERT … RETURNING`` (SQLite returns the rows in order).
-    """
-    if not rows:
-        return []
-    if connection.dialect.name == "postgresql":
-        ids = [int(value) for value in connection.execute(_NEXT_IDS, {
-            "table": table.name, "n": len(rows)}).scalars()]
-        bulk_insert(connection, table, [{**row, "id": new}
-                                        for row, new in zip(rows, ids, strict=True)])
-        return ids
-    return [int(value) for value in connection.execute(
-        insert(table).returning(table.c.id, sort_by_parameter_order=True), rows).scalars()]
-
-
-def bulk_insert(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert many rows (each with the same keys) in one statement.
-
-    On PostgreSQL: ``INSERT … SELECT * FROM unnest(:column_1, …)``, one array per column, a
-    short statement psycopg parses once (its executemany cost about 50 µs a row in Python: half
-    a second for a settlement of 1,000 players); elsewhere an executemany.
-    """
-    if not rows:
-        return
-    if connection.dialect.name != "postgresql":
-        connection.execute(insert(table), rows)
-        return
-    names = tuple(rows[0])
-    statement = _UNNEST.get((table.name, names))
-    if statement is None:
-        casts = ", ".join(f"CAST(:c{index} AS {table.c[name].type.compile(connection.dialect)}[])"
-                          for index, name in enumerate(names))
-        statement = _UNNEST[(table.name, names)] = text(
-            f"INSERT INTO {table.name} ({', '.join(names)}) SELECT * FROM unnest({casts})")
-    connection.execute(statement, {f"c{index}": [row[name] for row in rows]
-                                   for index, name in enumerate(names)})
-
-
-_UNNEST: dict[tuple[str, tuple[str, ...]], Any] = {}
-_NEXT_IDS = text("SELECT nextval(pg_get_serial_sequence(:table, 'id')) "
-                 "FROM generate_series(1, :n)")
+_TRANSACTION_COLUMNS = ("reason", "coup_id", "bet_id", "player_id", "created_at")
+_ENTRY_COLUMNS = ("transaction_id", "account_id", "amount")
 
 
 def transfer(
@@ -209,6 +161,22 @@ def lock_balances(session: Session, accounts: Collection[int]) -> dict[int, int]
         .order_by(Account.id).with_for_update())}
 
 
+def lock_wallets(session: Session, players: Collection[int]) -> dict[int, tuple[int, int]]:
+    """:func:`lock_balances` of some players' wallets, found by player in the same query:
+    player → (wallet account id, balance)."""
+    connection = session.connection()
+    param = list(players) if bulk.is_postgresql(connection) else bulk.json_list(players)
+    return {int(player): (int(account), int(balance)) for player, account, balance
+            in _LOCK_WALLETS.run(connection, (param,))}
+
+
+_LOCK_WALLETS = bulk.Sql(
+    "SELECT player_id, id, balance FROM accounts WHERE kind = 'wallet' "
+    "AND player_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+    "SELECT player_id, id, balance FROM accounts WHERE kind = 'wallet' "
+    "AND player_id = ANY(CAST(%s AS INTEGER[])) ORDER BY id FOR UPDATE")
+
+
 def short_of(amount: int, available: int) -> BetRefused:
     """The refusal of a debit the account cannot cover."""
     return BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
@@ -243,13 +211,25 @@ def post(session: Session, moves: Sequence[Move], *, applied: Collection[int] = 
     for move in moves:
         deltas[move.source] -= move.amount
         deltas[move.target] += move.amount
-    changes = [{"account": account, "delta": delta} for account, delta in sorted(deltas.items())
+    changes = [(account, delta) for account, delta in sorted(deltas.items())
                if delta and account not in applied]
-    if changes:
-        # Core executemany (one statement, many parameter sets), not an ORM bulk update
-        session.connection().execute(
-            update(Account).where(Account.id == bindparam("account"))
-            .values(balance=Account.balance + bindparam("delta")), changes)
+    if not changes:
+        return
+    connection = session.connection()
+    if bulk.is_postgresql(connection):  # locked in account order first, then one statement
+        accounts = [account for account, _ in changes]
+        connection.exec_driver_sql(_LOCK_ACCOUNTS, (accounts,)).all()
+        connection.exec_driver_sql(_ADD_TO_BALANCES, (accounts, [delta for _, delta in changes]))
+    else:  # one statement, many parameter sets, in account order
+        connection.exec_driver_sql("UPDATE accounts SET balance = balance + ? WHERE id = ?",
+                                   [(delta, account) for account, delta in changes])
+
+
+_LOCK_ACCOUNTS = ("SELECT id FROM accounts WHERE id = ANY(CAST(%s AS INTEGER[])) ORDER BY id "
+                  "FOR UPDATE")
+_ADD_TO_BALANCES = ("UPDATE accounts SET balance = accounts.balance + change.delta "
+                    "FROM unnest(CAST(%s AS INTEGER[]), CAST(%s AS BIGINT[])) "
+                    "AS change(id, delta) WHERE accounts.id = change.id")
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,12 +19,13 @@ so a settled coup leaves its table's in-play account where it found it.
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Table, func, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind, Outcome, SettlementLine, pays_text, settle_spot, verify_spot
@@ -32,7 +33,7 @@ from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
 from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError, TableStateError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import ledger, recall
+from puntobanco.server.db import bulk, ledger, recall
 from puntobanco.server.db.models import (
     Account,
     BetRecord,
@@ -53,6 +54,8 @@ log = logging.getLogger("puntobanco.server.db.store")
 
 #: A spot's bets as the core keeps them.
 SpotBets = dict[BetKind, int]
+#: the bets in their order (L6), as a tuple: iterating the enum itself costs more
+_KINDS = tuple(BetKind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,26 +304,23 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     results: list[BetResult | None] = [None] * len(ops)
     order = sorted(range(len(ops)), key=lambda i: ops[i].player_id)
     players = sorted({op.player_id for op in ops})
-    stored: dict[tuple[int, str], tuple[str, dict[str, Any]]] = {}
-    keys = {op.key for op in ops if op.key is not None}
-    if keys:
-        for player, key, fingerprint, response in session.execute(
-                select(BetRequest.player_id, BetRequest.idempotency_key, BetRequest.fingerprint,
-                       BetRequest.response).where(BetRequest.idempotency_key.in_(keys),
-                                                  BetRequest.player_id.in_(players))):
-            stored[(player, key)] = (fingerprint, dict(response))
-    status = session.execute(select(CoupRecord.status).where(CoupRecord.id == coup_id)
-                             .with_for_update(read=True)).scalar_one_or_none()
+    connection = session.connection()
+    stored = _stored_requests(connection, {(op.player_id, op.key) for op in ops
+                                           if op.key is not None})
+    found = _COUP_STATUS.run(connection, (ledger.in_play_code(table_id), coup_id)).first()
+    status, in_play = (found[0], found[1]) if found is not None else (None, 0)
     spots: dict[int, dict[BetKind, list[Any]]] = {}  # player -> kind -> [id|None, stake, status]
+    wallets: dict[int, int] = {}
+    balances: dict[int, int] = {}
     if status == "open":
-        for bet_id, player, kind, stake, bet_status in session.execute(
-                select(BetRecord.id, BetRecord.player_id, BetRecord.kind, BetRecord.stake,
-                       BetRecord.status).where(BetRecord.coup_id == coup_id,
-                                               BetRecord.player_id.in_(players))):
+        if not in_play:
+            raise LookupError(f"table {table_id} has no in-play account")
+        for bet_id, player, kind, stake, bet_status in _PLAYERS_BETS.run(
+                connection, (coup_id, _id_list(connection, players))):
             spots.setdefault(player, {})[BetKind(kind)] = [bet_id, stake, bet_status]
-    wallets = _wallets(session, players) if status == "open" else {}
-    balances = ledger.lock_balances(session, wallets.values()) if wallets else {}
-    in_play = ledger.account_id(session, ledger.in_play_code(table_id))
+        for player, (wallet, balance) in ledger.lock_wallets(session, players).items():
+            wallets[player] = wallet
+            balances[wallet] = balance
     moves: list[tuple[BetOp, list[Any]]] = []  # (op, its bet's row state), for the journal
     requests: list[tuple[BetOp, list[Any], dict[str, Any], str]] = []
     for index in order:
@@ -394,7 +394,7 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
         except PuntoBancoError as refusal:
             results[index] = refusal
             continue
-        answer.update({"my_bets": {kind.value: live[kind] for kind in BetKind if live.get(kind)},
+        answer.update({"my_bets": {kind.value: live[kind] for kind in _KINDS if live.get(kind)},
                        "balance": balance, "coup_id": coup_id, "round_no": round_no})
         results[index] = answer
         if op.key is not None:
@@ -417,20 +417,22 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
     for op, row in moves:
         touched[id(row)] = (op.player_id, op.kind, row)
     new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
+    connection = session.connection()
+    now = utcnow()
     if new:
-        now = utcnow()
-        ids = ledger.insert_with_ids(session.connection(), _BETS, [
-            {"coup_id": coup_id, "player_id": player, "kind": kind.value, "stake": row[1],
-             "status": row[2], "placed_at": now} for player, kind, row in new])
+        ids = bulk.insert_with_ids(connection, _BETS, _BET_COLUMNS, [
+            (coup_id, player, kind.value, row[1], row[2], now) for player, kind, row in new])
         for (_, _, row), bet_id in zip(new, ids, strict=True):
             row[0] = bet_id
     fresh = {id(row) for _, _, row in new}
-    changed = [{"bet": row[0], "new_stake": row[1], "new_status": row[2]}
-               for key, (_, _, row) in touched.items() if key not in fresh]
+    changed = [row for key, (_, _, row) in touched.items() if key not in fresh]
     if changed:
-        session.connection().execute(
-            update(BetRecord).where(BetRecord.id == bindparam("bet"))
-            .values(stake=bindparam("new_stake"), status=bindparam("new_status")), changed)
+        if bulk.is_postgresql(connection):
+            connection.exec_driver_sql(_UPDATE_BETS_PG, tuple(
+                list(column) for column in zip(*changed, strict=True)))
+        else:
+            connection.exec_driver_sql("UPDATE bets SET stake = ?, status = ? WHERE id = ?",
+                                       [(stake, status, bet) for bet, stake, status in changed])
     ledger.post(session, [
         ledger.Move(in_play, wallets[op.player_id], op.stake,
                     "refund" if op.refund else "withdrawal", coup_id, row[0],
@@ -438,17 +440,64 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
         ledger.Move(wallets[op.player_id], in_play, op.stake, "stake", coup_id, row[0],
                     op.player_id)
         for op, row in moves])
-    if requests:
-        session.connection().execute(insert(_REQUESTS), [
-            {"player_id": op.player_id, "idempotency_key": op.key, "fingerprint": fingerprint,
-             "coup_id": coup_id, "bet_id": row[0], "response": answer}
-            for op, row, answer, fingerprint in requests])
+    bulk.insert(connection, _REQUESTS, _REQUEST_COLUMNS, [
+        (op.player_id, op.key, fingerprint, coup_id, row[0], answer, now)
+        for op, row, answer, fingerprint in requests])
 
 
-# Core inserts (executemany) on the hot paths: the ORM's bulk path costs more than the rows.
+# The hot path's statements, written once (bulk.py says why not through SQLAlchemy's Core).
 _BETS = cast(Table, BetRecord.__table__)
 _REQUESTS = cast(Table, BetRequest.__table__)
 _LINES = cast(Table, SettlementLineRecord.__table__)
+_BET_COLUMNS = ("coup_id", "player_id", "kind", "stake", "status", "placed_at")
+_LINE_COLUMNS = ("coup_id", "bet_id", "player_id", "seq", "kind", "stake", "outcome", "net",
+                 "returned", "pays", "detail")
+_REQUEST_COLUMNS = ("player_id", "idempotency_key", "fingerprint", "coup_id", "bet_id",
+                    "response", "created_at")
+#: the coup's status, read FOR SHARE (apply_bets says why), and the table's in-play account
+_COUP_STATUS = bulk.Sql(
+    "SELECT status, (SELECT id FROM accounts WHERE code = ?) FROM coups WHERE id = ?",
+    "SELECT status, (SELECT id FROM accounts WHERE code = %s) FROM coups WHERE id = %s "
+    "FOR SHARE OF coups")
+_PLAYERS_BETS = bulk.Sql(
+    "SELECT id, player_id, kind, stake, status FROM bets WHERE coup_id = ? "
+    "AND player_id IN (SELECT value FROM json_each(?))",
+    "SELECT id, player_id, kind, stake, status FROM bets WHERE coup_id = %s "
+    "AND player_id = ANY(CAST(%s AS INTEGER[]))")
+#: by (player, key) pairs: an IN list of players and one of keys made SQLite probe the index
+#: for every player with every key (a million probes for a batch of 1,000)
+_STORED_REQUESTS = bulk.Sql(
+    "SELECT r.player_id, r.idempotency_key, r.fingerprint, r.response "
+    "FROM json_each(?) AS asked JOIN bet_requests AS r "
+    "ON r.player_id = json_extract(asked.value, '$[0]') "
+    "AND r.idempotency_key = json_extract(asked.value, '$[1]')",
+    "SELECT r.player_id, r.idempotency_key, r.fingerprint, r.response "
+    "FROM unnest(CAST(%s AS INTEGER[]), CAST(%s AS TEXT[])) AS asked(player_id, key) "
+    "JOIN bet_requests AS r ON r.player_id = asked.player_id AND r.idempotency_key = asked.key")
+_UPDATE_BETS_PG = ("UPDATE bets SET stake = changed.stake, status = changed.status "
+                   "FROM unnest(CAST(%s AS INTEGER[]), CAST(%s AS BIGINT[]), "
+                   "CAST(%s AS VARCHAR(12)[])) AS changed(id, stake, status) "
+                   "WHERE bets.id = changed.id")
+
+
+def _id_list(connection: Connection, values: Collection[Any]) -> Any:
+    """Values as one parameter of an ``IN`` list: an array on PostgreSQL, JSON on SQLite."""
+    return list(values) if bulk.is_postgresql(connection) else bulk.json_list(values)
+
+
+def _stored_requests(connection: Connection, asked: Collection[tuple[int, str]],
+                     ) -> dict[tuple[int, str], tuple[str, dict[str, Any]]]:
+    """The stored requests of these (player, key) pairs: each one's (fingerprint, first
+    answer)."""
+    if not asked:
+        return {}
+    if bulk.is_postgresql(connection):
+        params: tuple[Any, ...] = tuple(list(column) for column in zip(*asked, strict=True))
+        loads: Any = dict
+    else:
+        params, loads = (json.dumps(list(asked)),), json.loads
+    return {(player, key): (fingerprint, dict(loads(response)))
+            for player, key, fingerprint, response in _STORED_REQUESTS.run(connection, params)}
 
 
 def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
@@ -462,16 +511,7 @@ def find_requests(session: Session, asked: Sequence[tuple[int, str]]
     (fingerprint, first answer)."""
     if not asked:
         return {}
-    wanted = set(asked)
-    found: dict[tuple[int, str], tuple[str, dict[str, Any]]] = {}
-    for player, key, fingerprint, response in session.execute(
-            select(BetRequest.player_id, BetRequest.idempotency_key, BetRequest.fingerprint,
-                   BetRequest.response).where(
-                BetRequest.idempotency_key.in_({key for _, key in wanted}),
-                BetRequest.player_id.in_({player for player, _ in wanted}))):
-        if (player, key) in wanted:
-            found[(player, key)] = (fingerprint, dict(response))
-    return found
+    return _stored_requests(session.connection(), set(asked))
 
 
 def save_request(session: Session, *, player_id: int, key: str, fingerprint: str, coup_id: int,
@@ -523,7 +563,7 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
     in_play = ledger.account_id(session, ledger.in_play_code(table_id))
     house = ledger.account_id(session, ledger.house_code(table_id))
     wallets = _wallets(session, [player for player, spot in lines.items() if spot])
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[Any, ...]] = []
     moves: list[ledger.Move] = []
     for player, player_lines in lines.items():
         for seq, line in enumerate(player_lines):
@@ -531,11 +571,9 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
             if stake != line.stake:
                 raise RuntimeError(f"coup {coup_id}: bet {bet_id} staked {stake}, settled "
                                    f"{line.stake}")
-            rows.append({"coup_id": coup_id, "bet_id": bet_id, "player_id": player, "seq": seq,
-                         "kind": line.bet.value, "stake": line.stake,
-                         "outcome": line.outcome.value, "net": line.net,
-                         "returned": line.returned, "pays": pays_text(line),
-                         "detail": line.reason.value})
+            rows.append((coup_id, bet_id, player, seq, line.bet.value, line.stake,
+                         line.outcome.value, line.net, line.returned, pays_text(line),
+                         line.reason.value))
             ids = {"coup_id": coup_id, "bet_id": bet_id, "player_id": player}
             if line.outcome is Outcome.LOSE:
                 moves.append(ledger.Move(in_play, house, line.stake, "house-win", **ids))
@@ -543,8 +581,7 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
             if line.net > 0:
                 moves.append(ledger.Move(house, in_play, line.net, "house-pay", **ids))
             moves.append(ledger.Move(in_play, wallets[player], line.returned, "payout", **ids))
-    if rows:
-        ledger.bulk_insert(session.connection(), _LINES, rows)
+    bulk.insert(session.connection(), _LINES, _LINE_COLUMNS, rows)
     ledger.post(session, moves)
     session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
                                             BetRecord.status == "active")
