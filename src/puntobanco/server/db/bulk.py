@@ -12,9 +12,11 @@ same text, a ``JSON`` the same ``json.dumps`` text), once per distinct value for
   ``INTEGER PRIMARY KEY`` without ``AUTOINCREMENT``, and the write transaction holds SQLite's only
   write lock, so the rows of one ``executemany`` get consecutive rowids ending at
   ``last_insert_rowid()``);
-* PostgreSQL: ``INSERT … SELECT * FROM unnest(%s, …)``, one array per column, a short statement
+* PostgreSQL: ``INSERT … SELECT * FROM unnest(%b, …)``, one array per column, a short statement
   psycopg parses once (its ``executemany`` cost about 50 µs a row in Python); new ids are drawn
-  from the table's sequence first, in one query.
+  from the table's sequence first, in one query. Arrays go in psycopg's binary format (``%b``):
+  its text format escaped every element with a regular expression, 16 ms for four columns of
+  1,000 rows against 1 ms.
 
 Statements go through :meth:`sqlalchemy.engine.Connection.exec_driver_sql`, so SQLAlchemy's
 error classes (the desk retries an ``OperationalError``) and events stay as they were.
@@ -27,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, DateTime, Table
+from sqlalchemy import Connection, DateTime, String, Table
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.types import JSON
 
@@ -106,7 +108,7 @@ def _insert(connection: Connection, table: Table, names: tuple[str, ...]) -> _In
         raise ValueError(f"{table.name}: no value for {', '.join(missing)}")
     columns = ", ".join(names)
     if is_postgresql(connection):
-        casts = ", ".join(f"CAST(%s AS {table.c[name].type.compile(connection.dialect)}[])"
+        casts = ", ".join(f"CAST(%b AS {array_type(table, name, connection)}[])"
                           for name in names)
         statement = f"INSERT INTO {table.name} ({columns}) SELECT * FROM unnest({casts})"
     else:
@@ -115,6 +117,16 @@ def _insert(connection: Connection, table: Table, names: tuple[str, ...]) -> _In
     found = _INSERTS[key] = _Insert(statement, tuple(
         _converter(table, name, connection) for name in names))
     return found
+
+
+def array_type(table: Table, name: str, connection: Connection) -> str:
+    """The type a column's values are sent as in a PostgreSQL array: the column's own, except
+    a ``VARCHAR(n)`` sent as ``TEXT`` (an explicit cast to ``VARCHAR(n)`` would cut a longer
+    value short; the insert's own conversion refuses it, as an ordinary insert does)."""
+    column_type = table.c[name].type
+    if isinstance(column_type, String) and not isinstance(column_type, JSON):
+        return "TEXT"
+    return column_type.compile(connection.dialect)
 
 
 def insert(connection: Connection, table: Table, names: tuple[str, ...],

@@ -174,7 +174,7 @@ _LOCK_WALLETS = bulk.Sql(
     "SELECT player_id, id, balance FROM accounts WHERE kind = 'wallet' "
     "AND player_id IN (SELECT value FROM json_each(?)) ORDER BY id",
     "SELECT player_id, id, balance FROM accounts WHERE kind = 'wallet' "
-    "AND player_id = ANY(CAST(%s AS INTEGER[])) ORDER BY id FOR UPDATE")
+    "AND player_id = ANY(CAST(%b AS INTEGER[])) ORDER BY id FOR UPDATE")
 
 
 def short_of(amount: int, available: int) -> BetRefused:
@@ -225,10 +225,10 @@ def post(session: Session, moves: Sequence[Move], *, applied: Collection[int] = 
                                    [(delta, account) for account, delta in changes])
 
 
-_LOCK_ACCOUNTS = ("SELECT id FROM accounts WHERE id = ANY(CAST(%s AS INTEGER[])) ORDER BY id "
+_LOCK_ACCOUNTS = ("SELECT id FROM accounts WHERE id = ANY(CAST(%b AS INTEGER[])) ORDER BY id "
                   "FOR UPDATE")
 _ADD_TO_BALANCES = ("UPDATE accounts SET balance = accounts.balance + change.delta "
-                    "FROM unnest(CAST(%s AS INTEGER[]), CAST(%s AS BIGINT[])) "
+                    "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS BIGINT[])) "
                     "AS change(id, delta) WHERE accounts.id = change.id")
 
 

@@ -463,7 +463,7 @@ _PLAYERS_BETS = bulk.Sql(
     "SELECT id, player_id, kind, stake, status FROM bets WHERE coup_id = ? "
     "AND player_id IN (SELECT value FROM json_each(?))",
     "SELECT id, player_id, kind, stake, status FROM bets WHERE coup_id = %s "
-    "AND player_id = ANY(CAST(%s AS INTEGER[]))")
+    "AND player_id = ANY(CAST(%b AS INTEGER[]))")
 #: by (player, key) pairs: an IN list of players and one of keys made SQLite probe the index
 #: for every player with every key (a million probes for a batch of 1,000)
 _STORED_REQUESTS = bulk.Sql(
@@ -472,11 +472,11 @@ _STORED_REQUESTS = bulk.Sql(
     "ON r.player_id = json_extract(asked.value, '$[0]') "
     "AND r.idempotency_key = json_extract(asked.value, '$[1]')",
     "SELECT r.player_id, r.idempotency_key, r.fingerprint, r.response "
-    "FROM unnest(CAST(%s AS INTEGER[]), CAST(%s AS TEXT[])) AS asked(player_id, key) "
+    "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS TEXT[])) AS asked(player_id, key) "
     "JOIN bet_requests AS r ON r.player_id = asked.player_id AND r.idempotency_key = asked.key")
 _UPDATE_BETS_PG = ("UPDATE bets SET stake = changed.stake, status = changed.status "
-                   "FROM unnest(CAST(%s AS INTEGER[]), CAST(%s AS BIGINT[]), "
-                   "CAST(%s AS VARCHAR(12)[])) AS changed(id, stake, status) "
+                   "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS BIGINT[]), "
+                   "CAST(%b AS TEXT[])) AS changed(id, stake, status) "
                    "WHERE bets.id = changed.id")
 
 
