@@ -90,13 +90,12 @@ class Moved:
     target_balance: int
 
 
-def _journal(session: Session, moves: Sequence[Move]) -> None:
+def _journal(writes: bulk.Writes, moves: Sequence[Move]) -> None:
     """Write each move's transaction and its two entries (balances are the caller's)."""
     now = utcnow()
-    connection = session.connection()
-    ids = bulk.insert_with_ids(connection, _TRANSACTIONS, _TRANSACTION_COLUMNS, [
+    ids = writes.insert_with_ids(TRANSACTIONS, _TRANSACTION_COLUMNS, [
         (m.reason, m.coup_id, m.bet_id, m.player_id, now) for m in moves])
-    bulk.insert(connection, _ENTRIES, _ENTRY_COLUMNS, [
+    writes.insert(_ENTRIES, _ENTRY_COLUMNS, [
         entry for move, transaction_id in zip(moves, ids, strict=True)
         for entry in ((transaction_id, move.source, -move.amount),
                       (transaction_id, move.target, move.amount))])
@@ -126,7 +125,9 @@ def transfer(
     move = Move(source, target, amount, reason, coup_id, bet_id, player_id)
     source_balance = take(session, source, amount, require_funds=require_funds)
     target_balance = give(session, target, amount)
-    _journal(session, [move])
+    writes = bulk.Writes(session.connection())
+    _journal(writes, [move])
+    writes.flush()
     return Moved(source_balance, target_balance)
 
 
@@ -151,32 +152,6 @@ def give(session: Session, account: int, amount: int) -> int:
                .scalar_one())
 
 
-def lock_balances(session: Session, accounts: Collection[int]) -> dict[int, int]:
-    """The balances of some accounts, which stay as read until the transaction ends: locked
-    ``FOR UPDATE`` in id order on PostgreSQL (an SQLite write transaction holds the whole
-    database). A caller that moves money on them decides in Python, then names them nowhere:
-    :func:`post` applies every move's amount."""
-    return {int(account): int(balance) for account, balance in session.execute(
-        select(Account.id, Account.balance).where(Account.id.in_(sorted(accounts)))
-        .order_by(Account.id).with_for_update())}
-
-
-def lock_wallets(session: Session, players: Collection[int]) -> dict[int, tuple[int, int]]:
-    """:func:`lock_balances` of some players' wallets, found by player in the same query:
-    player → (wallet account id, balance)."""
-    connection = session.connection()
-    param = list(players) if bulk.is_postgresql(connection) else bulk.json_list(players)
-    return {int(player): (int(account), int(balance)) for player, account, balance
-            in _LOCK_WALLETS.run(connection, (param,))}
-
-
-_LOCK_WALLETS = bulk.Sql(
-    "SELECT player_id, id, balance FROM accounts WHERE kind = 'wallet' "
-    "AND player_id IN (SELECT value FROM json_each(?)) ORDER BY id",
-    "SELECT player_id, id, balance FROM accounts WHERE kind = 'wallet' "
-    "AND player_id = ANY(CAST(%b AS INTEGER[])) ORDER BY id FOR UPDATE")
-
-
 def short_of(amount: int, available: int) -> BetRefused:
     """The refusal of a debit the account cannot cover."""
     return BetRefused(f"{format_cents(amount)} is more than the {format_cents(available)} "
@@ -186,7 +161,7 @@ def short_of(amount: int, available: int) -> BetRefused:
 # Built once: the hot path of every bet runs them through SQLAlchemy's statement cache, as Core
 # statements (an ORM update would also look for the rows in the session each time).
 _ACCOUNTS = cast(Table, Account.__table__)
-_TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
+TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
 _ENTRIES = cast(Table, LedgerEntry.__table__)
 _TAKE = (update(_ACCOUNTS).where(_ACCOUNTS.c.id == bindparam("account"))
          .values(balance=_ACCOUNTS.c.balance - bindparam("amount"))
@@ -197,32 +172,41 @@ _GIVE = (update(_ACCOUNTS).where(_ACCOUNTS.c.id == bindparam("account"))
          .returning(_ACCOUNTS.c.balance))
 
 
-def post(session: Session, moves: Sequence[Move], *, applied: Collection[int] = ()) -> None:
+def post(session: Session, moves: Sequence[Move], *, applied: Collection[int] = (),
+         writes: bulk.Writes | None = None, locked: Collection[int] = ()) -> None:
     """Post many transfers at once (a settlement, a batch of bets): every one its own
     transaction of two entries, and each account's balance changed by one update (in account
     order, so that two writers never wait on each other in opposite orders). No funds check:
     take money from a wallet with :func:`take` (conditional) first and name that account in
     ``applied``, whose balance this call then leaves alone.
+
+    With ``writes``, the caller's :class:`~puntobanco.server.db.bulk.Writes` (the caller
+    flushes it); draw the ids of the ``len(moves)`` new :data:`TRANSACTIONS` with its own.
+    ``locked``: accounts the caller already holds ``FOR UPDATE`` (read in account order).
     """
     if not moves:
         return
-    _journal(session, moves)
+    own = writes is None
+    if writes is None:
+        writes = bulk.Writes(session.connection())
+    _journal(writes, moves)
     deltas: dict[int, int] = defaultdict(int)
     for move in moves:
         deltas[move.source] -= move.amount
         deltas[move.target] += move.amount
     changes = [(account, delta) for account, delta in sorted(deltas.items())
                if delta and account not in applied]
-    if not changes:
-        return
-    connection = session.connection()
-    if bulk.is_postgresql(connection):  # locked in account order first, then one statement
+    connection = writes.connection
+    if changes and writes.postgresql:  # locked in account order first
         accounts = [account for account, _ in changes]
-        connection.exec_driver_sql(_LOCK_ACCOUNTS, (accounts,)).all()
-        connection.exec_driver_sql(_ADD_TO_BALANCES, (accounts, [delta for _, delta in changes]))
-    else:  # one statement, many parameter sets, in account order
-        connection.exec_driver_sql("UPDATE accounts SET balance = balance + ? WHERE id = ?",
-                                   [(delta, account) for account, delta in changes])
+        if not set(accounts) <= set(locked):
+            connection.exec_driver_sql(_LOCK_ACCOUNTS, (accounts,)).all()
+        writes.add(_ADD_TO_BALANCES, (accounts, [delta for _, delta in changes]))
+    elif changes:  # one statement, many parameter sets, in account order
+        bulk.execute(connection, "UPDATE accounts SET balance = balance + ? WHERE id = ?",
+                     [(delta, account) for account, delta in changes])
+    if own:
+        writes.flush()
 
 
 _LOCK_ACCOUNTS = ("SELECT id FROM accounts WHERE id = ANY(CAST(%b AS INTEGER[])) ORDER BY id "

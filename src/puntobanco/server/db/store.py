@@ -296,8 +296,10 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     answer is replayed, a different bet with the same key is refused), then the spot as a whole
     by the core (:func:`puntobanco.bets.verify_spot`: M3, B4, L1, L3) against the database's
     bets of this coup and the batch's earlier operations, then the wallet's balance (the
-    batch's wallets are read locked, :func:`ledger.lock_balances`, and every balance changes
-    once, at the end, by :func:`ledger.post`).
+    batch's wallets and the table's in-play account are read locked in id order, in the query
+    that reads the players' bets, and every balance changes once, at the end, by
+    :func:`ledger.post`). Three reads and, on PostgreSQL, the ids drawn and ONE statement
+    writing everything (:class:`~puntobanco.server.db.bulk.Writes`).
     A refused operation writes nothing. Operations run in player order (each player's in the
     order given), so wallets are locked in one order.
     """
@@ -307,20 +309,22 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     connection = session.connection()
     stored = _stored_requests(connection, {(op.player_id, op.key) for op in ops
                                            if op.key is not None})
-    found = _COUP_STATUS.run(connection, (ledger.in_play_code(table_id), coup_id)).first()
-    status, in_play = (found[0], found[1]) if found is not None else (None, 0)
+    found = _COUP_STATUS.run(connection, (ledger.in_play_code(table_id), coup_id))
+    status, in_play = (found[0][0], found[0][1]) if found else (None, 0)
     spots: dict[int, dict[BetKind, list[Any]]] = {}  # player -> kind -> [id|None, stake, status]
     wallets: dict[int, int] = {}
     balances: dict[int, int] = {}
     if status == "open":
         if not in_play:
             raise LookupError(f"table {table_id} has no in-play account")
-        for bet_id, player, kind, stake, bet_status in _PLAYERS_BETS.run(
-                connection, (coup_id, _id_list(connection, players))):
-            spots.setdefault(player, {})[BetKind(kind)] = [bet_id, stake, bet_status]
-        for player, (wallet, balance) in ledger.lock_wallets(session, players).items():
+        for player, wallet, balance, bet_id, kind, stake, bet_status in _LOCK_SPOTS.run(
+                connection, (coup_id, _id_list(connection, players), in_play)):
+            if player is None:  # the in-play account
+                continue
             wallets[player] = wallet
             balances[wallet] = balance
+            if bet_id is not None:
+                spots.setdefault(player, {})[BetKind(kind)] = [bet_id, stake, bet_status]
     moves: list[tuple[BetOp, list[Any]]] = []  # (op, its bet's row state), for the journal
     requests: list[tuple[BetOp, list[Any], dict[str, Any], str]] = []
     for index in order:
@@ -417,32 +421,32 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
     for op, row in moves:
         touched[id(row)] = (op.player_id, op.kind, row)
     new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
-    connection = session.connection()
+    writes = bulk.Writes(session.connection())
+    writes.reserve([(_BETS, len(new)), (ledger.TRANSACTIONS, len(moves))])
     now = utcnow()
     if new:
-        ids = bulk.insert_with_ids(connection, _BETS, _BET_COLUMNS, [
+        ids = writes.insert_with_ids(_BETS, _BET_COLUMNS, [
             (coup_id, player, kind.value, row[1], row[2], now) for player, kind, row in new])
         for (_, _, row), bet_id in zip(new, ids, strict=True):
             row[0] = bet_id
     fresh = {id(row) for _, _, row in new}
     changed = [row for key, (_, _, row) in touched.items() if key not in fresh]
-    if changed:
-        if bulk.is_postgresql(connection):
-            connection.exec_driver_sql(_UPDATE_BETS_PG, tuple(
-                list(column) for column in zip(*changed, strict=True)))
-        else:
-            connection.exec_driver_sql("UPDATE bets SET stake = ?, status = ? WHERE id = ?",
-                                       [(stake, status, bet) for bet, stake, status in changed])
+    if changed and writes.postgresql:
+        writes.add(_UPDATE_BETS_PG, tuple(list(column) for column in zip(*changed, strict=True)))
+    elif changed:
+        bulk.execute(writes.connection, "UPDATE bets SET stake = ?, status = ? WHERE id = ?",
+                     [(stake, status, bet) for bet, stake, status in changed])
     ledger.post(session, [
         ledger.Move(in_play, wallets[op.player_id], op.stake,
                     "refund" if op.refund else "withdrawal", coup_id, row[0],
                     op.player_id) if op.withdraw else
         ledger.Move(wallets[op.player_id], in_play, op.stake, "stake", coup_id, row[0],
                     op.player_id)
-        for op, row in moves])
-    bulk.insert(connection, _REQUESTS, _REQUEST_COLUMNS, [
+        for op, row in moves], writes=writes, locked={in_play, *wallets.values()})
+    writes.insert(_REQUESTS, _REQUEST_COLUMNS, [
         (op.player_id, op.key, fingerprint, coup_id, row[0], answer, now)
         for op, row, answer, fingerprint in requests])
+    writes.flush()
 
 
 # The hot path's statements, written once (bulk.py says why not through SQLAlchemy's Core).
@@ -459,11 +463,18 @@ _COUP_STATUS = bulk.Sql(
     "SELECT status, (SELECT id FROM accounts WHERE code = ?) FROM coups WHERE id = ?",
     "SELECT status, (SELECT id FROM accounts WHERE code = %s) FROM coups WHERE id = %s "
     "FOR SHARE OF coups")
-_PLAYERS_BETS = bulk.Sql(
-    "SELECT id, player_id, kind, stake, status FROM bets WHERE coup_id = ? "
-    "AND player_id IN (SELECT value FROM json_each(?))",
-    "SELECT id, player_id, kind, stake, status FROM bets WHERE coup_id = %s "
-    "AND player_id = ANY(CAST(%b AS INTEGER[]))")
+#: the players' wallets and the table's in-play account, locked FOR UPDATE in id order on
+#: PostgreSQL (an SQLite write transaction holds the whole database), with each player's bets
+#: on the coup (a wallet once per bet)
+_LOCK_SPOTS = bulk.Sql(
+    "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status FROM accounts AS a "
+    "LEFT JOIN bets AS b ON b.coup_id = ? AND b.player_id = a.player_id "
+    "WHERE (a.kind = 'wallet' AND a.player_id IN (SELECT value FROM json_each(?))) OR a.id = ? "
+    "ORDER BY a.id",
+    "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status FROM accounts AS a "
+    "LEFT JOIN bets AS b ON b.coup_id = %s AND b.player_id = a.player_id "
+    "WHERE (a.kind = 'wallet' AND a.player_id = ANY(CAST(%b AS INTEGER[]))) OR a.id = %s "
+    "ORDER BY a.id FOR UPDATE OF a")
 #: by (player, key) pairs: an IN list of players and one of keys made SQLite probe the index
 #: for every player with every key (a million probes for a batch of 1,000)
 _STORED_REQUESTS = bulk.Sql(
