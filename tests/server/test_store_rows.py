@@ -1,0 +1,156 @@
+"""The bet batch's rows, written as driver SQL (``db/bulk.py``), are the rows the ORM writes
+(issue 8: the desk's write made cheaper with no change in the stored data), on SQLite and
+PostgreSQL: the same JSON text, the same timestamp storage, read back equal through the ORM;
+the ids given back are the rows' own; refusals, replays and conflicts answered as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select, text
+
+from puntobanco.bets import BetKind
+from puntobanco.errors import BetRefused
+from puntobanco.rules import RuleSet
+from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db.engine import Database, migrate
+from puntobanco.server.db.models import (
+    BetRecord,
+    BetRequest,
+    LedgerEntry,
+    LedgerTransaction,
+    Player,
+    ShoeRecord,
+)
+
+
+@pytest.fixture
+def db(db_url: str) -> Iterator[Database]:
+    migrate(db_url)
+    database = Database(db_url, threads=1)
+    try:
+        yield database
+    finally:
+        database.close()
+
+
+def _setup(db: Database) -> tuple[int, int, int, int]:
+    """Two players with 100.00 each, a table, an open coup: (player, player, table, coup)."""
+    with db.write() as session:
+        one = auth.create_player(session, username="ann", password_hash="-", lang="en",
+                                 welcome=10_000).id
+        two = auth.create_player(session, username="bob", password_hash="-", lang="en",
+                                 welcome=10_000).id
+        table = store.create_table(session, name="rows", rules=RuleSet(), betting_seconds=15)
+        shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
+                          commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
+        session.add(shoe)
+        session.flush()
+        coup = store.open_coup(session, table_id=table.id, shoe_id=shoe.id, round_no=1,
+                               coup_in_shoe=1, last_coup=False)
+    return one, two, table.id, coup
+
+
+def _apply(db: Database, table: int, coup: int, ops: list[store.BetOp]) -> list[store.BetResult]:
+    with db.write() as session:
+        return store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
+                                rules=RuleSet(), ops=ops)
+
+
+def _mask(stored: str) -> str:
+    return re.sub(r"\d", "9", stored)
+
+
+def test_batch_rows_read_back_as_the_orm_writes_them(db: Database) -> None:
+    ann, bob, table, coup = _setup(db)
+    began = datetime.now(UTC)
+    first = _apply(db, table, coup, [
+        store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"),
+        store.BetOp(bob, BetKind.BANCO, 5_000),
+        store.BetOp(ann, BetKind.EGALITE, key="k2",
+                    group=((BetKind.EGALITE, 1_000), (BetKind.LION_PUNTO, 1_000))),
+        store.BetOp(bob, BetKind.BANCO, key="k3", withdraw=True),
+        store.BetOp(bob, BetKind.PUNTO, 20_000),  # more than bob has left
+    ])
+    assert [type(result).__name__ for result in first] == ["dict"] * 4 + ["BetRefused"]
+    assert isinstance(first[4], BetRefused) and first[4].code == "insufficient-balance"
+    second = _apply(db, table, coup, [
+        store.BetOp(ann, BetKind.PUNTO, 1_000, "k4"),  # the stored bet raised: an UPDATE
+        store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"),  # a replay
+        store.BetOp(ann, BetKind.PUNTO, 3_000, "k1"),  # the same key, another bet
+        store.BetOp(bob, BetKind.BANCO, 1_000, "k5"),  # withdrawn earlier, placed again
+    ])
+    assert isinstance(second[1], store.Replayed) and second[1] == first[0]
+    assert type(second[2]).__name__ == "IdempotencyConflict"
+    assert second[0]["total"] == 3_000 and second[0]["balance"] == 10_000 - 2_000 - 2_000 - 1_000
+    with db.write() as session:  # one request written by the ORM, as the single-bet path did
+        store.save_request(session, player_id=ann, key="orm", fingerprint="f", coup_id=coup,
+                           bet_id=store.bet_id(session, coup, ann, BetKind.PUNTO),
+                           response=dict(first[0]))
+
+    with db.read() as session:
+        bets = {(bet.player_id, bet.kind): bet for bet in session.scalars(select(BetRecord))}
+        assert {key: (bet.stake, bet.status) for key, bet in bets.items()} == {
+            (ann, "punto"): (3_000, "active"), (ann, "egalite"): (1_000, "active"),
+            (ann, "lion-punto"): (1_000, "active"), (bob, "banco"): (1_000, "active")}
+        requests = {request.idempotency_key: request
+                    for request in session.scalars(select(BetRequest))}
+        for key, answer, bet in (("k1", first[0], (ann, "punto")), ("k3", first[3], (bob, "banco")),
+                                 ("k4", second[0], (ann, "punto")),
+                                 ("k5", second[3], (bob, "banco"))):
+            assert requests[key].response == answer  # JSON read back equal
+            assert requests[key].bet_id == bets[bet].id  # the ids given back are the rows'
+            assert requests[key].coup_id == coup
+        assert requests["k2"].fingerprint == f"batch:{table}:egalite=1000,lion-punto=1000"
+        moves = session.execute(select(LedgerTransaction.reason, LedgerTransaction.bet_id,
+                                       LedgerTransaction.player_id, LedgerTransaction.created_at)
+                                .where(LedgerTransaction.coup_id == coup)
+                                .order_by(LedgerTransaction.id)).all()
+        assert [(reason, bet) for reason, bet, _, _ in moves] == [
+            ("stake", bets[(ann, "punto")].id), ("stake", bets[(ann, "egalite")].id),
+            ("stake", bets[(ann, "lion-punto")].id), ("stake", bets[(bob, "banco")].id),
+            ("withdrawal", bets[(bob, "banco")].id),  # the first batch, in player order
+            ("stake", bets[(ann, "punto")].id), ("stake", bets[(bob, "banco")].id)]
+        for transaction_id, in session.execute(select(LedgerTransaction.id).where(
+                LedgerTransaction.coup_id == coup)):
+            amounts = session.scalars(select(LedgerEntry.amount).where(
+                LedgerEntry.transaction_id == transaction_id)).all()
+            assert len(amounts) == 2 and sum(amounts) == 0
+        assert ledger.audit(session).ok
+        # timestamps: what the ORM gives back for its own rows, and the time of the batch
+        orm_time = session.scalars(select(Player.created_at)).first()
+        assert orm_time is not None
+        for stamp in [requests["k1"].created_at, bets[(ann, "punto")].placed_at,
+                      *(created for *_, created in moves)]:
+            assert type(stamp) is type(orm_time) and stamp.tzinfo == orm_time.tzinfo
+            aware = stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+            assert began - timedelta(seconds=1) <= aware <= datetime.now(UTC)
+        # stored text: the JSON exactly as the ORM writes it; on SQLite the DATETIME text too
+        stored = dict(session.execute(text(
+            "SELECT idempotency_key, CAST(response AS TEXT) FROM bet_requests")).all())
+        assert stored["k1"] == stored["orm"]
+        if session.bind is not None and session.bind.dialect.name == "sqlite":
+            orm_text = session.execute(text("SELECT created_at FROM players")).scalars().first()
+            for query in ("SELECT created_at FROM bet_requests WHERE idempotency_key = 'k1'",
+                          "SELECT placed_at FROM bets", "SELECT created_at FROM "
+                          "ledger_transactions WHERE coup_id IS NOT NULL"):
+                for value in session.execute(text(query)).scalars():
+                    assert _mask(value) == _mask(orm_text)
+
+
+def test_a_closed_coup_refuses_the_batch_and_replays_stored_keys(db: Database) -> None:
+    ann, bob, table, coup = _setup(db)
+    placed = _apply(db, table, coup, [store.BetOp(ann, BetKind.PUNTO, 2_000, "k1")])
+    with db.write() as session:
+        store.close_coup(session, coup)
+    later = _apply(db, table, coup, [store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"),
+                                     store.BetOp(bob, BetKind.BANCO, 2_000, "k2")])
+    assert later[0] == placed[0] and isinstance(later[0], store.Replayed)
+    assert isinstance(later[1], BetRefused) and later[1].code == "table-closed"
+    with db.read() as session:
+        assert session.scalars(select(BetRequest.idempotency_key)).all() == ["k1"]
+        assert ledger.audit(session).ok
