@@ -307,10 +307,9 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     order = sorted(range(len(ops)), key=lambda i: ops[i].player_id)
     players = sorted({op.player_id for op in ops})
     connection = session.connection()
-    stored = _stored_requests(connection, {(op.player_id, op.key) for op in ops
-                                           if op.key is not None})
-    found = _COUP_STATUS.run(connection, (ledger.in_play_code(table_id), coup_id))
-    status, in_play = (found[0][0], found[0][1]) if found else (None, 0)
+    status, in_play, stored = _coup_and_requests(
+        connection, table_id, coup_id, {(op.player_id, op.key) for op in ops
+                                        if op.key is not None})
     spots: dict[int, dict[BetKind, list[Any]]] = {}  # player -> kind -> [id|None, stake, status]
     wallets: dict[int, int] = {}
     balances: dict[int, int] = {}
@@ -485,6 +484,12 @@ _STORED_REQUESTS = bulk.Sql(
     "SELECT r.player_id, r.idempotency_key, r.fingerprint, r.response "
     "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS TEXT[])) AS asked(player_id, key) "
     "JOIN bet_requests AS r ON r.player_id = asked.player_id AND r.idempotency_key = asked.key")
+#: :data:`_COUP_STATUS` and :data:`_STORED_REQUESTS` in one round trip
+_COUP_AND_REQUESTS = bulk.Sql(
+    "SELECT c.status, (SELECT id FROM accounts WHERE code = ?), k.* FROM coups AS c "
+    f"LEFT JOIN ({_STORED_REQUESTS.sqlite}) AS k ON 1 = 1 WHERE c.id = ?",
+    "SELECT c.status, (SELECT id FROM accounts WHERE code = %s), k.* FROM coups AS c "
+    f"LEFT JOIN ({_STORED_REQUESTS.postgresql}) AS k ON true WHERE c.id = %s FOR SHARE OF c")
 _UPDATE_BETS_PG = ("UPDATE bets SET stake = changed.stake, status = changed.status "
                    "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS BIGINT[]), "
                    "CAST(%b AS TEXT[])) AS changed(id, stake, status) "
@@ -496,19 +501,45 @@ def _id_list(connection: Connection, values: Collection[Any]) -> Any:
     return list(values) if bulk.is_postgresql(connection) else bulk.json_list(values)
 
 
+def _pairs(connection: Connection, asked: Collection[tuple[int, str]]) -> tuple[Any, ...]:
+    """(player, key) pairs as :data:`_STORED_REQUESTS` takes them: two arrays, or one JSON
+    text."""
+    if bulk.is_postgresql(connection):
+        return tuple(list(column) for column in zip(*asked, strict=True))
+    return (json.dumps(list(asked)),)
+
+
+def _answers(connection: Connection, rows: Sequence[Sequence[Any]],
+             ) -> dict[tuple[int, str], tuple[str, dict[str, Any]]]:
+    """Stored requests' rows as (player, key) → (fingerprint, first answer)."""
+    loads: Any = dict if bulk.is_postgresql(connection) else json.loads  # psycopg parses JSON
+    return {(player, key): (fingerprint, dict(loads(response)))
+            for player, key, fingerprint, response in rows}
+
+
 def _stored_requests(connection: Connection, asked: Collection[tuple[int, str]],
                      ) -> dict[tuple[int, str], tuple[str, dict[str, Any]]]:
     """The stored requests of these (player, key) pairs: each one's (fingerprint, first
     answer)."""
     if not asked:
         return {}
-    if bulk.is_postgresql(connection):
-        params: tuple[Any, ...] = tuple(list(column) for column in zip(*asked, strict=True))
-        loads: Any = dict
-    else:
-        params, loads = (json.dumps(list(asked)),), json.loads
-    return {(player, key): (fingerprint, dict(loads(response)))
-            for player, key, fingerprint, response in _STORED_REQUESTS.run(connection, params)}
+    return _answers(connection, _STORED_REQUESTS.run(connection, _pairs(connection, asked)))
+
+
+def _coup_and_requests(connection: Connection, table_id: int, coup_id: int,
+                       asked: Collection[tuple[int, str]],
+                       ) -> tuple[str | None, int, dict[tuple[int, str], tuple[str, dict[str, Any]]]]:
+    """The coup's status (read ``FOR SHARE``), the table's in-play account and the stored
+    requests of these (player, key) pairs, in one query."""
+    code = ledger.in_play_code(table_id)
+    if not asked:
+        found = _COUP_STATUS.run(connection, (code, coup_id))
+        return (found[0][0], found[0][1], {}) if found else (None, 0, {})
+    rows = _COUP_AND_REQUESTS.run(connection, (code, *_pairs(connection, asked), coup_id))
+    if not rows:  # no such coup: every operation is refused, stored answers still replayed
+        return None, 0, _stored_requests(connection, asked)
+    return rows[0][0], rows[0][1] or 0, _answers(connection, [row[2:] for row in rows
+                                                               if row[2] is not None])
 
 
 def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
