@@ -121,10 +121,16 @@ def serve(
     if workers > 1:
         _serve_workers(settings, workers=workers, host=host, port=port, ready=ready)
         return
-    # No per-message deflate: compressing every small JSON message for every socket cost more
-    # of the one event loop than anything else in the fan-out (issue 8, docs/server.md).
-    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, log_level="warning",
-                timeout_graceful_shutdown=5, ws_per_message_deflate=False)
+    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, **UVICORN_OPTIONS)
+
+
+#: How every ``serve`` runs uvicorn (issue 8, docs/server.md). No per-message deflate:
+#: compressing every small JSON message for every socket cost the one event loop more than
+#: anything else in the fan-out. Idle keep-alive connections are kept 75 s (nginx's default)
+#: rather than uvicorn's 5: a player bets once a coup, 20–30 s apart, and with 5 s every bet
+#: of a round opened a new connection (and a client's first write on the closed one failed).
+UVICORN_OPTIONS: dict[str, Any] = {"log_level": "warning", "timeout_graceful_shutdown": 5,
+                                   "ws_per_message_deflate": False, "timeout_keep_alive": 75}
 
 
 def _raise_open_files_limit() -> None:
@@ -164,8 +170,7 @@ def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: 
     assert dataclasses.is_dataclass(settings)
     os.environ[WORKER_SETTINGS_VARIABLE] = json.dumps(fields)
     uvicorn.run("puntobanco.cli.serve:worker_app", factory=True, workers=workers, host=host,
-                port=port, log_level="warning", timeout_graceful_shutdown=5,
-                ws_per_message_deflate=False)
+                port=port, **UVICORN_OPTIONS)
 
 
 async def _seed(casino: Casino) -> tuple[str | None, list[str]]:

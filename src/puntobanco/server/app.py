@@ -13,12 +13,14 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
+from starlette.types import Receive, Scope, Send
 
 from puntobanco import __version__
 from puntobanco.errors import PuntoBancoError
@@ -53,6 +55,21 @@ provably fair commitment of each shoe."""
 SWITCH_INTERVAL = 0.0002
 
 
+class PuntoBancoApp(FastAPI):
+    """FastAPI, with a plain bet taken the short way before any middleware
+    (:class:`~puntobanco.server.api.fastbets.FastBets`, issue 8)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.fast_bets = FastBets(super().__call__, self.state)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            await self.fast_bets(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
 def create_app(settings: ServerSettings | None = None, *,
                on_ready: Callable[[Casino], None] | None = None) -> FastAPI:
     """The web application. Starting it migrates the database, seeds an empty one and starts
@@ -78,12 +95,11 @@ def create_app(settings: ServerSettings | None = None, *,
         finally:
             await casino.close()
 
-    app = FastAPI(title="puntobanco", version=__version__, description=DESCRIPTION,
+    app = PuntoBancoApp(title="puntobanco", version=__version__, description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)  # /docs is served locally
     app.state.guards = Guards(config.guard)
     # Compressed answers (the page's scripts, the snapshot); small ones are not worth it.
     app.add_middleware(GZipMiddleware, minimum_size=500)
-    app.add_middleware(FastBets)  # a plain bet skips FastAPI's routing (issue 8)
     app.add_middleware(Guard)  # body limit and security headers (issue 9), outermost
     app.add_exception_handler(PuntoBancoError, on_puntobanco_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)

@@ -10,7 +10,14 @@ from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import all_words
-from puntobanco.server.api.deps import CasinoDep, GuardsDep, SignedIn, bearer_token, request_lang
+from puntobanco.server.api.deps import (
+    CasinoDep,
+    GuardsDep,
+    SignedIn,
+    bearer_token,
+    forget_sessions,
+    request_lang,
+)
 from puntobanco.server.api.guard import client_address
 from puntobanco.server.api.schemas import (
     ERRORS,
@@ -96,6 +103,7 @@ async def logout(request: Request, player: SignedIn, casino: CasinoDep,
     token = bearer_token(request)
     assert token is not None
     await casino.db.run_write(lambda s: auth.close_session(s, token))
+    forget_sessions(casino, player.id, token)
     guards.sockets.end_sessions(player.id, token)
     return {"ok": True}
 
@@ -106,6 +114,7 @@ async def logout_everywhere(player: SignedIn, casino: CasinoDep,
     """Close every session of the caller, this one included (every token stops working, every
     signed-in WebSocket of the caller is closed with 4401)."""
     ended = await casino.db.run_write(lambda s: auth.end_sessions(s, player.id))
+    forget_sessions(casino, player.id)
     guards.sockets.end_sessions(player.id)
     return {"ok": True, "sessions": ended}
 
@@ -124,7 +133,9 @@ async def set_language(body: LangIn, player: SignedIn, casino: CasinoDep) -> dic
         changed = PlayerInfo(player.id, player.username, player.role, body.lang)
         return player_json(session, changed)
 
-    return await casino.db.run_write(change)
+    answer = await casino.db.run_write(change)
+    forget_sessions(casino, player.id)  # a bet's refusals are in the new language at once
+    return answer
 
 
 @router.get("/words", response_model=dict[str, dict[str, str]])

@@ -2,18 +2,30 @@
 without FastAPI's routing and dependency machinery, which cost the one event loop more than the
 bet itself (about half of its time at 1,000 players betting).
 
-:class:`FastBets` is pure ASGI middleware in front of the application. It takes a request only
-when it is the plain case — ``POST /api/tables/{id}/bets``, no query string, a JSON body with
-its ``Content-Length`` that :class:`~puntobanco.server.api.schemas.BetIn` accepts, a bearer
-token of a live session — and
-then does exactly what the route does (:func:`puntobanco.server.api.tables.place_bet`): the
-player's rate limit, the table's dealer, ``place_bet``, the answer validated by
-:class:`~puntobanco.server.api.schemas.BetOut`, a refusal answered as
-:func:`~puntobanco.server.api.deps.on_puntobanco_error` does (its code, its status, the
-sentence in the player's language, ``Retry-After`` on 429). Anything else — another path, a
-query string (``?lang=``), a body the model refuses, no or an unknown token — goes on to the
-application unchanged (the body it read is handed on as it came), so every answer not in the
-plain case is the route's own; the OpenAPI document still describes the route.
+:class:`FastBets` is called by the application itself before any middleware
+(:class:`puntobanco.server.app.PuntoBancoApp`): the five middleware layers a request otherwise
+crosses (Starlette's error and telemetry layers, FastAPI's body limit, our
+:class:`~puntobanco.server.api.guard.Guard`, the compression) each wrap the request's ``send``
+and cost a bet more than the desk's work. It takes a request only when it is the plain case —
+``POST /api/tables/{id}/bets``, no query string, a JSON body with its ``Content-Length`` within
+the guard's limit that :class:`~puntobanco.server.api.schemas.BetIn` accepts, a bearer token of
+a live session — and then does exactly what the route does
+(:func:`puntobanco.server.api.tables.place_bet`): the player's rate limit, the table's dealer,
+``place_bet``, the answer validated by :class:`~puntobanco.server.api.schemas.BetOut`, a
+refusal answered as :func:`~puntobanco.server.api.deps.on_puntobanco_error` does (its code,
+its status, the sentence in the player's language, ``Retry-After`` on 429), with the guard's
+security headers. Anything else — another path, a query string (``?lang=``), a body the model
+refuses, no or an unknown token — goes on to the application unchanged (the body it read is
+handed on as it came), so every answer not in the plain case is the route's own; the OpenAPI
+document still describes the route.
+
+A session seen live in the last minute (:func:`~puntobanco.server.api.deps.known_player`) is
+not looked up again: the bet's own group commit checks it, in the transaction that writes the
+bet (``BetDesk.submit``). A bet whose session that batch finds ended, or that is refused before
+any batch (after the deadline, a stake refused by the cheap checks, a retry answered from its
+stored first answer), has its session looked up then, as the route would: an ended session is
+answered ``unauthorized`` by the route exactly as before, and no refusal or stored answer is
+given on a session not checked.
 """
 
 from __future__ import annotations
@@ -24,19 +36,30 @@ import re
 from typing import Any
 
 from pydantic import ValidationError
+from starlette.datastructures import State
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
-from puntobanco.server.api.deps import MAX_TOKEN, lookup_player
-from puntobanco.server.api.guard import Guards, TooManyRequests
+from puntobanco.server.api.deps import MAX_TOKEN, forget_sessions, known_player, lookup_player
+from puntobanco.server.api.guard import (
+    MAX_BODY_BYTES,
+    PAGE_CSP,
+    SECURITY_HEADERS,
+    Guards,
+    TooManyRequests,
+)
 from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut
 from puntobanco.server.live.casino import Casino
+from puntobanco.server.live.desk import SessionEnded, SessionUnchecked
 from puntobanco.server.messages import error_message, status_of
 
 log = logging.getLogger("puntobanco.server.api.fastbets")
 
 _PATH = re.compile(r"/api/tables/([1-9][0-9]{0,9})/bets")
+#: what the guard adds to every answer (the short way does not cross it)
+_HEADERS = [(b"content-type", b"application/json"), *SECURITY_HEADERS,
+            (b"content-security-policy", PAGE_CSP.encode())]
 
 
 class FastBets:
@@ -45,8 +68,10 @@ class FastBets:
     #: bets answered the short way, in this process (a figure; the tests read it)
     answered = 0
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, state: State) -> None:
+        #: the whole application (its middleware and routes), for every request not taken here
         self.app = app
+        self.state = state
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (scope["type"] != "http" or scope["method"] != "POST" or scope["query_string"]
@@ -59,8 +84,9 @@ class FastBets:
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         # a body without Content-Length (chunked) goes to the route: the guard in front has
         # checked a declared length, while a chunked one may still be refused 413 mid-way
+        declared = headers.get(b"content-length", b"")
         if (table_id > MAX_ID or token is None or content_type != b"application/json"
-                or b"content-length" not in headers):
+                or not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
@@ -72,19 +98,36 @@ class FastBets:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        app = scope["app"]
-        casino: Casino = app.state.casino
-        guards: Guards = app.state.guards
+        casino: Casino = self.state.casino
+        guards: Guards = self.state.guards
         bet = _bet_in(body)
-        player = await lookup_player(casino, token) if bet is not None else None
-        if bet is None or player is None:  # the route answers (its refusals, its language)
+        if bet is None:  # the route answers (its refusals, its language)
             await self.app(scope, _replay(body, receive), send)
+            return
+        # a session seen lately is checked by the bet's own group commit, not looked up first
+        player = known_player(casino, token)
+        unchecked = player is not None
+        if player is None and (player := await lookup_player(casino, token)) is None:
+            await self.app(scope, _replay(body, receive), send)  # 401 in the route's words
             return
         try:
             guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
             dealer = casino.dealer(table_id)
-            answer = await dealer.place_bet(player.id, BetKind.parse(bet.bet), bet.stake,
-                                            bet.idempotency_key, coup_id=bet.coup_id)
+            kind = BetKind.parse(bet.bet)
+            try:
+                answer = await dealer.place_bet(player.id, kind, bet.stake, bet.idempotency_key,
+                                                coup_id=bet.coup_id,
+                                                token=token if unchecked else None)
+            except (SessionUnchecked, SessionEnded):
+                # refused before any batch checked its session, or the session has ended:
+                # looked up now, as the route would, and asked again (nothing was written)
+                if (fresh := await lookup_player(casino, token)) is None:
+                    forget_sessions(casino, player.id, token)
+                    await self.app(scope, _replay(body, receive), send)
+                    return
+                player = fresh
+                answer = await dealer.place_bet(player.id, kind, bet.stake, bet.idempotency_key,
+                                                coup_id=bet.coup_id)
             out = BetOut.model_validate(answer).model_dump(mode="json")
         except PuntoBancoError as error:
             FastBets.answered += 1
@@ -139,6 +182,5 @@ async def _json(send: Send, status: int, content: Any,
     text = json.dumps(content, ensure_ascii=False, allow_nan=False,
                       separators=(",", ":")).encode()
     await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(text)).encode()),
-        *(extra or [])]})
+        *_HEADERS, (b"content-length", str(len(text)).encode()), *(extra or [])]})
     await send({"type": "http.response.body", "body": text})
