@@ -13,10 +13,11 @@ same text, a ``JSON`` the same ``json.dumps`` text), once per distinct value for
   write lock, so the rows of one ``executemany`` get consecutive rowids ending at
   ``last_insert_rowid()``);
 * PostgreSQL: ``INSERT … SELECT * FROM unnest(%b, …)``, one array per column, a short statement
-  psycopg parses once (its ``executemany`` cost about 50 µs a row in Python); new ids are drawn
-  from the table's sequence first, in one query. Arrays go in psycopg's binary format (``%b``):
-  its text format escaped every element with a regular expression, 16 ms for four columns of
-  1,000 rows against 1 ms.
+  psycopg parses once (its ``executemany`` cost about 50 µs a row in Python). Arrays go in
+  psycopg's binary format (``%b``): its text format escaped every element with a regular
+  expression, 16 ms for four columns of 1,000 rows against 1 ms. New ids are drawn from the
+  tables' sequences first, one query for all (:meth:`Writes.reserve`), and a transaction's
+  writes go as one statement (:class:`Writes`).
 
 On PostgreSQL statements go through :meth:`sqlalchemy.engine.Connection.exec_driver_sql`
 (SQLAlchemy's error classes, and its handling of a lost connection). On SQLite, where that
@@ -46,16 +47,11 @@ def is_postgresql(connection: Connection) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Sql:
-    """One statement in the SQLite (``?``) and PostgreSQL (``%s``) parameter styles."""
+    """One statement in the SQLite (``?``) and PostgreSQL (``%s``, ``%b`` for a binary array)
+    parameter styles."""
 
     sqlite: str
     postgresql: str
-
-    @classmethod
-    def both(cls, text: str) -> Sql:
-        """The same text for both, ``?`` placeholders becoming ``%s`` (no ``%`` or ``?``
-        elsewhere in it)."""
-        return cls(text, text.replace("?", "%s"))
 
     def run(self, connection: Connection, params: Row = ()) -> list[Any]:
         """Execute it; the rows it gives."""
