@@ -40,6 +40,7 @@ from puntobanco.server.api.deps import (
 from puntobanco.server.api.fastbets import FastBets
 from puntobanco.server.api.guard import Guard, Guards
 from puntobanco.server.db.engine import migrate
+from puntobanco.server.live import collector
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.settings import ServerSettings
 from puntobanco.server.static_files import add_docs_routes, mount_static, versioned_page
@@ -89,9 +90,15 @@ def create_app(settings: ServerSettings | None = None, *,
         casino.end_player_sockets = app.state.guards.sockets.end_sessions  # a suspension
         try:
             await casino.open()
-            if on_ready is not None:
-                on_ready(casino)
-            yield
+            collector.start()  # full garbage collections at quiet moments only (issue 8)
+            backstop = asyncio.create_task(collector.backstop())
+            try:
+                if on_ready is not None:
+                    on_ready(casino)
+                yield
+            finally:
+                backstop.cancel()
+                collector.stop()
         finally:
             await casino.close()
 

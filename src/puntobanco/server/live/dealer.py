@@ -41,6 +41,7 @@ from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.fair import commitment, new_salt, order_text
+from puntobanco.server.live import collector
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.cluster import LeadershipLost
 from puntobanco.server.live.desk import BetDesk, SessionUnchecked
@@ -480,6 +481,7 @@ class TableDealer:
         self.hub.publish(msg.RoundSettled(round_no=settled.round_no, coup_id=coup_id,
                                           winner=result["winner"],
                                           shoe_finished=settled.shoe_finished))
+        collector.quiet_moment()  # the players read their result: a moment for the GC
         self.rounds_played += 1
         if settled.shoe_finished:
             await self._finish_shoe(self.view.shoe["id"])

@@ -29,6 +29,7 @@ from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.dealer_messages import step_text
+from puntobanco.server.live import collector
 from puntobanco.server.live.dealer import TableDealer, View, now_ms
 from puntobanco.server.live.hub import dumps
 from puntobanco.server.settings import ServerSettings, table_rules_from_json
@@ -465,6 +466,7 @@ class HumanDealer(TableDealer):
                             "coup_id": coup_id, "winner": result["winner"],
                             "shoe_finished": settled.shoe_finished})
         self.rounds_played += 1
+        collector.quiet_moment()
 
     async def misdeal(self, dealer_id: int) -> None:
         """Void the round: every stake returned, its cards kept in the record marked void."""
