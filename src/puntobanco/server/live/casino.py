@@ -9,7 +9,7 @@ import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
@@ -39,6 +39,14 @@ OnWrite = Callable[[Session, store.TableSettings], None]
 
 #: the longest table name, in characters (after trimming spaces)
 MAX_TABLE_NAME = 64
+
+
+class EndSockets(Protocol):
+    """Closes a player's open WebSockets in this process (``api/guard.py``
+    ``SocketCounts.end_sessions``): those of one session (its token's hash), or all."""
+
+    def __call__(self, player: int, token: str | None = None, *,
+                 hashed: str | None = None) -> object: ...
 
 
 class OutOfService(PuntoBancoError):
@@ -75,7 +83,7 @@ class Casino:
         #: several processes on one PostgreSQL database (live/cluster.py); None on SQLite
         self.cluster: Cluster | None = None
         #: closes a player's open WebSockets in this process (set by the application)
-        self.end_player_sockets: Callable[[int], object] | None = None
+        self.end_player_sockets: EndSockets | None = None
 
     async def open(self) -> None:
         """Seed an empty database, then start one dealer per table (on PostgreSQL: deal the
@@ -183,6 +191,19 @@ class Casino:
         if self.cluster is not None:
             self.cluster.relay({"k": "bar", "p": player_id, "v": barred})
 
+    def end_sessions(self, player_id: int, hashed: str | None = None) -> None:
+        """Close, in every process, a player's sockets opened with the session whose token
+        hashes to ``hashed`` (``db/auth.py`` ``token_hash``), or with any session (``None``):
+        the log-out and log-out-everywhere, once the sessions are gone from the database. The
+        relay carries the hash, never the token."""
+        self._end_sessions_here(player_id, hashed)
+        if self.cluster is not None:
+            self.cluster.relay({"k": "out", "p": player_id, "h": hashed})
+
+    def _end_sessions_here(self, player_id: int, hashed: str | None) -> None:
+        if self.end_player_sockets is not None:
+            self.end_player_sockets(player_id, hashed=hashed)
+
     def _bar_here(self, player_id: int, barred: bool) -> None:
         for dealer in self.dealers.values():
             if barred:
@@ -200,6 +221,8 @@ class Casino:
             self._tell_here(int(item["p"]), item["m"])
         elif kind == "bar":
             self._bar_here(int(item["p"]), bool(item["v"]))
+        elif kind == "out":
+            self._end_sessions_here(int(item["p"]), item.get("h"))
         elif kind == "table" and isinstance(table, int):
             await self._table_changed(table)
         elif dealer is None:
