@@ -21,7 +21,7 @@ from puntobanco.server.db import admin, auth, ledger, store
 from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.engine import Database, backend_of, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
-from puntobanco.server.live.cluster import NAMESPACE, Cluster, Item
+from puntobanco.server.live.cluster import NAMESPACE, Cluster, ClusterHub, Item
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.live.hub import Hub, dumps
 from puntobanco.server.live.human import HumanDealer, dealer_for
@@ -247,8 +247,12 @@ class Casino:
                                 "snap": True})
         elif kind == "pause":
             dealer.set_paused(bool(item["v"]))
-        elif kind == "watch" and not dealer.following:  # someone watches it elsewhere
-            dealer.poke()
+        elif kind == "watch":  # who watches it on another process (live/cluster.py)
+            if isinstance(dealer.hub, ClusterHub):
+                dealer.hub.seen_elsewhere(str(item["o"]), frozenset(map(int, item["p"])),
+                                          float(item["x"]))
+            if item["w"] and not dealer.following:  # watched elsewhere: the dealer deals on
+                dealer.poke()
         elif kind == "want" and isinstance(dealer, HumanDealer) and self.cluster is not None:
             await self.cluster.hand_over(dealer.id)  # its dealer's page uses another process
 
