@@ -492,7 +492,7 @@ def test_issue8_every_process_answers_the_same_live_view_and_ends_a_session_ever
     log-out everywhere, asked of one process closes the player's socket on the other at once,
     with 4401 as locally."""
     url = pg_cluster.new_database()
-    pacing = ("--betting-seconds", "4", "--closed-seconds", "0.05", "--card-seconds", "0.05",
+    pacing = ("--betting-seconds", "4", "--closed-seconds", "0.6", "--card-seconds", "0.5",
               "--result-seconds", "0.1")
     stack = contextlib.ExitStack()
     with serve_process(url, *pacing) as (_first, first_url), \
@@ -519,8 +519,14 @@ def test_issue8_every_process_answers_the_same_live_view_and_ends_a_session_ever
             return [httpx.get(f"{base}/api/operator/tables/1", headers=boss.headers,
                               timeout=10).json() for base in (first_url, second_url)]
 
-        wait_until(lambda: (lambda s: s["phase"] == "open" and s["deadline"] - s["server_time"]
-                            > 2500)(_snapshot(second_url, 1)), timeout=30, step=0.05)
+        def betting_for(milliseconds: int) -> bool:
+            snap = _snapshot(second_url, 1)
+            return bool(snap["phase"] == "open"
+                        and snap["deadline"] - snap["server_time"] > milliseconds)
+
+        wait_until(lambda: betting_for(0), timeout=30, step=0.05)
+        views()  # the first exposure of a process costs it up to seconds (imports, tables)
+        wait_until(lambda: betting_for(2500), timeout=30, step=0.05)
         coup = _snapshot(second_url, 1)["coup_id"]
         for base, player, kind in ((first_url, ann, "banco"), (second_url, bob, "punto")):
             placed = httpx.post(f"{base}/api/tables/1/bets", headers=player.headers, timeout=10,
@@ -536,6 +542,12 @@ def test_issue8_every_process_answers_the_same_live_view_and_ends_a_session_ever
         assert following["exposure"]["worst"] is not None
         assert [w["username"] for w in following["watchers"]] == ["ann", "bob"]
         assert following["table"]["players"] == 2
+        # and once betting closed, while the coup's cards turn (the coup is recorded dealt:
+        # its own cards are put back, as the dealer's shoe does)
+        wait_until(lambda: seen.append(views()) or (
+            seen[-1][0]["coup_id"] == coup and seen[-1][0]["table"]["phase"] in ("closed", "dealt")
+            and seen[-1][0] == seen[-1][1]), timeout=8, step=0.1)
+        assert seen[-1][1]["exposure"] == following["exposure"]
 
         # a log-out on the first process closes that session's socket on the second (4401),
         # not the player's other session's; a log-out everywhere closes that one too

@@ -20,7 +20,10 @@ receivers. The dealing process attaches its table's state to each table event, s
 non-dealing process draws the same snapshot and opens and closes its own desk for the coup the
 dealer opened (bets are written with the same database-arbitrated close whichever process takes
 them). Each process counts every process's bets from the relayed ``my-bets`` and pushes its own
-coalesced ``bet-totals``. Nothing is relayed while a process is alone on its database.
+coalesced ``bet-totals``. Every second each process reports who watches each table there
+(``watch``: the signed-in players, expiring unless renewed), so that every process counts every
+process's watchers (:class:`ClusterHub`). Nothing is relayed while a process is alone on its
+database.
 """
 
 from __future__ import annotations
