@@ -519,14 +519,15 @@ def test_issue8_every_process_answers_the_same_live_view_and_ends_a_session_ever
             return [httpx.get(f"{base}/api/operator/tables/1", headers=boss.headers,
                               timeout=10).json() for base in (first_url, second_url)]
 
-        def betting_for(milliseconds: int) -> bool:
+        def betting_for(milliseconds: int, *, coup_in_shoe: int = 1) -> bool:
             snap = _snapshot(second_url, 1)
-            return bool(snap["phase"] == "open"
+            return bool(snap["phase"] == "open" and snap["coup_in_shoe"] >= coup_in_shoe
                         and snap["deadline"] - snap["server_time"] > milliseconds)
 
         wait_until(lambda: betting_for(0), timeout=30, step=0.05)
         views()  # the first exposure of a process costs it up to seconds (imports, tables)
-        wait_until(lambda: betting_for(2500), timeout=30, step=0.05)
+        # a coup after the shoe's first: the follower replays recorded coups
+        wait_until(lambda: betting_for(2500, coup_in_shoe=2), timeout=30, step=0.05)
         coup = _snapshot(second_url, 1)["coup_id"]
         for base, player, kind in ((first_url, ann, "banco"), (second_url, bob, "punto")):
             placed = httpx.post(f"{base}/api/tables/1/bets", headers=player.headers, timeout=10,

@@ -248,10 +248,10 @@ class Casino:
         elif kind == "pause":
             dealer.set_paused(bool(item["v"]))
         elif kind == "watch":  # who watches it on another process (live/cluster.py)
-            if isinstance(dealer.hub, ClusterHub):
+            if isinstance(dealer.hub, ClusterHub) and "p" in item:
                 dealer.hub.seen_elsewhere(str(item["o"]), frozenset(map(int, item["p"])),
                                           float(item["x"]))
-            if item["w"] and not dealer.following:  # watched elsewhere: the dealer deals on
+            if item.get("w", True) and not dealer.following:  # watched there: deal on
                 dealer.poke()
         elif kind == "want" and isinstance(dealer, HumanDealer) and self.cluster is not None:
             await self.cluster.hand_over(dealer.id)  # its dealer's page uses another process
