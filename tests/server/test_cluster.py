@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from sqlalchemy import select, text
 from websockets.exceptions import ConnectionClosed
@@ -31,6 +32,7 @@ from websockets.sync.client import connect
 
 from puntobanco.cards import parse_cards
 from puntobanco.server.api.ws import CLOSE_UNAUTHORIZED
+from puntobanco.server.db.auth import token_hash
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import (
     BetRecord,
@@ -38,7 +40,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
-from puntobanco.server.live.cluster import Cluster, LeadershipLost, pack
+from puntobanco.server.live.cluster import Cluster, LeadershipLost, libpq_url, pack
 from puntobanco.server.settings import table_rules_from_json
 
 from .conftest import PostgresCluster
@@ -568,8 +570,12 @@ def test_issue8_every_process_answers_the_same_live_view_and_ends_a_session_ever
             assert time.monotonic() < deadline + 0.5
             return None if closed.value.rcvd is None else closed.value.rcvd.code
 
+        listener = stack.enter_context(psycopg.connect(libpq_url(url), autocommit=True))
+        listener.execute("LISTEN puntobanco")  # what the processes tell each other
         assert http.post("/api/logout", headers=ann.headers).status_code == 200
         assert closed_within(sockets[0], 3) == CLOSE_UNAUTHORIZED
+        relayed = "".join(notice.payload for notice in listener.notifies(timeout=0.5))
+        assert token_hash(ann.token) in relayed and ann.token not in relayed  # the hash only
         sockets[1].send(json.dumps({"type": "ping"}))
         assert any(json.loads(sockets[1].recv(timeout=10))["type"] == "pong" for _ in range(200))
         assert http.post("/api/logout-everywhere", headers=other.headers).status_code == 200
