@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+from sqlalchemy import select
 
 from puntobanco.server.api.fastbets import FastBets
+from puntobanco.server.db import auth
+from puntobanco.server.db.models import BetRecord, BetRequest
 from puntobanco.server.settings import GuardSettings
 
 from .support import LiveServer, Player, fast_settings, running
@@ -108,3 +111,41 @@ def test_issue8_a_chunked_bet_body_over_the_limit_is_refused_413_not_500(sqlite_
             **ann.headers, "Content-Type": "application/json"})
         assert answer.status_code == 413, answer.text
         assert answer.json()["error"]["code"] == "body-too-large"
+
+
+def test_issue8_a_session_ended_elsewhere_is_refused_by_the_bets_own_commit(db_url: str) -> None:
+    """Issue 9's session guarantee on the short way, which looks a session it has seen in the
+    last minute up only in the bet's own group commit: a session ended behind this process's
+    back (another server process's log-out) is answered ``unauthorized``, in the route's words,
+    and nothing is written — while the table is open (the batch checks it) and after the close
+    (the cheap refusal looks the session up first)."""
+    with running(fast_settings(db_url, betting_seconds=2.0)) as server:
+        ann = server.signup("ann", lang="it")
+        watcher = server.watch(1, ann)
+        coup = watcher.next("round-opened")["coup_id"]
+        first = server.http.post("/api/tables/1/bets", headers=ann.headers, json={
+            "bet": "banco", "stake": 1000, "coup_id": coup})
+        assert first.status_code == 200, first.text
+        balance = first.json()["balance"]
+        # a second bet: the session is remembered, not looked up again
+        second = server.http.post("/api/tables/1/bets", headers=ann.headers, json={
+            "bet": "banco", "stake": 1000, "coup_id": coup})
+        assert second.status_code == 200 and second.json()["balance"] == balance - 1000
+        with server.casino.db.write() as session:  # as another process's log-out does
+            auth.close_session(session, ann.token)
+        before = FastBets.answered
+        ended = server.http.post("/api/tables/1/bets", headers=ann.headers, json={
+            "bet": "banco", "stake": 1000, "coup_id": coup, "idempotency_key": "after-logout"})
+        assert ended.status_code == 401, ended.text
+        assert ended.json()["error"]["code"] == "unauthorized"
+        assert FastBets.answered == before  # the route answered it, after its own lookup
+        late = server.http.post("/api/tables/1/bets", headers=ann.headers, json={
+            "bet": "banco", "stake": 1000, "coup_id": coup + 1})  # refused before any batch
+        assert late.status_code == 401 and late.json()["error"]["code"] == "unauthorized"
+        with server.casino.db.read() as session:
+            stakes = session.execute(select(BetRecord.stake).where(
+                BetRecord.player_id == ann.id, BetRecord.coup_id == coup)).scalars().all()
+            assert sum(stakes) == 2000  # the bet after the log-out is nowhere
+            assert session.execute(select(BetRequest).where(
+                BetRequest.idempotency_key == "after-logout")).first() is None
+        watcher.close()

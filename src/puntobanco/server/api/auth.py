@@ -10,7 +10,14 @@ from sqlalchemy.orm import Session
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import all_words
-from puntobanco.server.api.deps import CasinoDep, GuardsDep, SignedIn, bearer_token, request_lang
+from puntobanco.server.api.deps import (
+    CasinoDep,
+    GuardsDep,
+    SignedIn,
+    bearer_token,
+    forget_sessions,
+    request_lang,
+)
 from puntobanco.server.api.guard import client_address
 from puntobanco.server.api.schemas import (
     ERRORS,
@@ -96,7 +103,8 @@ async def logout(request: Request, player: SignedIn, casino: CasinoDep) -> dict[
     token = bearer_token(request)
     assert token is not None
     await casino.db.run_write(lambda s: auth.close_session(s, token))
-    casino.end_sessions(player.id, auth.token_hash(token))
+    forget_sessions(casino, player.id, token)
+    casino.end_sessions(player.id, auth.token_hash(token))  # its sockets, on every process
     return {"ok": True}
 
 
@@ -105,7 +113,8 @@ async def logout_everywhere(player: SignedIn, casino: CasinoDep) -> dict[str, An
     """Close every session of the caller, this one included (every token stops working, every
     signed-in WebSocket of the caller is closed with 4401, on every server process)."""
     ended = await casino.db.run_write(lambda s: auth.end_sessions(s, player.id))
-    casino.end_sessions(player.id)
+    forget_sessions(casino, player.id)
+    casino.end_sessions(player.id)  # the player's sockets, on every process
     return {"ok": True, "sessions": ended}
 
 
@@ -123,7 +132,9 @@ async def set_language(body: LangIn, player: SignedIn, casino: CasinoDep) -> dic
         changed = PlayerInfo(player.id, player.username, player.role, body.lang)
         return player_json(session, changed)
 
-    return await casino.db.run_write(change)
+    answer = await casino.db.run_write(change)
+    forget_sessions(casino, player.id)  # a bet's refusals are in the new language at once
+    return answer
 
 
 @router.get("/words", response_model=dict[str, dict[str, str]])

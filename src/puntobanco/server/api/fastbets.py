@@ -9,16 +9,23 @@ crosses (Starlette's error and telemetry layers, FastAPI's body limit, our
 and cost a bet more than the desk's work. It takes a request only when it is the plain case —
 ``POST /api/tables/{id}/bets``, no query string, a JSON body with its ``Content-Length`` within
 the guard's limit that :class:`~puntobanco.server.api.schemas.BetIn` accepts, a bearer token of
-a live session — and
-then does exactly what the route does (:func:`puntobanco.server.api.tables.place_bet`): the
-player's rate limit, the table's dealer, ``place_bet``, the answer validated by
-:class:`~puntobanco.server.api.schemas.BetOut`, a refusal answered as
-:func:`~puntobanco.server.api.deps.on_puntobanco_error` does (its code, its status, the
-sentence in the player's language, ``Retry-After`` on 429), with the guard's security
-headers. Anything else — another path, a
-query string (``?lang=``), a body the model refuses, no or an unknown token — goes on to the
-application unchanged (the body it read is handed on as it came), so every answer not in the
-plain case is the route's own; the OpenAPI document still describes the route.
+a live session — and then does exactly what the route does
+(:func:`puntobanco.server.api.tables.place_bet`): the player's rate limit, the table's dealer,
+``place_bet``, the answer validated by :class:`~puntobanco.server.api.schemas.BetOut`, a
+refusal answered as :func:`~puntobanco.server.api.deps.on_puntobanco_error` does (its code,
+its status, the sentence in the player's language, ``Retry-After`` on 429), with the guard's
+security headers. Anything else — another path, a query string (``?lang=``), a body the model
+refuses, no or an unknown token — goes on to the application unchanged (the body it read is
+handed on as it came), so every answer not in the plain case is the route's own; the OpenAPI
+document still describes the route.
+
+A session seen live in the last minute (:func:`~puntobanco.server.api.deps.known_player`) is
+not looked up again: the bet's own group commit checks it, in the transaction that writes the
+bet (``BetDesk.submit``). A bet whose session that batch finds ended, or that is refused before
+any batch (after the deadline, a stake refused by the cheap checks, a retry answered from its
+stored first answer), has its session looked up then, as the route would: an ended session is
+answered ``unauthorized`` by the route exactly as before, and no refusal or stored answer is
+given on a session not checked.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
-from puntobanco.server.api.deps import MAX_TOKEN, lookup_player
+from puntobanco.server.api.deps import MAX_TOKEN, forget_sessions, known_player, lookup_player
 from puntobanco.server.api.guard import (
     MAX_BODY_BYTES,
     PAGE_CSP,
@@ -44,6 +51,7 @@ from puntobanco.server.api.guard import (
 )
 from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut
 from puntobanco.server.live.casino import Casino
+from puntobanco.server.live.desk import SessionEnded, SessionUnchecked
 from puntobanco.server.messages import error_message, status_of
 
 log = logging.getLogger("puntobanco.server.api.fastbets")
@@ -93,15 +101,33 @@ class FastBets:
         casino: Casino = self.state.casino
         guards: Guards = self.state.guards
         bet = _bet_in(body)
-        player = await lookup_player(casino, token) if bet is not None else None
-        if bet is None or player is None:  # the route answers (its refusals, its language)
+        if bet is None:  # the route answers (its refusals, its language)
             await self.app(scope, _replay(body, receive), send)
+            return
+        # a session seen lately is checked by the bet's own group commit, not looked up first
+        player = known_player(casino, token)
+        unchecked = player is not None
+        if player is None and (player := await lookup_player(casino, token)) is None:
+            await self.app(scope, _replay(body, receive), send)  # 401 in the route's words
             return
         try:
             guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
             dealer = casino.dealer(table_id)
-            answer = await dealer.place_bet(player.id, BetKind.parse(bet.bet), bet.stake,
-                                            bet.idempotency_key, coup_id=bet.coup_id)
+            kind = BetKind.parse(bet.bet)
+            try:
+                answer = await dealer.place_bet(player.id, kind, bet.stake, bet.idempotency_key,
+                                                coup_id=bet.coup_id,
+                                                token=token if unchecked else None)
+            except (SessionUnchecked, SessionEnded):
+                # refused before any batch checked its session, or the session has ended:
+                # looked up now, as the route would, and asked again (nothing was written)
+                if (fresh := await lookup_player(casino, token)) is None:
+                    forget_sessions(casino, player.id, token)
+                    await self.app(scope, _replay(body, receive), send)
+                    return
+                player = fresh
+                answer = await dealer.place_bet(player.id, kind, bet.stake, bet.idempotency_key,
+                                                coup_id=bet.coup_id)
             out = BetOut.model_validate(answer).model_dump(mode="json")
         except PuntoBancoError as error:
             FastBets.answered += 1

@@ -17,7 +17,7 @@ from puntobanco.cards import composition_of
 from puntobanco.errors import RuleSetError
 from puntobanco.physical import PhysicalShoe
 from puntobanco.rules import RuleSet
-from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator
+from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator, forget_sessions
 from puntobanco.server.api.schemas import ERRORS, CreditIn, Id, Lang, TableItem
 from puntobanco.server.db import admin, audit, ledger
 from puntobanco.server.hold import exposure
@@ -151,6 +151,7 @@ async def suspend(player_id: Id, casino: CasinoDep, operator: Operator,
     refused, and bets on a round still open for betting are given back (bets already closed
     stand and are settled)."""
     await _set_suspended(casino, operator.id, player_id, True)
+    forget_sessions(casino, player_id)
     guards.sockets.end_sessions(player_id)
     refunded = 0
     dealers = list(casino.dealers.values())

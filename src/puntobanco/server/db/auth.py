@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import bcrypt
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -164,10 +164,13 @@ def lookup_token(session: Session, token: str, *, limits: GuardSettings,
     return lookup_tokens(session, [token], limits=limits, now=now).get(token)
 
 
-#: the columns a token lookup reads (Core: no ORM objects built on the hot path of every bet)
+#: the columns a token lookup reads, built once (its ``IN`` list is one expanding parameter:
+#: building ``in_(…)`` for each lookup cost more than the query), run on the session's
+#: connection (Core rows: no ORM machinery on the hot path of every bet)
 _LOOKUP = (select(LoginSession.token_hash, Player.id, Player.username, Player.role, Player.lang,
                   LoginSession.created_at, LoginSession.last_seen_at)
-           .join(Player, Player.id == LoginSession.player_id))
+           .join(Player, Player.id == LoginSession.player_id)
+           .where(LoginSession.token_hash.in_(bindparam("hashes", expanding=True))))
 
 
 def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSettings,
@@ -183,8 +186,8 @@ def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSet
     longest = timedelta(seconds=limits.session_max_seconds)
     renew = timedelta(seconds=limits.session_renew_seconds)
     found: dict[str, TokenLookup] = {}
-    for hashed, player_id, username, role, lang, created_at, last_seen_at in session.execute(
-            _LOOKUP.where(LoginSession.token_hash.in_(list(hashes)))):
+    for hashed, player_id, username, role, lang, created_at, last_seen_at in (
+            session.connection().execute(_LOOKUP, {"hashes": list(hashes)})):
         created = _aware(created_at)
         seen = _aware(last_seen_at) if last_seen_at is not None else created
         if moment - seen > idle or moment - created > longest:

@@ -43,7 +43,7 @@ from puntobanco.server.db.store import TableSettings
 from puntobanco.server.fair import commitment, new_salt, order_text
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.cluster import LeadershipLost
-from puntobanco.server.live.desk import BetDesk
+from puntobanco.server.live.desk import BetDesk, SessionUnchecked
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.messages import IdempotencyConflict
 from puntobanco.server.settings import ServerSettings, table_rules_from_json
@@ -86,7 +86,7 @@ class TableDealer:
         self.db = db
         self.config = config
         self.hub = Hub()
-        self.desk = BetDesk(table_id=self.id, db=db, hub=self.hub)
+        self.desk = BetDesk(table_id=self.id, db=db, hub=self.hub, sessions=config.guard)
         self.lock = asyncio.Lock()
         self.view = View()
         self.table = self._new_table(settings)
@@ -488,17 +488,19 @@ class TableDealer:
     # --- bets -----------------------------------------------------------------------------
 
     async def place_bet(self, player_id: int, kind: BetKind, stake: int, key: str | None,
-                        *, coup_id: int | None = None) -> dict[str, Any]:
+                        *, coup_id: int | None = None, token: str | None = None
+                        ) -> dict[str, Any]:
         """Place a bet (validated by the core, paid from the wallet); see ``docs/api.md``.
 
         ``coup_id``, when given, is the coup the player saw open: a bet for any other coup is
         refused ``table-closed``. Refusals that need no database are answered at once; the bet
         itself is written in the table's next group commit. Once queued it completes even if
         the client goes away, so the database and the table never disagree about a bet.
+        With ``token``, the group commit checks that session first (``BetDesk.submit``).
         """
         self._refuse_barred(player_id)
         return await self._submit(store.BetOp(player_id, kind, stake, key),
-                                  lambda: self.desk.check(kind, stake, coup_id))
+                                  lambda: self.desk.check(kind, stake, coup_id), token=token)
 
     async def withdraw_bet(self, player_id: int, kind: BetKind, key: str | None = None, *,
                            coup_id: int | None = None) -> dict[str, Any]:
@@ -524,7 +526,8 @@ class TableDealer:
         return await self._submit(store.BetOp(player_id, next(iter(merged)), key=key,
                                               group=tuple(merged.items())), check)
 
-    async def _submit(self, op: store.BetOp, check: Callable[[], None]) -> dict[str, Any]:
+    async def _submit(self, op: store.BetOp, check: Callable[[], None], *,
+                      token: str | None = None) -> dict[str, Any]:
         """Queue ``op`` for the next group commit once ``check`` (the refusals that need no
         database) passes. A refused request with an idempotency key already taken gets the
         first answer again (a retry after the close), or ``idempotency-conflict``. Once queued
@@ -532,6 +535,8 @@ class TableDealer:
         try:
             check()
         except BetRefused:
+            if token is not None:  # the session unchecked: not even a stored answer is given
+                raise SessionUnchecked from None
             if op.key is not None:
                 stored = await self.desk.stored_request(op.player_id, op.key)
                 if stored is not None:
@@ -540,7 +545,7 @@ class TableDealer:
                                                   "a different bet.") from None
                     return dict(stored[1])
             raise
-        return await asyncio.shield(self.desk.submit(op))
+        return await asyncio.shield(self.desk.submit(op, token=token))
 
     # --- operator hooks (issue 11a): pause after the coup, suspended players ----------------
 

@@ -29,15 +29,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind, limits_for
-from puntobanco.errors import BetRefused
+from puntobanco.errors import BetRefused, PuntoBancoError
 from puntobanco.money import format_cents
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import store
+from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import Database, Gathered
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import BetTotals, MyBets
+from puntobanco.server.settings import GuardSettings
 
 log = logging.getLogger("puntobanco.server.live.desk")
 
@@ -64,15 +66,35 @@ BATCH_ATTEMPTS = 3
 class Pending:
     op: store.BetOp
     future: asyncio.Future[dict[str, Any]]
+    #: the session token the request came with, checked in the batch's own transaction
+    #: (``None``: the caller has looked the session up already)
+    token: str | None = None
+
+
+class SessionUnchecked(Exception):
+    """A request with a session not yet checked (``token``) was refused before reaching a
+    batch: its caller looks the session up and asks again (``api/fastbets.py``)."""
+
+
+class SessionEnded(PuntoBancoError):
+    """The request's session was found ended (or expired) by its batch: nothing written."""
+
+    code = "unauthorized"
+
+    def __init__(self) -> None:
+        super().__init__("The session token is unknown or was closed.")
 
 
 class BetDesk:
     """Bets and withdrawals of one table's open coup (see the module's docstring)."""
 
-    def __init__(self, *, table_id: int, db: Database, hub: Hub) -> None:
+    def __init__(self, *, table_id: int, db: Database, hub: Hub,
+                 sessions: GuardSettings | None = None) -> None:
         self.table_id = table_id
         self.db = db
         self.hub = hub
+        #: the session lifetimes a request's token is checked against in its batch
+        self.sessions = sessions or GuardSettings()
         #: the coup whose bets are written (kept after the close until the dealer closes it)
         self.coup_id: int | None = None
         self.round_no = 0
@@ -173,13 +195,18 @@ class BetDesk:
                              ) -> dict[tuple[int, str], tuple[str, dict[str, Any]]]:
         return await self.db.run_read(functools.partial(store.find_requests, asked=asked))
 
-    def submit(self, op: store.BetOp) -> asyncio.Future[dict[str, Any]]:
-        """Queue a checked request; the future gets its answer or its refusal."""
+    def submit(self, op: store.BetOp, *, token: str | None = None
+               ) -> asyncio.Future[dict[str, Any]]:
+        """Queue a checked request; the future gets its answer or its refusal. With ``token``,
+        the batch's transaction first checks that this session of the op's player is live
+        (and renews it when due), as the session lookup would, and refuses the request
+        :class:`SessionEnded` otherwise: a bet's short way (``api/fastbets.py``) needs no
+        lookup of its own for a session it has seen."""
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         if self._task is None or self._task.done():  # stopped (the server is stopping)
             _answer(future, _not_open())
             return future
-        self._queue.append(Pending(op, future))
+        self._queue.append(Pending(op, future, token))
         self._idle.clear()
         self._wake.set()
         return future
@@ -197,12 +224,19 @@ class BetDesk:
         assert self.coup_id is not None
         coup_id, round_no, rules = self.coup_id, self.round_no, self.rules
         ops = [pending.op for pending in batch]
-        results: list[store.BetResult] | None = None
+        tokens = {pending.token for pending in batch if pending.token is not None}
+        written: tuple[set[str], list[store.BetResult]] | None = None
+
+        def write(session: Session) -> tuple[set[str], list[store.BetResult]]:
+            live = self._live_sessions(session, tokens, batch)
+            kept = [pending.op for pending in batch
+                    if pending.token is None or pending.token in live]
+            return live, store.apply_bets(session, table_id=self.table_id, coup_id=coup_id,
+                                          round_no=round_no, rules=rules, ops=kept)
+
         for attempt in range(BATCH_ATTEMPTS):
             try:
-                results = await self.db.run_write(lambda s: store.apply_bets(
-                    s, table_id=self.table_id, coup_id=coup_id, round_no=round_no, rules=rules,
-                    ops=ops))
+                written = await self.db.run_write(write)
                 break
             except (IntegrityError, OperationalError) as error:
                 if attempt == BATCH_ATTEMPTS - 1:
@@ -216,15 +250,35 @@ class BetDesk:
                 for pending in batch:
                     _answer(pending.future, error)
                 return
-        assert results is not None
+        assert written is not None
+        live, results = written
         self.batches += 1
         self.operations += len(ops)
         self.largest = max(self.largest, len(ops))
-        for pending, result in zip(batch, results, strict=True):
+        answered = iter(results)
+        for pending in batch:
+            if pending.token is not None and pending.token not in live:
+                _answer(pending.future, SessionEnded())
+                continue
+            result = next(answered)
             _answer(pending.future, result)
             if (isinstance(result, dict) and not isinstance(result, store.Replayed)
                     and result.get("coup_id") == coup_id):
                 self._changed(pending.op.player_id, result)
+
+    def _live_sessions(self, session: Session, tokens: set[str],
+                       batch: list[Pending]) -> set[str]:
+        """The batch's tokens whose session is live and belongs to the op's player; those due
+        for renewal are renewed (as :class:`~puntobanco.server.api.deps.TokenLookups` does)."""
+        if not tokens:
+            return set()
+        found = auth.lookup_tokens(session, tokens, limits=self.sessions)
+        due = [token for token, lookup in found.items() if lookup.renew]
+        if due:
+            auth.renew_sessions(session, due)
+        owners = {token: lookup.player.id for token, lookup in found.items()}
+        return {pending.token for pending in batch if pending.token is not None
+                and owners.get(pending.token) == pending.op.player_id}
 
     # --- what the table sees ----------------------------------------------------------------
 
