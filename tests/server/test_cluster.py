@@ -24,10 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from sqlalchemy import select, text
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from puntobanco.cards import parse_cards
+from puntobanco.server.api.ws import CLOSE_UNAUTHORIZED
+from puntobanco.server.db.auth import token_hash
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import (
     BetRecord,
@@ -35,7 +40,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
-from puntobanco.server.live.cluster import Cluster, LeadershipLost, pack
+from puntobanco.server.live.cluster import Cluster, LeadershipLost, libpq_url, pack
 from puntobanco.server.settings import table_rules_from_json
 
 from .conftest import PostgresCluster
@@ -477,3 +482,109 @@ def test_issue8_a_dealer_write_is_fenced_by_the_lock_postgresql_holds(
         with pytest.raises(LeadershipLost), live.casino.db.write() as session:
             cluster.fence(1)(session)
         cluster.held.add(1)
+
+
+def test_issue8_every_process_answers_the_same_live_view_and_ends_a_session_everywhere(
+        pg_cluster: PostgresCluster) -> None:
+    """Issue 8 (what stayed per process), with requests landing on either of two processes:
+    the operator's live view of a table from the process that does not deal it equals the
+    dealing process's during an open coup, exposure included (replayed from the shoe's recorded
+    order); ``players`` and the view's ``watchers`` count both processes' sockets (a player on
+    both counts once), and a process that stops reporting stops counting; a log-out, and a
+    log-out everywhere, asked of one process closes the player's socket on the other at once,
+    with 4401 as locally."""
+    url = pg_cluster.new_database()
+    pacing = ("--betting-seconds", "4", "--closed-seconds", "0.6", "--card-seconds", "0.5",
+              "--result-seconds", "0.1")
+    stack = contextlib.ExitStack()
+    with serve_process(url, *pacing) as (_first, first_url), \
+            serve_process(url, *pacing) as (second, second_url), stack:
+        http = httpx.Client(base_url=first_url, timeout=30)  # the first deals every table
+        boss = Player.from_answer(http.post("/api/login", json={
+            "username": "operator", "password": OPERATOR_PASSWORD}).json())
+        ann, bob = (Player.from_answer(http.post("/api/signup", json={
+            "username": name, "password": "secret1"}).json()) for name in ("ann", "bob"))
+        # ann watches on both processes, bob on the second one only
+        for base, player in ((first_url, ann), (second_url, ann), (second_url, bob)):
+            watcher = Watcher(f"ws://{base[7:]}/ws/tables/1?token={player.token}")
+            stack.callback(watcher.close)
+
+        def players(base: str) -> int:
+            found: int = {t["id"]: t["players"] for t in
+                          httpx.get(f"{base}/api/tables", timeout=5).json()}[1]
+            return found
+
+        wait_until(lambda: players(first_url) == players(second_url) == 2, timeout=10)
+
+        # the live view, from either process, while both processes took bets in an open coup
+        def views() -> list[dict[str, Any]]:
+            return [httpx.get(f"{base}/api/operator/tables/1", headers=boss.headers,
+                              timeout=10).json() for base in (first_url, second_url)]
+
+        def betting_for(milliseconds: int, *, coup_in_shoe: int = 1) -> bool:
+            snap = _snapshot(second_url, 1)
+            return bool(snap["phase"] == "open" and snap["coup_in_shoe"] >= coup_in_shoe
+                        and snap["deadline"] - snap["server_time"] > milliseconds)
+
+        wait_until(lambda: betting_for(0), timeout=30, step=0.05)
+        views()  # the first exposure of a process costs it up to seconds (imports, tables)
+        # a coup after the shoe's first: the follower replays recorded coups
+        wait_until(lambda: betting_for(2500, coup_in_shoe=2), timeout=30, step=0.05)
+        coup = _snapshot(second_url, 1)["coup_id"]
+        for base, player, kind in ((first_url, ann, "banco"), (second_url, bob, "punto")):
+            placed = httpx.post(f"{base}/api/tables/1/bets", headers=player.headers, timeout=10,
+                                json={"bet": kind, "stake": 1000, "coup_id": coup})
+            assert placed.status_code == 200, placed.text
+        seen: list[list[dict[str, Any]]] = []
+        wait_until(lambda: seen.append(views()) or (
+            seen[-1][0]["coup_id"] == coup and len(seen[-1][0]["spots"]) == 2
+            and seen[-1][0] == seen[-1][1]), timeout=5, step=0.1)
+        dealing, following = seen[-1]
+        assert dealing["table"]["phase"] == "open", dealing  # betting still open
+        assert following["exposure"] is not None and following["exposure"]["stakes"] == 2000
+        assert following["exposure"]["worst"] is not None
+        assert [w["username"] for w in following["watchers"]] == ["ann", "bob"]
+        assert following["table"]["players"] == 2
+        # and once betting closed, while the coup's cards turn (the coup is recorded dealt:
+        # its own cards are put back, as the dealer's shoe does)
+        wait_until(lambda: seen.append(views()) or (
+            seen[-1][0]["coup_id"] == coup and seen[-1][0]["table"]["phase"] in ("closed", "dealt")
+            and seen[-1][0] == seen[-1][1]), timeout=8, step=0.1)
+        assert seen[-1][1]["exposure"] == following["exposure"]
+
+        # a log-out on the first process closes that session's socket on the second (4401),
+        # not the player's other session's; a log-out everywhere closes that one too
+        other = Player.from_answer(http.post("/api/login", json={
+            "username": "ann", "password": "secret1"}).json())
+        sockets = [stack.enter_context(connect(
+            f"ws://{second_url[7:]}/ws/tables/1?token={token}", open_timeout=30))
+            for token in (ann.token, other.token)]
+        for socket_ in sockets:
+            assert json.loads(socket_.recv(timeout=10))["type"] == "snapshot"
+
+        def closed_within(socket_: Any, seconds: float) -> int | None:
+            deadline = time.monotonic() + seconds
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:  # the table's events flow meanwhile
+                    socket_.recv(timeout=max(0.01, deadline - time.monotonic()))
+            assert time.monotonic() < deadline + 0.5
+            return None if closed.value.rcvd is None else closed.value.rcvd.code
+
+        listener = stack.enter_context(psycopg.connect(libpq_url(url), autocommit=True))
+        listener.execute("LISTEN puntobanco")  # what the processes tell each other
+        assert http.post("/api/logout", headers=ann.headers).status_code == 200
+        assert closed_within(sockets[0], 3) == CLOSE_UNAUTHORIZED
+        relayed = "".join(notice.payload for notice in listener.notifies(timeout=0.5))
+        assert token_hash(ann.token) in relayed and ann.token not in relayed  # the hash only
+        sockets[1].send(json.dumps({"type": "ping"}))
+        assert any(json.loads(sockets[1].recv(timeout=10))["type"] == "pong" for _ in range(200))
+        assert http.post("/api/logout-everywhere", headers=other.headers).status_code == 200
+        assert closed_within(sockets[1], 3) == CLOSE_UNAUTHORIZED
+
+        # the second process stops reporting (killed): its watchers are no longer counted
+        # ann's sockets are closed everywhere; bob's, on the second process, is counted by both
+        # (a report follows a change within a period)
+        wait_until(lambda: players(first_url) == players(second_url) == 1, timeout=10)
+        second.send_signal(signal.SIGKILL)
+        second.wait(30)
+        wait_until(lambda: players(first_url) == 0, timeout=10)

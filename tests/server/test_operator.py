@@ -255,3 +255,20 @@ def test_issue11_exposure_uses_the_shoe_as_it_stood_before_the_coup() -> None:
         dealer.view.phase = phase
         assert _composition_at_coup_start(dealer) == before  # type: ignore[arg-type]
     assert tuple(composition_of(table.shoe.remaining())) != before
+
+
+def test_issue8_a_hand_dealt_table_has_no_exposure() -> None:
+    """Issue 8 (the live view the same on every process): a hand-dealt shoe's order is unknown
+    (its cards are learnt as they are entered), so no process computes an exposure from it —
+    before, the holding process counted the cards already dealt as the cards left."""
+    from types import SimpleNamespace
+
+    from puntobanco.physical import HandDealtTable
+    from puntobanco.rules import RuleSet
+    from puntobanco.server.api.operator import _composition_at_coup_start
+
+    table = HandDealtTable(RuleSet(decks=1))
+    table.new_shoe()
+    table.open_round()
+    dealer = SimpleNamespace(table=table, view=SimpleNamespace(phase="open"))
+    assert _composition_at_coup_start(dealer) is None  # type: ignore[arg-type]

@@ -97,25 +97,24 @@ async def login(body: LoginIn, request: Request, casino: CasinoDep,
 
 
 @router.post("/logout", response_model=OkOut)
-async def logout(request: Request, player: SignedIn, casino: CasinoDep,
-                 guards: GuardsDep) -> dict[str, Any]:
-    """Close this session (the token stops working, its WebSockets are closed)."""
+async def logout(request: Request, player: SignedIn, casino: CasinoDep) -> dict[str, Any]:
+    """Close this session (the token stops working, its WebSockets are closed on every server
+    process)."""
     token = bearer_token(request)
     assert token is not None
     await casino.db.run_write(lambda s: auth.close_session(s, token))
     forget_sessions(casino, player.id, token)
-    guards.sockets.end_sessions(player.id, token)
+    casino.end_sessions(player.id, auth.token_hash(token))  # its sockets, on every process
     return {"ok": True}
 
 
 @router.post("/logout-everywhere", response_model=LogoutOut)
-async def logout_everywhere(player: SignedIn, casino: CasinoDep,
-                            guards: GuardsDep) -> dict[str, Any]:
+async def logout_everywhere(player: SignedIn, casino: CasinoDep) -> dict[str, Any]:
     """Close every session of the caller, this one included (every token stops working, every
-    signed-in WebSocket of the caller is closed with 4401)."""
+    signed-in WebSocket of the caller is closed with 4401, on every server process)."""
     ended = await casino.db.run_write(lambda s: auth.end_sessions(s, player.id))
     forget_sessions(casino, player.id)
-    guards.sockets.end_sessions(player.id)
+    casino.end_sessions(player.id)  # the player's sockets, on every process
     return {"ok": True, "sessions": ended}
 
 

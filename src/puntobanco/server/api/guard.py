@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from puntobanco.errors import PuntoBancoError
+from puntobanco.server.db.auth import token_hash
 from puntobanco.server.settings import GuardSettings
 
 T = TypeVar("T")
@@ -186,13 +187,14 @@ class SocketCounts:
         self.total = 0
         self.by_address: dict[str, int] = {}
         self.by_player: dict[int, int] = {}
-        #: each signed-in socket's "session ended" event and the token it was opened with
+        #: each signed-in socket's "session ended" event and its token's hash (the form in
+        #: which another server process names a session it ended: ``live/casino.py``)
         self._sessions: dict[int, dict[asyncio.Event, str]] = {}
 
     def session_watch(self, player: int, token: str) -> asyncio.Event:
         """An event set when this socket's session is ended (:meth:`end_sessions`)."""
         ended = asyncio.Event()
-        self._sessions.setdefault(player, {})[ended] = token
+        self._sessions.setdefault(player, {})[ended] = token_hash(token)
         return ended
 
     def session_unwatch(self, player: int, ended: asyncio.Event) -> None:
@@ -201,11 +203,15 @@ class SocketCounts:
         if not watched:
             self._sessions.pop(player, None)
 
-    def end_sessions(self, player: int, token: str | None = None) -> int:
-        """Close the player's sockets opened with ``token`` (all of them when ``None``): called
-        on log-out, log-out-everywhere, and by the operator's suspension. Returns how many."""
+    def end_sessions(self, player: int, token: str | None = None, *,
+                     hashed: str | None = None) -> int:
+        """Close the player's sockets opened with ``token``, or with the token whose hash is
+        ``hashed`` (all of them when neither is given): called on log-out, log-out-everywhere
+        (relayed to every server process) and by the operator's suspension. Returns how many."""
+        if token is not None:
+            hashed = token_hash(token)
         ended = [event for event, opened in self._sessions.get(player, {}).items()
-                 if token is None or opened == token]
+                 if hashed is None or opened == hashed]
         for event in ended:
             event.set()
         return len(ended)

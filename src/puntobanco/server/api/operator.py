@@ -6,6 +6,7 @@ transaction (``docs/operator.md``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
@@ -13,12 +14,17 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from puntobanco.cards import composition_of
+from puntobanco.errors import RuleSetError
+from puntobanco.physical import PhysicalShoe
+from puntobanco.rules import RuleSet
 from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator, forget_sessions
 from puntobanco.server.api.schemas import ERRORS, CreditIn, Id, Lang, TableItem
 from puntobanco.server.db import admin, audit, ledger
 from puntobanco.server.hold import exposure
 from puntobanco.server.live.casino import Casino
+from puntobanco.server.live.cluster import ClusterHub
 from puntobanco.server.live.dealer import TableDealer
+from puntobanco.server.settings import table_rules_from_json
 
 #: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
 RowId = Annotated[int, Query(ge=0, le=2**31 - 1)]
@@ -232,9 +238,11 @@ async def _live(casino: Casino, dealer: TableDealer) -> dict[str, Any]:
     for spot_bets in bets.values():
         for kind, stake in spot_bets.items():
             totals[kind] += stake
-    composition = _composition_at_coup_start(dealer) if in_progress else None
-    rules = dealer.table.rules
-    watching = sorted({c.player_id for c in dealer.hub.clients if c.player_id is not None})
+    composition = await _composition(casino, dealer) if in_progress else None
+    rules = _shoe_rules(dealer)
+    hub = dealer.hub
+    watching = sorted(hub.watcher_ids() if isinstance(hub, ClusterHub)  # every process's
+                      else {c.player_id for c in hub.clients if c.player_id is not None})
     names = await casino.db.run_read(lambda s: admin.usernames(s, sorted({*watching, *bets})))
     found = (await asyncio.to_thread(exposure, totals, composition, rules)
              if composition is not None else None)
@@ -246,10 +254,33 @@ async def _live(casino: Casino, dealer: TableDealer) -> dict[str, Any]:
             "totals": totals, "exposure": found}
 
 
+def _shoe_rules(dealer: TableDealer) -> RuleSet:
+    """The rules of the shoe being dealt: the dealer's core has them; a following process has
+    the dealer's relayed rules JSON (its own core holds the table's settings, which an
+    operator may have changed since the shoe started)."""
+    if dealer.following:
+        with contextlib.suppress(RuleSetError):
+            return table_rules_from_json(dealer.shoe_rules)[0]
+    return dealer.table.rules
+
+
+async def _composition(casino: Casino, dealer: TableDealer) -> tuple[int, ...] | None:
+    """The cards left before the coup in progress: the dealer's shoe, or — on a process that
+    follows a table another one deals (``live/cluster.py``) — the same cards from the record
+    (read only), so that every process shows the same exposure."""
+    coup_id = dealer.view.coup_id
+    if not dealer.following:
+        return _composition_at_coup_start(dealer)
+    if coup_id is None:
+        return None
+    return await casino.db.run_read(lambda s: admin.composition_before(s, coup_id))
+
+
 def _composition_at_coup_start(dealer: TableDealer) -> tuple[int, ...] | None:
-    """The cards left in the shoe before the coup in progress (its cards put back once dealt)."""
+    """The cards left in the shoe before the coup in progress (its cards put back once dealt);
+    ``None`` for a hand-dealt shoe, whose order nobody knows (its ``remaining()`` is empty)."""
     shoe = dealer.table.shoe
-    if shoe is None:
+    if shoe is None or isinstance(shoe, PhysicalShoe):
         return None
     cards = list(shoe.remaining())
     if dealer.view.phase != "open" and dealer.table.coup is not None:

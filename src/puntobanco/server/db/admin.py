@@ -1,6 +1,7 @@
 """The operator's writes and reads that the game itself does not need: renaming and pausing
 tables, suspending players (their sessions end), refunding a suspended player's open bets,
-finding players and reading a player's history (``docs/operator.md``)."""
+finding players and reading a player's history (``docs/operator.md``), and the cards a shoe
+had left before a coup (the live view of a table another server process deals)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Any
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
-from puntobanco.errors import PuntoBancoError
+from puntobanco.cards import composition_of, parse_cards
+from puntobanco.errors import PuntoBancoError, RuleSetError
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.audit import epoch_ms
 from puntobanco.server.db.models import (
@@ -20,9 +22,13 @@ from puntobanco.server.db.models import (
     LedgerEntry,
     LedgerTransaction,
     Player,
+    ShoeRecord,
     table_name_key,
 )
+from puntobanco.server.fair import order_text
 from puntobanco.server.messages import NotFound as NotFound  # server-only errors: one module
+from puntobanco.server.settings import table_rules_from_json
+from puntobanco.shoe import Shoe
 
 
 def table_row(session: Session, table_id: int) -> GameTable:
@@ -150,3 +156,30 @@ def usernames(session: Session, ids: list[int]) -> dict[int, str]:
         return {}
     return {int(i): name for i, name in session.execute(
         select(Player.id, Player.username).where(Player.id.in_(ids)))}
+
+
+def composition_before(session: Session, coup_id: int) -> tuple[int, ...] | None:
+    """The cards a server-dealt shoe had left before coup ``coup_id`` (counted by value, index 0
+    = tens and faces), read from the record only: the shoe's order replayed, as the dealer's
+    recovery does (``store.recover``), through the coups dealt before this one. ``None`` for a
+    hand-dealt shoe (no recorded order), rules the core now refuses, or a record that does not
+    replay. The answer does not depend on whether ``coup_id`` is dealt yet."""
+    coup = session.get(CoupRecord, coup_id)
+    if coup is None:
+        return None
+    shoe_row = session.get_one(ShoeRecord, coup.shoe_id)
+    if shoe_row.dealing != "server":
+        return None
+    try:
+        rules, _ = table_rules_from_json(shoe_row.rules)
+    except RuleSetError:
+        return None
+    shoe = Shoe.from_order(parse_cards(shoe_row.card_order), rules)
+    for cards in session.scalars(select(CoupRecord.cards).where(
+            CoupRecord.shoe_id == shoe_row.id, CoupRecord.id < coup_id,
+            CoupRecord.status.in_(("dealt", "settled")))
+            .order_by(CoupRecord.coup_in_shoe, CoupRecord.id)):
+        if shoe.finished or order_text(
+                [card for _, card in shoe.deal_coup().dealing_order()]) != cards:
+            return None
+    return tuple(composition_of(shoe.remaining()))

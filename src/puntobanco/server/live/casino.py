@@ -9,7 +9,7 @@ import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
@@ -21,7 +21,7 @@ from puntobanco.server.db import admin, auth, ledger, store
 from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.engine import Database, backend_of, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
-from puntobanco.server.live.cluster import NAMESPACE, Cluster, Item
+from puntobanco.server.live.cluster import NAMESPACE, Cluster, ClusterHub, Item
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.live.hub import Hub, dumps
 from puntobanco.server.live.human import HumanDealer, dealer_for
@@ -39,6 +39,14 @@ OnWrite = Callable[[Session, store.TableSettings], None]
 
 #: the longest table name, in characters (after trimming spaces)
 MAX_TABLE_NAME = 64
+
+
+class EndSockets(Protocol):
+    """Closes a player's open WebSockets in this process (``api/guard.py``
+    ``SocketCounts.end_sessions``): those of one session (its token's hash), or all."""
+
+    def __call__(self, player: int, token: str | None = None, *,
+                 hashed: str | None = None) -> object: ...
 
 
 class OutOfService(PuntoBancoError):
@@ -75,7 +83,7 @@ class Casino:
         #: several processes on one PostgreSQL database (live/cluster.py); None on SQLite
         self.cluster: Cluster | None = None
         #: closes a player's open WebSockets in this process (set by the application)
-        self.end_player_sockets: Callable[[int], object] | None = None
+        self.end_player_sockets: EndSockets | None = None
 
     async def open(self) -> None:
         """Seed an empty database, then start one dealer per table (on PostgreSQL: deal the
@@ -183,6 +191,19 @@ class Casino:
         if self.cluster is not None:
             self.cluster.relay({"k": "bar", "p": player_id, "v": barred})
 
+    def end_sessions(self, player_id: int, hashed: str | None = None) -> None:
+        """Close, in every process, a player's sockets opened with the session whose token
+        hashes to ``hashed`` (``db/auth.py`` ``token_hash``), or with any session (``None``):
+        the log-out and log-out-everywhere, once the sessions are gone from the database. The
+        relay carries the hash, never the token."""
+        self._end_sessions_here(player_id, hashed)
+        if self.cluster is not None:
+            self.cluster.relay({"k": "out", "p": player_id, "h": hashed})
+
+    def _end_sessions_here(self, player_id: int, hashed: str | None) -> None:
+        if self.end_player_sockets is not None:
+            self.end_player_sockets(player_id, hashed=hashed)
+
     def _bar_here(self, player_id: int, barred: bool) -> None:
         for dealer in self.dealers.values():
             if barred:
@@ -200,6 +221,8 @@ class Casino:
             self._tell_here(int(item["p"]), item["m"])
         elif kind == "bar":
             self._bar_here(int(item["p"]), bool(item["v"]))
+        elif kind == "out":
+            self._end_sessions_here(int(item["p"]), item.get("h"))
         elif kind == "table" and isinstance(table, int):
             await self._table_changed(table)
         elif dealer is None:
@@ -224,8 +247,12 @@ class Casino:
                                 "snap": True})
         elif kind == "pause":
             dealer.set_paused(bool(item["v"]))
-        elif kind == "watch" and not dealer.following:  # someone watches it elsewhere
-            dealer.poke()
+        elif kind == "watch":  # who watches it on another process (live/cluster.py)
+            if isinstance(dealer.hub, ClusterHub) and "p" in item:
+                dealer.hub.seen_elsewhere(str(item["o"]), frozenset(map(int, item["p"])),
+                                          float(item["x"]))
+            if item.get("w", True) and not dealer.following:  # watched there: deal on
+                dealer.poke()
         elif kind == "want" and isinstance(dealer, HumanDealer) and self.cluster is not None:
             await self.cluster.hand_over(dealer.id)  # its dealer's page uses another process
 

@@ -20,7 +20,10 @@ receivers. The dealing process attaches its table's state to each table event, s
 non-dealing process draws the same snapshot and opens and closes its own desk for the coup the
 dealer opened (bets are written with the same database-arbitrated close whichever process takes
 them). Each process counts every process's bets from the relayed ``my-bets`` and pushes its own
-coalesced ``bet-totals``. Nothing is relayed while a process is alone on its database.
+coalesced ``bet-totals``. Every second each process reports who watches each table there
+(``watch``: the signed-in players, expiring unless renewed), so that every process counts every
+process's watchers (:class:`ClusterHub`). Nothing is relayed while a process is alone on its
+database.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +60,8 @@ APP_NAME = "puntobanco-cluster"
 RETRY_SECONDS = 1.0
 #: the largest NOTIFY payload sent (PostgreSQL's limit is 8,000 bytes)
 PAYLOAD_BYTES = 7_800
+#: a process's report of who watches a table lasts this many retry periods (plus a second)
+WATCH_PERIODS = 3
 
 Item = dict[str, Any]
 
@@ -128,12 +134,37 @@ class ClusterHub(Hub):
     """A table's hub that also relays what it pushes to the other processes (their sockets).
 
     ``bet-totals`` stay local: every process counts every process's bets and pushes its own.
+    It also knows who watches the table on the other processes (their last ``watch`` report,
+    until it expires), so that :meth:`players` and :meth:`watcher_ids` count every process.
     """
 
     def __init__(self, cluster: Cluster, dealer: TableDealer) -> None:
         super().__init__()
         self.cluster = cluster
         self.dealer = dealer
+        #: each other process's signed-in watchers of this table, and when its report expires
+        self.elsewhere: dict[str, tuple[float, frozenset[int]]] = {}
+
+    def seen_elsewhere(self, origin: str, players: frozenset[int], seconds: float) -> None:
+        """Another process's report: these players watch the table there (for ``seconds``)."""
+        if players:
+            self.elsewhere[origin] = (time.monotonic() + seconds, players)
+        else:
+            self.elsewhere.pop(origin, None)
+
+    def watcher_ids(self) -> set[int]:
+        """The signed-in players watching the table on any process (reports not expired)."""
+        now = time.monotonic()
+        found = set(self._by_player)
+        for origin, (expires, players) in list(self.elsewhere.items()):
+            if expires < now:
+                del self.elsewhere[origin]  # that process stopped reporting
+            else:
+                found |= players
+        return found
+
+    def players(self) -> int:
+        return len(self.watcher_ids()) if self.elsewhere else super().players()
 
     def publish(self, message: Message) -> None:
         if isinstance(message, BetTotals):
@@ -178,6 +209,8 @@ class Cluster:
         self._closing = False
         #: tables handed over to another process: not taken back before this loop time
         self._yielded: dict[int, float] = {}
+        #: tables whose watchers this process reported last period
+        self._watch_reported: set[int] = set()
 
     # --- life cycle -----------------------------------------------------------------------
 
@@ -277,9 +310,7 @@ class Cluster:
             except Exception:  # a bug: logged, and the next second tries again
                 log.exception("the table locks could not be tried")
                 continue
-            for table, served in self.dealers.items():  # watched here: the dealer deals on
-                if served.following and served.hub.watched.is_set():
-                    self.relay({"k": "watch", "t": table})
+            self._report_watchers()
             for table in sorted(won):
                 dealer = self.dealers.get(table)
                 if dealer is None:
@@ -287,6 +318,27 @@ class Cluster:
                 task = asyncio.create_task(self._lead(dealer), name=f"lead-{table}")
                 self._leading.add(task)
                 task.add_done_callback(self._leading.discard)
+
+    def _report_watchers(self) -> None:
+        """Tell the other processes who watches each table here (``watch``): the signed-in
+        players (their ``players`` counts and the operator's ``watchers`` are the union of
+        every process's) and whether anyone does (a dealer waiting while its table is unwatched
+        deals on). Sent every period while someone watches, once more when nobody does any
+        longer; a report not renewed expires after :data:`WATCH_PERIODS` periods (a process
+        that stopped, or lost its database)."""
+        if self.peers <= 1:
+            return
+        lasting = WATCH_PERIODS * self.retry_seconds + 1.0
+        for table, served in self.dealers.items():
+            hub = served.hub
+            watched = hub.watched.is_set()
+            if watched or table in self._watch_reported:
+                self.relay({"k": "watch", "t": table, "o": self.origin, "w": watched,
+                            "p": sorted(hub._by_player), "x": lasting})
+            if watched:
+                self._watch_reported.add(table)
+            else:
+                self._watch_reported.discard(table)
 
     async def _check(self) -> set[int]:
         """One round trip or two on the lock connection: the peers, the locks won."""
