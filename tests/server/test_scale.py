@@ -9,14 +9,20 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
+from puntobanco.bets import BetKind
+from puntobanco.errors import BetRefused
+from puntobanco.rules import RuleSet
+from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import BetRecord
-from puntobanco.server.live.desk import TOTALS_SECONDS
+from puntobanco.server.live.desk import TOTALS_SECONDS, BetDesk
+from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import MESSAGES
 
-from .support import LiveServer, Player, check_books, fast_settings, running
+from .support import LiveServer, Player, check_books, fast_settings, run_coroutine, running
 
 
 def _bets_by_coup(url: str) -> dict[tuple[int, int], int]:
@@ -152,3 +158,26 @@ def test_issue8_refusals_that_need_no_database_are_answered_without_a_batch(
         assert server.bet(ann, 1, "banco", 1000).status_code == 200
         assert desk.operations == before[1] + 1
         watcher.close()
+
+
+def test_issue8_a_request_read_after_the_deadline_is_refused_before_the_close_runs(
+        sqlite_url: str) -> None:
+    """"The deadline is the deadline": on a loop too busy to run the dealer's close on time (the
+    5,000-player bench: up to 0.9 s late), a request read after the announced deadline is
+    refused ``table-closed`` all the same, never written into the coup."""
+    async def scenario() -> None:
+        db = Database(sqlite_url)
+        try:
+            desk = BetDesk(table_id=1, db=db, hub=Hub())
+            loop = asyncio.get_running_loop()
+            desk.open(coup_id=7, round_no=1, rules=RuleSet(), closes_at=loop.time() + 0.05)
+            desk.check(BetKind.BANCO, 1000, 7)  # before the deadline: no refusal
+            await asyncio.sleep(0.06)
+            assert desk.accepting  # the close has not run
+            with pytest.raises(BetRefused) as refused:
+                desk.check(BetKind.BANCO, 1000, 7)
+            assert refused.value.code == "table-closed"
+        finally:
+            db.close()
+
+    run_coroutine(scenario())

@@ -178,11 +178,14 @@ class TableDealer:
         if view.phase == "open" and view.coup_id is not None:
             if view.coup_id != self.desk.coup_id:
                 rules, _ = table_rules_from_json(self.shoe_rules)
-                self.desk.open(coup_id=view.coup_id, round_no=view.round_no, rules=rules)
+                loop = asyncio.get_running_loop()
+                left = (None if view.deadline is None  # a hand-dealt table's dealer closes it
+                        else max(0.0, (view.deadline - now_ms()) / 1000))
+                self.desk.open(coup_id=view.coup_id, round_no=view.round_no, rules=rules,
+                               closes_at=None if left is None else loop.time() + left)
                 self._cancel_follow_close()
-                if view.deadline is not None:  # a hand-dealt table's dealer closes it
-                    self._follow_close = asyncio.get_running_loop().call_later(
-                        max(0.0, (view.deadline - now_ms()) / 1000), self._close_followed)
+                if left is not None:
+                    self._follow_close = loop.call_later(left, self._close_followed)
         elif self.desk.accepting:
             self._close_followed()
 
@@ -384,7 +387,8 @@ class TableDealer:
             opened = self.table.open_round()
             closes_at = loop.time() + seconds
             deadline = now_ms() + int(seconds * 1000)
-            self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules)
+            self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules,
+                           closes_at=closes_at)
             self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
                              coup_in_shoe=opened.coup_in_shoe, deadline=deadline,
                              shoe={**self.view.shoe, "last_coup": opened.last_coup},

@@ -99,8 +99,9 @@ class BetDesk:
         self.coup_id: int | None = None
         self.round_no = 0
         self.rules = RuleSet()
-        #: new requests are taken only while this is true
+        #: new requests are taken only while this is true, and before ``closes_at``
         self.accepting = False
+        self.closes_at: float | None = None
         #: each player's bets this coup, as the last answer gave them (kind → cents)
         self.spots: dict[int, dict[str, int]] = {}
         self._totals = {kind.value: 0 for kind in BetKind}
@@ -133,9 +134,13 @@ class BetDesk:
             self._task = None
         self._refuse_queued()  # a request queued while it stopped is answered, never left
 
-    def open(self, *, coup_id: int, round_no: int, rules: RuleSet) -> None:
-        """Take bets for this coup from now on."""
+    def open(self, *, coup_id: int, round_no: int, rules: RuleSet,
+             closes_at: float | None = None) -> None:
+        """Take bets for this coup from now on — until :meth:`close`, and never at or after
+        ``closes_at`` (the deadline on the event loop's clock), even when the loop is so busy
+        that the close itself runs late: a request read after the deadline is refused."""
         self.coup_id, self.round_no, self.rules = coup_id, round_no, rules
+        self.closes_at = closes_at
         self.spots = {}
         self._totals = {kind.value: 0 for kind in BetKind}
         self._version = self._sent_version = 0
@@ -165,7 +170,9 @@ class BetDesk:
     def check(self, kind: BetKind, stake: int | None, coup_id: int | None) -> None:
         """The refusals that need neither the database nor a lock (``stake`` ``None``: a
         withdrawal)."""
-        if not self.accepting or self.coup_id is None:
+        if (not self.accepting or self.coup_id is None or (
+                self.closes_at is not None
+                and asyncio.get_running_loop().time() >= self.closes_at)):
             raise _not_open()
         if coup_id is not None and coup_id != self.coup_id:
             raise BetRefused(f"No more bets on coup {coup_id}: coup {self.coup_id} is open now.",
