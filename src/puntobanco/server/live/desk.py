@@ -46,15 +46,15 @@ log = logging.getLogger("puntobanco.server.live.desk")
 #: the most operations written in one transaction, and the shortest gap between two bet-totals
 MAX_BATCH, TOTALS_SECONDS = 1000, 0.25
 #: the most ``bet-totals`` socket writes a second one table spends (a crowded table's totals
-#: come less often: 1,000 sockets every 0.5 s, 5,000 every 2.5 s)
-TOTALS_SENDS = 2000
+#: come less often: 1,000 sockets every second, 5,000 every 5 s)
+TOTALS_SENDS = 1000
 
 
 def totals_interval(sockets: int) -> float:
     """The shortest gap between two ``bet-totals`` of a table watched by ``sockets`` sockets.
 
     >>> totals_interval(20), totals_interval(1000), totals_interval(5000)
-    (0.25, 0.5, 2.5)
+    (0.25, 1.0, 5.0)
     """
     return max(TOTALS_SECONDS, sockets / TOTALS_SENDS)
 #: a batch that met a momentary database error (a lock, the same idempotency key written by
