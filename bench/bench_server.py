@@ -80,13 +80,27 @@ def percentile(values: list[float], share: float) -> float:
 # --- the database and the servers ----------------------------------------------------------
 
 
-class Postgres:
-    """A throw-away PostgreSQL cluster (initdb/pg_ctl; as ``postgres`` when run as root)."""
+def pg_binary(name: str) -> str | None:
+    """A PostgreSQL program: on PATH, else Debian's newest ``/usr/lib/postgresql/*/bin``."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for candidate in sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True):
+        return str(candidate)
+    return None
 
-    def __init__(self) -> None:
-        initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+
+class Postgres:
+    """A throw-away PostgreSQL cluster (initdb/pg_ctl; as ``postgres`` when run as root), with
+    durable commits unless ``durable=False`` (fsync off: what is measured is then the server's
+    CPU, not the disk). :attr:`missing` says why there is none (the binaries are not there)."""
+
+    missing = "needs PostgreSQL's initdb and pg_ctl (on PATH or in /usr/lib/postgresql)"
+
+    def __init__(self, *, durable: bool = True) -> None:
+        initdb, pg_ctl = pg_binary("initdb"), pg_binary("pg_ctl")
         if initdb is None or pg_ctl is None:
-            raise SystemExit("--postgres needs initdb and pg_ctl on PATH")
+            raise SystemExit(f"PostgreSQL {self.missing}")
         self.pg_ctl = pg_ctl
         self.root = Path(tempfile.mkdtemp(prefix="pb-bench-pg-"))
         data = self.root / "data"
@@ -98,8 +112,9 @@ class Postgres:
         self._run([initdb, "-D", str(data), "-A", "trust", "-U", "bench", "-E", "UTF8",
                    "--no-sync"])
         # durable commits (fsync on, synchronous_commit on): the server's real cost
+        sync = "" if durable else " -c fsync=off -c synchronous_commit=off"
         self._run([pg_ctl, "-D", str(data), "-o", f"-p {self.port} -k {self.root} "
-                   "-c listen_addresses=127.0.0.1 -c max_connections=200", "-l",
+                   f"-c listen_addresses=127.0.0.1 -c max_connections=200{sync}", "-l",
                    str(self.root / "log"), "-w", "-t", "60", "start"])
         self.data = data
         self.count = 0

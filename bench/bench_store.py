@@ -31,9 +31,6 @@ import argparse
 import os
 import platform
 import random
-import shutil
-import socket
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -41,6 +38,7 @@ from typing import Any
 
 from sqlalchemy import insert, select, text, update
 
+from bench_server import Postgres, pg_binary  # the same throw-away cluster, fsync off
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import ledger, store
@@ -50,60 +48,6 @@ from puntobanco.server.db.models import Account, CoupRecord, Player, ShoeRecord
 #: batch size → batches measured (one more, first, warms the statement caches)
 BATCHES = {1: 300, 10: 100, 100: 30, 1000: 5}
 WELCOME = 100_000_000
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _pg_binary(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    for candidate in sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True):
-        return str(candidate)
-    return None
-
-
-class Postgres:
-    """A throw-away PostgreSQL cluster (as ``postgres`` when run as root), fsync off."""
-
-    def __init__(self, initdb: str, pg_ctl: str) -> None:
-        self.pg_ctl = pg_ctl
-        self.root = Path(tempfile.mkdtemp(prefix="pb-bench-store-"))
-        self.data = self.root / "data"
-        self.data.mkdir()
-        if os.geteuid() == 0:
-            shutil.chown(self.root, "postgres")
-            shutil.chown(self.data, "postgres")
-        self.port = free_port()
-        self._run([initdb, "-D", str(self.data), "-A", "trust", "-U", "bench", "-E", "UTF8",
-                   "--no-sync"])
-        self._run([pg_ctl, "-D", str(self.data), "-o", f"-p {self.port} -k {self.root} "
-                   "-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off",
-                   "-l", str(self.root / "log"), "-w", "-t", "60", "start"])
-
-    def _run(self, command: list[str]) -> None:
-        if os.geteuid() == 0:
-            command = ["runuser", "-u", "postgres", "--", *command]
-        subprocess.run(command, check=True, capture_output=True, timeout=120)
-
-    def new_database(self) -> str:
-        import psycopg
-
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=bench dbname=postgres",
-                             autocommit=True) as connection:
-            connection.execute('CREATE DATABASE "bench"')
-        return f"postgresql+psycopg://bench@127.0.0.1:{self.port}/bench"
-
-    def stop(self) -> None:
-        try:
-            self._run([self.pg_ctl, "-D", str(self.data), "-m", "fast", "stop"])
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
 
 
 def seed(db: Database, players: int) -> tuple[list[int], int, int]:
@@ -268,11 +212,10 @@ def main() -> None:
             scale=args.scale, dump=args.dump)
     if args.sqlite_only:
         return
-    initdb, pg_ctl = _pg_binary("initdb"), _pg_binary("pg_ctl")
-    if initdb is None or pg_ctl is None:
-        print("postgresql: skipped, the PostgreSQL binaries (initdb, pg_ctl) are not installed.")
+    if pg_binary("initdb") is None or pg_binary("pg_ctl") is None:
+        print(f"postgresql: skipped, the bench {Postgres.missing}.")
         return
-    cluster = Postgres(initdb, pg_ctl)
+    cluster = Postgres(durable=False)
     try:
         run("postgresql", cluster.new_database(), players=args.players, scale=args.scale,
             dump=args.dump)
