@@ -257,18 +257,44 @@ def test_issue11_exposure_uses_the_shoe_as_it_stood_before_the_coup() -> None:
     assert tuple(composition_of(table.shoe.remaining())) != before
 
 
-def test_issue8_a_hand_dealt_table_has_no_exposure() -> None:
-    """Issue 8 (the live view the same on every process): a hand-dealt shoe's order is unknown
-    (its cards are learnt as they are entered), so no process computes an exposure from it —
-    before, the holding process counted the cards already dealt as the cards left."""
+def test_issue11_a_hand_dealt_tables_exposure_counts_the_cards_entered() -> None:
+    """A hand-dealt shoe's order is nobody's, but its cards left are known: the decks less the
+    cards entered before the coup in progress (a shown burn card, a misdealt round's cards),
+    the coup's own cards put back once dealt; cards burned face down count as still in it."""
     from types import SimpleNamespace
 
+    from puntobanco.cards import full_composition, parse_cards
     from puntobanco.physical import HandDealtTable
     from puntobanco.rules import RuleSet
     from puntobanco.server.api.operator import _composition_at_coup_start
 
+    def less(*cards: str) -> tuple[int, ...]:
+        left = list(full_composition(1))
+        for card in parse_cards(list(cards)):
+            left[card.value] -= 1
+        return tuple(left)
+
     table = HandDealtTable(RuleSet(decks=1))
     table.new_shoe()
-    table.open_round()
+    table.physical.burn(parse_cards(["5h"]), counted=5)  # 5 shown, then 5 face down, unknown
     dealer = SimpleNamespace(table=table, view=SimpleNamespace(phase="open"))
-    assert _composition_at_coup_start(dealer) is None  # type: ignore[arg-type]
+    table.open_round()
+    assert _composition_at_coup_start(dealer) == less("5h")  # type: ignore[arg-type]
+    table.close_bets()
+    dealer.view.phase = "closed"
+    for card in parse_cards(["Kh", "2c", "Qd", "3s"]):  # 0 vs 5: Punto draws, then Banco
+        table.enter_card(card)
+        assert _composition_at_coup_start(dealer) == less("5h")  # type: ignore[arg-type]
+    table.void_round()  # a misdeal: those cards are out of the shoe, in no coup
+    table.open_round()
+    dealer.view.phase = "open"
+    assert _composition_at_coup_start(dealer) == less(  # type: ignore[arg-type]
+        "5h", "Kh", "2c", "Qd", "3s")
+    table.close_bets()
+    for card in parse_cards(["9h", "Jc", "Ks", "8d"]):  # 9 against 8: naturals, complete
+        table.enter_card(card)
+    table.deal()
+    for phase in ("closed", "dealt"):
+        dealer.view.phase = phase
+        assert _composition_at_coup_start(dealer) == less(  # type: ignore[arg-type]
+            "5h", "Kh", "2c", "Qd", "3s")

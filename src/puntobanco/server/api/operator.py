@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import Counter
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from puntobanco.cards import composition_of
+from puntobanco.cards import composition_of, full_composition
 from puntobanco.errors import RuleSetError
 from puntobanco.physical import PhysicalShoe
 from puntobanco.rules import RuleSet
@@ -277,12 +278,20 @@ async def _composition(casino: Casino, dealer: TableDealer) -> tuple[int, ...] |
 
 
 def _composition_at_coup_start(dealer: TableDealer) -> tuple[int, ...] | None:
-    """The cards left in the shoe before the coup in progress (its cards put back once dealt);
-    ``None`` for a hand-dealt shoe, whose order nobody knows (its ``remaining()`` is empty)."""
+    """The cards left in the shoe before the coup in progress (its cards put back once dealt).
+    A hand-dealt shoe's order is nobody's, but its cards left are known: the decks less every
+    card entered before this coup (shown burn cards and misdealt ones included); the cards
+    burned face down, never seen, count as still in the shoe."""
     shoe = dealer.table.shoe
-    if shoe is None or isinstance(shoe, PhysicalShoe):
+    if shoe is None:
         return None
-    cards = list(shoe.remaining())
-    if dealer.view.phase != "open" and dealer.table.coup is not None:
-        cards += [card for _, card in dealer.table.coup.dealing_order()]
-    return tuple(composition_of(cards))
+    coup_cards = ([card for _, card in dealer.table.coup.dealing_order()]
+                  if dealer.view.phase != "open" and dealer.table.coup is not None else [])
+    if isinstance(shoe, PhysicalShoe):
+        out = Counter([*shoe.order, *shoe.voided])
+        if not shoe.pending:  # the coup dealt: its cards are the last of the order
+            out.subtract(coup_cards)
+        left = [count - seen for count, seen in zip(
+            full_composition(shoe.rules.decks), composition_of(out.elements()), strict=True)]
+        return tuple(left)
+    return tuple(composition_of([*shoe.remaining(), *coup_cards]))
