@@ -5,7 +5,8 @@ process visited, with the GIL held — when enough objects have survived into it
 generation. With 1,000 players connected a full collection took 100–260 ms, and it came when
 the most objects were being made: in the last seconds of a betting window, where one pause held
 every bet of that moment (a 1,000-player round on PostgreSQL: p50 20 ms, p99 390 ms, all of the
-tail one 259 ms collection).
+tail one 259 ms collection). Made after a settlement instead, it held the first bets of the next
+window, which players place at once.
 
 So a serving process chooses the moment:
 
@@ -13,10 +14,12 @@ So a serving process chooses the moment:
   the application and the tables (160,000 objects) are never visited again;
 - the automatic full collections are off (the two young generations still collect as usual:
   they are small and fast);
-- a full collection runs when a table has just been settled (:func:`quiet_moment`: its
-  players are reading their result, the next betting window has not begun) and the last one is
-  at least :data:`FULL_EVERY` seconds old, and in any case every :data:`BACKSTOP` seconds (an
-  idle process, or a table that never settles, still collects).
+- a full collection runs when a table has just closed its betting (:func:`quiet_moment`: no
+  bet of it is waited on, the next window has not begun; the time it takes comes out of the
+  "no more bets" pause before the first card, 1 s by default) and the last one is at least
+  :data:`FULL_EVERY` seconds old, and in any case every :data:`BACKSTOP` seconds (an idle
+  process, or a table that never deals, still collects). A hand-dealt table's moment is after
+  its settlement: its cards come at a dealer's pace.
 
 The settings are the process's: with several servers in one process (the tests) the first to
 start applies them and the last to stop restores them.
@@ -85,10 +88,12 @@ def collect() -> float:
     return spent
 
 
-def quiet_moment() -> None:
-    """A table has just been settled: collect if the last full collection is old enough."""
+def quiet_moment() -> float:
+    """A table is between its bets and its next window: collect if the last full collection
+    is old enough. The seconds spent (0 when none was due)."""
     if _State.users and time.monotonic() - _State.last >= FULL_EVERY:
-        collect()
+        return collect()
+    return 0.0
 
 
 async def backstop() -> None:

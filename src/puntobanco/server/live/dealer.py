@@ -446,11 +446,15 @@ class TableDealer:
         dealt = self.table.deal()
         shoe_no = self.table.shoe_no
         coup_json = await self._record_deal(coup_id, dealt, first_card=first_card)
+        # No bet of this table is waited on now: the moment for a full garbage collection when
+        # one is due, taken out of the "no more bets" pause the pages show anyway.
+        spent = collector.quiet_moment()
         shown: dict[Side, list[int]] = {Side.PUNTO: [], Side.BANCO: []}
         for index, card in enumerate(self._shown):
             # "No more bets" stays on the pages a moment before the first card turns; a
             # stopping server skips the pauses and finishes the coup.
-            await self._pause(self.config.card_seconds if index else self.config.closed_seconds)
+            await self._pause(self.config.card_seconds if index
+                              else max(0.0, self.config.closed_seconds - spent))
             shown[card.side].append(card.card.value)
             message = {"side": card.side.value, "position": card.position, "card": str(card.card)}
             self.view.cards.append(message)
@@ -485,7 +489,6 @@ class TableDealer:
         self.hub.publish(msg.RoundSettled(round_no=settled.round_no, coup_id=coup_id,
                                           winner=result["winner"],
                                           shoe_finished=settled.shoe_finished))
-        collector.quiet_moment()  # the players read their result: a moment for the GC
         self.rounds_played += 1
         if settled.shoe_finished:
             await self._finish_shoe(self.view.shoe["id"])
