@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,24 @@ def _bettor(url: str, player: Player, table: int, stop: threading.Event, accepte
             time.sleep(0.15)
 
 
+@contextlib.contextmanager
+def _betting(bettors: list[tuple[str, Player]], table: int,
+             accepted: Accepted) -> Iterator[threading.Lock]:
+    """Each (server, player) bets in a thread of its own until the block ends; the bets
+    accepted go into ``accepted``, read under the lock yielded."""
+    stop, lock = threading.Event(), threading.Lock()
+    threads = [threading.Thread(target=_bettor, args=(url, player, table, stop, accepted, lock))
+               for url, player in bettors]
+    for thread in threads:
+        thread.start()
+    try:
+        yield lock
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+
+
 def _snapshot(url: str, table: int) -> dict[str, Any]:
     data: dict[str, Any] = httpx.get(f"{url}/api/tables/{table}", timeout=5).json()
     return data
@@ -103,8 +122,6 @@ def test_issue8_two_processes_share_the_tables_and_one_takes_over_when_the_deale
         pg_cluster: PostgresCluster) -> None:
     url = pg_cluster.new_database()
     accepted: Accepted = {}
-    lock = threading.Lock()
-    stop = threading.Event()
     with serve(url) as (first, first_url), serve(url) as (second, second_url):
         http = httpx.Client(base_url=first_url, timeout=30)
         boss = Player.from_answer(http.post("/api/login", json={
@@ -119,95 +136,90 @@ def test_issue8_two_processes_share_the_tables_and_one_takes_over_when_the_deale
         players = [Player.from_answer(http.post("/api/signup", json={
             "username": f"duo{index}", "password": "secret1"}).json()) for index in range(6)]
         watcher = Watcher(f"ws://{second_url[7:]}/ws/tables/{table}?token={players[3].token}")
-        threads = [threading.Thread(target=_bettor, args=(
-            first_url if index < 3 else second_url, player, table, stop, accepted, lock))
-            for index, player in enumerate(players)]
-        for thread in threads:
-            thread.start()
         try:
-            # the second process's socket gets the dealer's events, its player's own messages
-            # (its settlement) and totals that count the bets taken by the first process
-            opened = watcher.next("round-opened", timeout=20)
-            settled = watcher.of_coup("round-settled", opened["coup_id"], timeout=20)
-            assert settled["coup_id"] == opened["coup_id"]
-            watcher.next("settlement", timeout=20)
-            totals = [m for m in watcher.seen if m["type"] == "bet-totals"
-                      and m["coup_id"] == opened["coup_id"]]
-            with lock:
-                taken = {(player, kind): stake for (player, coup, kind), stake in
-                         accepted.items() if coup == opened["coup_id"]}
-            firsts = {key: stake for key, stake in taken.items()
-                      if key[0] in {p.id for p in players[:3]}}
-            assert firsts, "the first process took no bet in that coup"
-            assert totals and sum(totals[-1]["totals"].values()) == sum(taken.values())
-            # an operator's action on one process acts on the other: a credit reaches the
-            # player's socket on the second process; a pause asked on the second process
-            # (which does not deal) reaches the dealer
-            credit = http.post(f"/api/players/{players[3].id}/credit", headers=boss.headers,
-                               json={"amount": 500})
-            assert credit.status_code == 200, credit.text
-            assert watcher.next("balance", where=lambda m: m.get("reason") == "credit",
-                                timeout=10)["amount"] == 500
-            paused = httpx.post(f"{second_url}/api/tables/{table}/pause", headers=boss.headers)
-            assert paused.status_code == 200, paused.text
-            wait_until(lambda: _snapshot(first_url, table)["paused"], timeout=10)
-            resumed = httpx.post(f"{second_url}/api/tables/{table}/resume",
-                                 headers=boss.headers)
-            assert resumed.status_code == 200, resumed.text
-            wait_until(lambda: not _snapshot(first_url, table)["paused"], timeout=10)
-            # a rename on the first is served by the second; a player suspended on the first
-            # loses their socket on the second
-            renamed = http.patch(f"/api/tables/{table}", headers=boss.headers,
-                                 json={"name": "Quick two"})
-            assert renamed.status_code == 200, renamed.text
-            wait_until(lambda: _snapshot(second_url, table)["name"] == "Quick two", timeout=10)
-            idle = Player.from_answer(http.post("/api/signup", json={
-                "username": "duo-idle", "password": "secret1"}).json())
-            elsewhere = Watcher(f"ws://{second_url[7:]}/ws/tables/{table}?token={idle.token}")
-            elsewhere.next("snapshot", timeout=10)
-            suspended = http.post(f"/api/players/{idle.id}/suspend", headers=boss.headers)
-            assert suspended.status_code == 200, suspended.text
-            with pytest.raises(ConnectionError):
-                elsewhere.next("never-sent", timeout=10)
-            elsewhere.close()
-
-            # kill the dealing process (the first: it took every lock at its start) in a
-            # betting window where both processes took bets
-            def both_bet_in_open_round() -> bool:
-                snap = _snapshot(second_url, table)
-                if snap["phase"] != "open" or snap["deadline"] - snap["server_time"] < 500:
-                    return False
+            with _betting([(first_url if index < 3 else second_url, player)
+                           for index, player in enumerate(players)], table,
+                          accepted) as lock:
+                # the second process's socket gets the dealer's events, its player's own messages
+                # (its settlement) and totals that count the bets taken by the first process
+                opened = watcher.next("round-opened", timeout=20)
+                settled = watcher.of_coup("round-settled", opened["coup_id"], timeout=20)
+                assert settled["coup_id"] == opened["coup_id"]
+                watcher.next("settlement", timeout=20)
+                totals = [m for m in watcher.seen if m["type"] == "bet-totals"
+                          and m["coup_id"] == opened["coup_id"]]
                 with lock:
-                    who = {player for (player, coup, _), _ in accepted.items()
-                           if coup == snap["coup_id"]}
-                return bool(who & {p.id for p in players[:3]}) and bool(
-                    who & {p.id for p in players[3:]})
+                    taken = {(player, kind): stake for (player, coup, kind), stake in
+                             accepted.items() if coup == opened["coup_id"]}
+                firsts = {key: stake for key, stake in taken.items()
+                          if key[0] in {p.id for p in players[:3]}}
+                assert firsts, "the first process took no bet in that coup"
+                assert totals and sum(totals[-1]["totals"].values()) == sum(taken.values())
+                # an operator's action on one process acts on the other: a credit reaches the
+                # player's socket on the second process; a pause asked on the second process
+                # (which does not deal) reaches the dealer
+                credit = http.post(f"/api/players/{players[3].id}/credit", headers=boss.headers,
+                                   json={"amount": 500})
+                assert credit.status_code == 200, credit.text
+                assert watcher.next("balance", where=lambda m: m.get("reason") == "credit",
+                                    timeout=10)["amount"] == 500
+                paused = httpx.post(f"{second_url}/api/tables/{table}/pause", headers=boss.headers)
+                assert paused.status_code == 200, paused.text
+                wait_until(lambda: _snapshot(first_url, table)["paused"], timeout=10)
+                resumed = httpx.post(f"{second_url}/api/tables/{table}/resume",
+                                     headers=boss.headers)
+                assert resumed.status_code == 200, resumed.text
+                wait_until(lambda: not _snapshot(first_url, table)["paused"], timeout=10)
+                # a rename on the first is served by the second; a player suspended on the first
+                # loses their socket on the second
+                renamed = http.patch(f"/api/tables/{table}", headers=boss.headers,
+                                     json={"name": "Quick two"})
+                assert renamed.status_code == 200, renamed.text
+                wait_until(lambda: _snapshot(second_url, table)["name"] == "Quick two", timeout=10)
+                idle = Player.from_answer(http.post("/api/signup", json={
+                    "username": "duo-idle", "password": "secret1"}).json())
+                elsewhere = Watcher(f"ws://{second_url[7:]}/ws/tables/{table}?token={idle.token}")
+                elsewhere.next("snapshot", timeout=10)
+                suspended = http.post(f"/api/players/{idle.id}/suspend", headers=boss.headers)
+                assert suspended.status_code == 200, suspended.text
+                with pytest.raises(ConnectionError):
+                    elsewhere.next("never-sent", timeout=10)
+                elsewhere.close()
 
-            wait_until(both_bet_in_open_round, timeout=30, step=0.05)
-            killed_coup = _snapshot(second_url, table)["coup_id"]
-            first.send_signal(signal.SIGKILL)
-            killed_at = time.monotonic()
-            first.wait(30)
+                # kill the dealing process (the first: it took every lock at its start) in a
+                # betting window where both processes took bets
+                def both_bet_in_open_round() -> bool:
+                    snap = _snapshot(second_url, table)
+                    if snap["phase"] != "open" or snap["deadline"] - snap["server_time"] < 500:
+                        return False
+                    with lock:
+                        who = {player for (player, coup, _), _ in accepted.items()
+                               if coup == snap["coup_id"]}
+                    return bool(who & {p.id for p in players[:3]}) and bool(
+                        who & {p.id for p in players[3:]})
 
-            def coup_status() -> str:
-                status: str = httpx.get(f"{second_url}/api/coups/{killed_coup}").json()["status"]
-                return status
+                wait_until(both_bet_in_open_round, timeout=30, step=0.05)
+                killed_coup = _snapshot(second_url, table)["coup_id"]
+                first.send_signal(signal.SIGKILL)
+                killed_at = time.monotonic()
+                first.wait(30)
 
-            wait_until(lambda: coup_status() != "open" and coup_status() != "closed",
-                       timeout=10, step=0.05)
-            took_over = time.monotonic() - killed_at
-            print(f"takeover in {took_over:.2f} s")
-            assert took_over < 5, took_over
-            assert coup_status() == "void"  # a round not dealt is void, its stakes refunded
-            # the second process deals on: new rounds, bets taken and settled
-            after = watcher.next("round-opened", timeout=15,
-                                 where=lambda m: m["coup_id"] > killed_coup)
-            watcher.of_coup("round-settled", after["coup_id"], timeout=15)
-            watcher.next("round-settled", timeout=15)
+                def coup_status() -> str:
+                    status: str = httpx.get(f"{second_url}/api/coups/{killed_coup}").json()["status"]
+                    return status
+
+                wait_until(lambda: coup_status() != "open" and coup_status() != "closed",
+                           timeout=10, step=0.05)
+                took_over = time.monotonic() - killed_at
+                print(f"takeover in {took_over:.2f} s")
+                assert took_over < 5, took_over
+                assert coup_status() == "void"  # a round not dealt is void, its stakes refunded
+                # the second process deals on: new rounds, bets taken and settled
+                after = watcher.next("round-opened", timeout=15,
+                                     where=lambda m: m["coup_id"] > killed_coup)
+                watcher.of_coup("round-settled", after["coup_id"], timeout=15)
+                watcher.next("round-settled", timeout=15)
         finally:
-            stop.set()
-            for thread in threads:
-                thread.join(30)
             watcher.close()
         second.send_signal(signal.SIGINT)  # a clean stop: its open round is voided
         second.wait(60)
@@ -223,8 +235,6 @@ def test_issue8_a_dealer_whose_lock_connection_is_lost_stops_dealing_at_once(
     settled once or refunded and the books hold."""
     url = pg_cluster.new_database()
     accepted: Accepted = {}
-    lock = threading.Lock()
-    stop = threading.Event()
     db = Database(url, threads=1)
 
     def holders() -> set[int]:
@@ -239,40 +249,34 @@ def test_issue8_a_dealer_whose_lock_connection_is_lost_stops_dealing_at_once(
             players = [Player.from_answer(http.post("/api/signup", json={
                 "username": f"cut{index}", "password": "secret1"}).json()) for index in range(4)]
             watcher = Watcher(f"ws://{second_url[7:]}/ws/tables/1")
-            threads = [threading.Thread(target=_bettor, args=(
-                first_url if index % 2 else second_url, player, 1, stop, accepted, lock))
-                for index, player in enumerate(players)]
-            for thread in threads:
-                thread.start()
             try:
-                cut_coups = []
-                for _ in range(2):
-                    watcher.next("round-opened", timeout=20)
-                    time.sleep(0.5)
-                    (before,) = holders()
-                    cut_coups.append(_snapshot(second_url, 1)["coup_id"])
-                    with db.write() as session:
-                        session.execute(text("SELECT pg_terminate_backend(:pid)"),
-                                        {"pid": before})
-                    # the terminated backend leaves pg_locks a moment later: wait for the
-                    # lock to be held again, by another backend (the SIGKILL test holds the
-                    # 5 s bound; this one is generous for a loaded machine)
-                    def taken_over(old: int = before) -> bool:
-                        found = holders()
-                        return len(found) == 1 and found != {old}
+                with _betting([(first_url if index % 2 else second_url, player)
+                               for index, player in enumerate(players)], 1, accepted):
+                    cut_coups = []
+                    for _ in range(2):
+                        watcher.next("round-opened", timeout=20)
+                        time.sleep(0.5)
+                        (before,) = holders()
+                        cut_coups.append(_snapshot(second_url, 1)["coup_id"])
+                        with db.write() as session:
+                            session.execute(text("SELECT pg_terminate_backend(:pid)"),
+                                            {"pid": before})
+                        # the terminated backend leaves pg_locks a moment later: wait for the
+                        # lock to be held again, by another backend (the SIGKILL test holds the
+                        # 5 s bound; this one is generous for a loaded machine)
+                        def taken_over(old: int = before) -> bool:
+                            found = holders()
+                            return len(found) == 1 and found != {old}
 
-                    wait_until(taken_over, timeout=10, step=0.05)
-                    # the interrupted round ends (void, or settled if it was dealt) and play
-                    # goes on under the new holder
-                    wait_until(lambda: httpx.get(f"{second_url}/api/coups/{cut_coups[-1]}")
-                               .json()["status"] in ("void", "settled"), timeout=10)
-                    watcher.next("round-opened", timeout=15,
-                                 where=lambda m: m["coup_id"] > cut_coups[-1])
-                watcher.next("round-settled", timeout=15)
+                        wait_until(taken_over, timeout=10, step=0.05)
+                        # the interrupted round ends (void, or settled if it was dealt) and play
+                        # goes on under the new holder
+                        wait_until(lambda: httpx.get(f"{second_url}/api/coups/{cut_coups[-1]}")
+                                   .json()["status"] in ("void", "settled"), timeout=10)
+                        watcher.next("round-opened", timeout=15,
+                                     where=lambda m: m["coup_id"] > cut_coups[-1])
+                    watcher.next("round-settled", timeout=15)
             finally:
-                stop.set()
-                for thread in threads:
-                    thread.join(30)
                 watcher.close()
             for process in (first, second):  # clean stops: an open round is voided
                 process.send_signal(signal.SIGINT)
