@@ -23,7 +23,6 @@ from puntobanco.server.api.schemas import ERRORS, CreditIn, Id, Lang, TableItem
 from puntobanco.server.db import admin, audit, ledger
 from puntobanco.server.hold import exposure
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.live.cluster import ClusterHub
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.settings import table_rules_from_json
 
@@ -241,9 +240,7 @@ async def _live(casino: Casino, dealer: TableDealer) -> dict[str, Any]:
             totals[kind] += stake
     composition = await _composition(casino, dealer) if in_progress else None
     rules = _shoe_rules(dealer)
-    hub = dealer.hub
-    watching = sorted(hub.watcher_ids() if isinstance(hub, ClusterHub)  # every process's
-                      else {c.player_id for c in hub.clients if c.player_id is not None})
+    watching = sorted(dealer.hub.watcher_ids())  # on every server process
     names = await casino.db.run_read(lambda s: admin.usernames(s, sorted({*watching, *bets})))
     found = (await asyncio.to_thread(exposure, totals, composition, rules)
              if composition is not None else None)

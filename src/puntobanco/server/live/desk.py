@@ -231,11 +231,10 @@ class BetDesk:
         assert self.coup_id is not None
         coup_id, round_no, rules = self.coup_id, self.round_no, self.rules
         ops = [pending.op for pending in batch]
-        tokens = {pending.token for pending in batch if pending.token is not None}
         written: tuple[set[str], list[store.BetResult]] | None = None
 
         def write(session: Session) -> tuple[set[str], list[store.BetResult]]:
-            live = self._live_sessions(session, tokens, batch)
+            live = self._live_sessions(session, batch)
             kept = [pending.op for pending in batch
                     if pending.token is None or pending.token in live]
             return live, store.apply_bets(session, table_id=self.table_id, coup_id=coup_id,
@@ -273,10 +272,10 @@ class BetDesk:
                     and result.get("coup_id") == coup_id):
                 self._changed(pending.op.player_id, result)
 
-    def _live_sessions(self, session: Session, tokens: set[str],
-                       batch: list[Pending]) -> set[str]:
+    def _live_sessions(self, session: Session, batch: list[Pending]) -> set[str]:
         """The batch's tokens whose session is live and belongs to the op's player; those due
         for renewal are renewed (as :class:`~puntobanco.server.api.deps.TokenLookups` does)."""
+        tokens = {pending.token for pending in batch if pending.token is not None}
         if not tokens:
             return set()
         found = auth.lookup_tokens(session, tokens, limits=self.sessions)

@@ -133,6 +133,11 @@ class Hub:
         """How many distinct signed-in players watch."""
         return len(self._by_player)
 
+    def watcher_ids(self) -> set[int]:
+        """The signed-in players who watch (with several server processes, on any of them:
+        ``live/cluster.ClusterHub``)."""
+        return set(self._by_player)
+
     def publish(self, message: Message) -> None:
         """Push a message to every client (serialised once)."""
         self.broadcast_text(encode(message))
