@@ -15,7 +15,14 @@ import pytest
 
 from puntobanco.cards import parse_cards
 from puntobanco.rules import RuleSet
-from puntobanco.server.fair import RecordedCoup, check_shoe, check_shoe_json, commitment
+from puntobanco.server.fair import (
+    RecordedCoup,
+    check_shoe,
+    check_shoe_json,
+    commitment,
+    order_text,
+    replayed,
+)
 from puntobanco.shoe import Shoe
 
 from .support import LiveServer
@@ -136,3 +143,18 @@ def test_verify_command_checks_a_file_a_server_and_bare_arguments(
     assert "not revealed" in unrevealed.stderr
     # the command speaks English, in one sentence: no server text in another language
     assert missing.stderr == f"puntobanco: The server at {live.url} has no shoe 999.\n"
+
+
+def test_a_shoe_replayed_from_its_order_checks_every_recorded_coup() -> None:
+    """The dealer's recovery and another process's live view rebuild a shoe from its committed
+    order and the coups recorded so far (``fair.replayed``); a record the order does not deal is
+    named, never passed over."""
+    rules = RuleSet(decks=1)
+    shoe = Shoe.shuffled(rules, rng=random.Random(7))
+    recorded = [(id_, order_text([card for _, card in shoe.deal_coup().dealing_order()]))
+                for id_ in (11, 12, 13)]
+    again = replayed(shoe.order, rules, recorded)
+    assert again.position == shoe.position and list(again.remaining()) == list(shoe.remaining())
+    tampered = [recorded[0], (12, recorded[2][1]), recorded[2]]
+    with pytest.raises(ValueError, match="coup 12 does not match"):
+        replayed(shoe.order, rules, tampered)

@@ -20,7 +20,7 @@ import hmac
 import re
 import secrets
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,20 @@ def new_salt() -> str:
 def order_text(order: Sequence[Card]) -> str:
     """The order as the commitment reads it: canonical card texts joined by single spaces."""
     return " ".join(str(card) for card in order)
+
+
+def replayed(order: Sequence[Card], rules: RuleSet,
+             recorded: Iterable[tuple[int, str | None]]) -> Shoe:
+    """The shoe of ``order`` once the recorded coups — (coup id, its cards as
+    :func:`order_text` wrote them), in dealing order — are dealt from it again, each checked
+    against its record (the dealer's recovery; the live view of another process). Raises
+    :class:`ValueError` naming the first coup the order does not deal."""
+    shoe = Shoe.from_order(order, rules)
+    for coup_id, cards in recorded:
+        if shoe.finished or order_text(
+                [card for _, card in shoe.deal_coup().dealing_order()]) != cards:
+            raise ValueError(f"coup {coup_id} does not match the recorded order of its shoe")
+    return shoe
 
 
 def commitment(salt_hex: str, order: Sequence[Card]) -> str:

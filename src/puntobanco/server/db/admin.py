@@ -25,10 +25,9 @@ from puntobanco.server.db.models import (
     ShoeRecord,
     table_name_key,
 )
-from puntobanco.server.fair import order_text
+from puntobanco.server.fair import replayed
 from puntobanco.server.messages import NotFound as NotFound  # server-only errors: one module
 from puntobanco.server.settings import table_rules_from_json
-from puntobanco.shoe import Shoe
 
 
 def table_row(session: Session, table_id: int) -> GameTable:
@@ -174,12 +173,12 @@ def composition_before(session: Session, coup_id: int) -> tuple[int, ...] | None
         rules, _ = table_rules_from_json(shoe_row.rules)
     except RuleSetError:
         return None
-    shoe = Shoe.from_order(parse_cards(shoe_row.card_order), rules)
-    for cards in session.scalars(select(CoupRecord.cards).where(
-            CoupRecord.shoe_id == shoe_row.id, CoupRecord.id < coup_id,
-            CoupRecord.status.in_(("dealt", "settled")))
-            .order_by(CoupRecord.coup_in_shoe, CoupRecord.id)):
-        if shoe.finished or order_text(
-                [card for _, card in shoe.deal_coup().dealing_order()]) != cards:
-            return None
+    recorded = session.execute(select(CoupRecord.id, CoupRecord.cards).where(
+        CoupRecord.shoe_id == shoe_row.id, CoupRecord.id < coup_id,
+        CoupRecord.status.in_(("dealt", "settled")))
+        .order_by(CoupRecord.coup_in_shoe, CoupRecord.id)).tuples()
+    try:
+        shoe = replayed(parse_cards(shoe_row.card_order), rules, recorded)
+    except ValueError:
+        return None
     return tuple(composition_of(shoe.remaining()))

@@ -40,7 +40,7 @@ from puntobanco.server.db import recall, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
-from puntobanco.server.fair import commitment, new_salt, order_text
+from puntobanco.server.fair import commitment, new_salt, replayed
 from puntobanco.server.live import collector
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.cluster import LeadershipLost
@@ -314,12 +314,11 @@ class TableDealer:
                             found.shoe_id)
                 await self._finish_shoe(found.shoe_id)
                 return
-            shoe = Shoe.from_order(found.shoe_order, rules)
-            for row in found.shoe_coups:
-                dealt = shoe.deal_coup()
-                if order_text([card for _, card in dealt.dealing_order()]) != row.cards:
-                    raise RuntimeError(f"table {self.id}: coup {row.id} does not match the "
-                                       "recorded order of its shoe")
+            try:
+                shoe = replayed(found.shoe_order, rules,
+                                [(row.id, row.cards) for row in found.shoe_coups])
+            except ValueError as error:
+                raise RuntimeError(f"table {self.id}: {error}") from error
             if shoe.finished:
                 await self._finish_shoe(found.shoe_id)
                 return
