@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from .support import LiveServer, fast_settings, free_port
+from puntobanco.server.live.clock import ManualClock
+
+from .support import LiveServer, clocked_settings, fast_settings, free_port
 
 PG_USER = "puntobanco"
 _database_numbers = itertools.count(1)
@@ -122,3 +124,23 @@ def sqlite_server(sqlite_url: str) -> Iterator[LiveServer]:
     finally:
         live.stop()
 
+
+
+@pytest.fixture
+def clocked_server(db_url: str) -> Iterator[LiveServer]:
+    """A live server on SQLite or PostgreSQL whose betting windows end when the test says
+    (``end_betting``): the rounds' clock is a :class:`ManualClock`."""
+    live = LiveServer(clocked_settings(db_url), clock=ManualClock()).start()
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.fixture
+def clocked_sqlite_server(sqlite_url: str) -> Iterator[LiveServer]:
+    live = LiveServer(clocked_settings(sqlite_url), clock=ManualClock()).start()
+    try:
+        yield live
+    finally:
+        live.stop()

@@ -40,6 +40,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.live.casino import Casino
+from puntobanco.server.live.clock import ManualClock
 from puntobanco.server.settings import GuardSettings, ServerSettings, table_rules_from_json
 
 T = TypeVar("T")
@@ -71,9 +72,11 @@ def fast_settings(database_url: str, **changes: Any) -> ServerSettings:
 class LiveServer:
     """The real application served by uvicorn on 127.0.0.1, in a background thread."""
 
-    def __init__(self, settings: ServerSettings) -> None:
+    def __init__(self, settings: ServerSettings, *, clock: ManualClock | None = None) -> None:
         self.settings = settings
-        self.app = create_app(settings)
+        #: the rounds' clock when the test moves it (``end_betting``), else the wall clock
+        self.clock = clock
+        self.app = create_app(settings, clock=clock)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
@@ -96,6 +99,12 @@ class LiveServer:
         self.server.should_exit = True
         self.thread.join(60)
         self.http.close()
+
+    def end_betting(self) -> None:
+        """End the betting window under way (a server on a :class:`ManualClock`): the clock
+        moves past any deadline, so that the round goes on at once."""
+        assert self.clock is not None, "the server runs on the wall clock"
+        self.clock.advance(3600.0)
 
     @property
     def casino(self) -> Casino:
@@ -132,9 +141,17 @@ class LiveServer:
         return Watcher(f"{self.ws_url}/ws/tables/{table_id}{token}")
 
 
+def clocked_settings(database_url: str, **changes: Any) -> ServerSettings:
+    """:func:`fast_settings` for a server on a :class:`ManualClock`: no pause but the betting
+    window, which lasts until the test ends it (``LiveServer.end_betting``)."""
+    return fast_settings(database_url, **{"betting_seconds": 15.0, "result_seconds": 0.0,
+                                          **changes})
+
+
 @contextlib.contextmanager
-def running(settings: ServerSettings) -> Iterator[LiveServer]:
-    server = LiveServer(settings).start()
+def running(settings: ServerSettings, *, clock: ManualClock | None = None
+            ) -> Iterator[LiveServer]:
+    server = LiveServer(settings, clock=clock).start()
     try:
         yield server
     finally:

@@ -1,14 +1,23 @@
 """Bets over HTTP against a real server, on SQLite and on PostgreSQL: L4 (only while betting is
 open), M3 (refusals with a code, and nothing changes), idempotency keys, one's own spot, and
-bets racing "no more bets"."""
+bets racing "no more bets". The rounds run on a hand-moved clock: a window ends when the test
+says so (``end_betting``), never by waiting for it."""
 
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+
 from .support import LiveServer, check_books, wallet_entries
+
+
+@pytest.fixture
+def server(clocked_server: LiveServer) -> LiveServer:
+    return clocked_server
 
 
 def _table(server: LiveServer, player: Any = None) -> dict[str, Any]:
@@ -39,6 +48,7 @@ def test_L4_bets_are_placed_raised_and_withdrawn_while_open(server: LiveServer) 
     assert snapshot["my_bets"] == {"lion-banco": 1000}
     assert snapshot["totals"] == {"punto": 0, "banco": 0, "egalite": 0, "lion-punto": 0,
                                   "lion-banco": 1000}
+    server.end_betting()
     watcher.next("round-settled", where=lambda m: m["coup_id"] == opened["coup_id"])
     watcher.close()
     reasons = [reason for reason, _ in wallet_entries(server.settings.database_url, ann.id)]
@@ -87,6 +97,7 @@ def test_L4_no_bet_is_placed_or_withdrawn_after_no_more_bets(server: LiveServer)
     watcher = server.watch(1, cid)
     opened = watcher.next("round-opened")
     assert server.bet(cid, 1, "punto", 1000).status_code == 200
+    server.end_betting()
     watcher.next("bets-closed", where=lambda m: m["coup_id"] == opened["coup_id"])
     late = server.bet(cid, 1, "punto", 1000)
     assert (late.status_code, late.json()["error"]["code"]) == (409, "table-closed")
@@ -157,6 +168,9 @@ def test_bets_racing_no_more_bets_are_either_in_the_coup_or_refused(server: Live
     threads = [threading.Thread(target=hammer, args=(p,)) for p in players]
     for thread in threads:
         thread.start()
+    while not all(answers[p.id] for p in players):  # each has had a bet answered
+        time.sleep(0.01)
+    server.end_betting()
     watcher.next("bets-closed", where=lambda m: m["coup_id"] == opened["coup_id"])
     closed.set()
     for thread in threads:

@@ -1,5 +1,6 @@
 """The WebSocket push against a real server: snapshot first, then every table event in order,
-each player's own lines to that player only, paced cards, and the snapshot a page rebuilds from."""
+each player's own lines to that player only, paced cards, and the snapshot a page rebuilds from.
+The rounds run on a hand-moved clock (``end_betting``) except where the pacing is the point."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ from puntobanco.cards import Card
 from puntobanco.rules import hand_total
 
 from .support import LiveServer, fast_settings, running
+
+
+@pytest.fixture
+def sqlite_server(clocked_sqlite_server: LiveServer) -> LiveServer:
+    return clocked_sqlite_server
 
 
 def _totals(cards: list[dict[str, object]]) -> tuple[int, int]:
@@ -31,6 +37,7 @@ def test_R3_snapshot_first_then_the_round_in_order(sqlite_server: LiveServer) ->
     opened = watcher.next("round-opened")
     assert opened["deadline"] > opened["server_time"]
     sqlite_server.bet(ann, 1, "banco", 2500)
+    sqlite_server.end_betting()
     settled = watcher.next("round-settled", where=lambda m: m["coup_id"] == opened["coup_id"])
     round_messages = watcher.seen[watcher.seen.index(opened):]
     kinds = [m["type"] for m in round_messages]
@@ -66,6 +73,7 @@ def test_L6_each_player_gets_only_their_own_lines_in_payment_order(
     for bet, stake in [("lion-punto", 1000), ("egalite", 1000), ("punto", 2000)]:
         assert sqlite_server.bet(ann, 1, bet, stake).status_code == 200
     assert sqlite_server.bet(bob, 1, "banco", 3000).status_code == 200
+    sqlite_server.end_betting()
     mine = watch_ann.next("settlement", where=lambda m: m["coup_id"] == opened["coup_id"])
     assert [line["bet"] for line in mine["lines"]] == ["punto", "egalite", "lion-punto"]  # L6
     theirs = watch_bob.next("settlement", where=lambda m: m["coup_id"] == opened["coup_id"])
@@ -88,6 +96,7 @@ def test_the_snapshot_rebuilds_the_table_for_a_page_that_reconnects(
     watcher = sqlite_server.watch(1, ann)
     first = watcher.next("round-opened")
     sqlite_server.bet(ann, 1, "punto", 1000)
+    sqlite_server.end_betting()
     watcher.next("round-settled", where=lambda m: m["coup_id"] == first["coup_id"])
     second = watcher.next("round-opened")
     sqlite_server.bet(ann, 1, "egalite", 2000)

@@ -42,6 +42,7 @@ from puntobanco.server.api.guard import Guard, Guards
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.live import collector
 from puntobanco.server.live.casino import Casino
+from puntobanco.server.live.clock import Clock
 from puntobanco.server.settings import ServerSettings
 from puntobanco.server.static_files import add_docs_routes, mount_static, versioned_page
 
@@ -72,9 +73,11 @@ class PuntoBancoApp(FastAPI):
 
 
 def create_app(settings: ServerSettings | None = None, *,
-               on_ready: Callable[[Casino], None] | None = None) -> FastAPI:
+               on_ready: Callable[[Casino], None] | None = None,
+               clock: Clock | None = None) -> FastAPI:
     """The web application. Starting it migrates the database, seeds an empty one and starts
     every table's dealer; stopping it lets each dealer finish its coup (or void its open round).
+    ``clock`` paces the rounds (``live/clock.py``; the wall clock unless a test passes its own).
     """
     config = settings if settings is not None else ServerSettings()
 
@@ -85,7 +88,7 @@ def create_app(settings: ServerSettings | None = None, *,
         # each of them (a 45 ms batch took 0.9 s). Issue 8: 0.2 ms keeps them moving.
         sys.setswitchinterval(SWITCH_INTERVAL)
         await asyncio.to_thread(migrate, config.database_url)
-        casino = Casino(config)
+        casino = Casino(config, clock=clock)
         app.state.casino = casino
         casino.end_player_sockets = app.state.guards.sockets.end_sessions  # a suspension
         try:

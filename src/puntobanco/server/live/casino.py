@@ -21,6 +21,7 @@ from puntobanco.server.db import admin, auth, ledger, store
 from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.engine import Database, backend_of, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
+from puntobanco.server.live.clock import Clock, WallClock
 from puntobanco.server.live.cluster import NAMESPACE, Cluster, ClusterHub, Item
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.live.hub import Hub, dumps
@@ -68,8 +69,10 @@ class Broken:
 class Casino:
     """Owns the database and the dealers; the web layer reaches everything through it."""
 
-    def __init__(self, config: ServerSettings) -> None:
+    def __init__(self, config: ServerSettings, *, clock: Clock | None = None) -> None:
         self.config = config
+        #: what paces every table's round (live/clock.py): the wall clock, or a test's
+        self.clock: Clock = clock or WallClock()
         self.db = Database(config.database_url)
         self.dealers: dict[int, TableDealer] = {}
         #: tables whose recovery failed at start: out of service until the operator fixes them
@@ -141,7 +144,8 @@ class Casino:
 
     async def _add_dealer(self, settings: store.TableSettings, *,
                           paused: bool = False) -> TableDealer:
-        dealer = await dealer_for(settings, db=self.db, config=self.config)  # dealer mode hook
+        dealer = await dealer_for(settings, db=self.db, config=self.config,
+                                  clock=self.clock)  # dealer mode hook
         dealer.set_paused(paused)
         if self.cluster is None:
             await dealer.open()

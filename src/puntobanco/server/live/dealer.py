@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
@@ -43,6 +42,7 @@ from puntobanco.server.db.store import TableSettings
 from puntobanco.server.fair import commitment, new_salt, replayed
 from puntobanco.server.live import collector
 from puntobanco.server.live import messages as msg
+from puntobanco.server.live.clock import Clock, WallClock, now_ms
 from puntobanco.server.live.cluster import LeadershipLost
 from puntobanco.server.live.desk import BetDesk, SessionUnchecked
 from puntobanco.server.live.hub import Hub
@@ -56,10 +56,6 @@ T = TypeVar("T")
 
 #: How often, and after how long, a dealer retries a database write that failed for a moment.
 DB_RETRIES, DB_RETRY_SECONDS = 5, 0.5
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass(slots=True)
@@ -80,14 +76,18 @@ class View:
 class TableDealer:
     """One live table: the core round, its lock, its dealer task and its clients."""
 
-    def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings) -> None:
+    def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings,
+                 clock: Clock | None = None) -> None:
         self.id = settings.id
+        #: what paces the round (live/clock.py): the wall clock unless a test moves its own
+        self.clock: Clock = clock or WallClock()
         #: the table's settings as stored: the next shoe is dealt with them
         self.settings = settings
         self.db = db
         self.config = config
         self.hub = Hub()
-        self.desk = BetDesk(table_id=self.id, db=db, hub=self.hub, sessions=config.guard)
+        self.desk = BetDesk(table_id=self.id, db=db, hub=self.hub, sessions=config.guard,
+                            clock=self.clock)
         self.lock = asyncio.Lock()
         self.view = View()
         self.table = self._new_table(settings)
@@ -112,7 +112,7 @@ class TableDealer:
         self.fence: Callable[[Session], None] | None = None
         #: asks the dealing process to hand a hand-dealt table over to this one
         self.want_table: Callable[[], None] | None = None
-        self._follow_close: asyncio.TimerHandle | None = None
+        self._follow_close: asyncio.Task[None] | None = None
 
     # --- life cycle -----------------------------------------------------------------------
 
@@ -178,16 +178,19 @@ class TableDealer:
         if view.phase == "open" and view.coup_id is not None:
             if view.coup_id != self.desk.coup_id:
                 rules, _ = table_rules_from_json(self.shoe_rules)
-                loop = asyncio.get_running_loop()
-                left = (None if view.deadline is None  # a hand-dealt table's dealer closes it
-                        else max(0.0, (view.deadline - now_ms()) / 1000))
+                closes_at = None if view.deadline is None else view.deadline / 1000
                 self.desk.open(coup_id=view.coup_id, round_no=view.round_no, rules=rules,
-                               closes_at=None if left is None else loop.time() + left)
+                               closes_at=closes_at)
                 self._cancel_follow_close()
-                if left is not None:
-                    self._follow_close = loop.call_later(left, self._close_followed)
+                if closes_at is not None:  # a hand-dealt table's dealer closes it instead
+                    self._follow_close = asyncio.create_task(self._close_followed_at(closes_at))
         elif self.desk.accepting:
             self._close_followed()
+
+    async def _close_followed_at(self, closes_at: float) -> None:
+        await self.clock.wait(asyncio.Event(), closes_at - self.clock.now())
+        self._follow_close = None
+        self._close_followed()
 
     def _close_followed(self) -> None:
         self._cancel_follow_close()
@@ -230,17 +233,11 @@ class TableDealer:
             except Exception:
                 log.exception("table %s: the dealer failed; resuming from the database", self.id)
                 failed = True
-                await self._pause(2.0)
+                await WallClock().wait(self._stop, 2.0)  # the database's time, not the game's
 
     async def _pause(self, seconds: float) -> bool:
         """Sleep, but wake at once when the server stops; ``True`` means it is stopping."""
-        if self._stop.is_set():
-            return True
-        try:
-            await asyncio.wait_for(self._stop.wait(), seconds)
-        except TimeoutError:
-            return False
-        return True
+        return await self.clock.wait(self._stop, seconds)
 
     async def _idle(self) -> bool:
         """Wait while nobody watches (when so configured); ``True`` means stop."""
@@ -376,7 +373,6 @@ class TableDealer:
         seconds = (self.config.betting_seconds if self.config.betting_seconds is not None
                    else self.betting_seconds)
         shoe_id = self.view.shoe["id"]
-        loop = asyncio.get_running_loop()
         async with self.lock:
             shoe = self.table.shoe
             coup_id = await self._write(lambda s: store.open_coup(
@@ -384,8 +380,8 @@ class TableDealer:
                 round_no=self.table.round_no + 1, coup_in_shoe=shoe.coups_dealt + 1,
                 last_coup=shoe.is_last_coup))
             opened = self.table.open_round()
-            closes_at = loop.time() + seconds
-            deadline = now_ms() + int(seconds * 1000)
+            closes_at = self.clock.now() + seconds
+            deadline = int(closes_at * 1000)
             self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules,
                            closes_at=closes_at)
             self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
@@ -394,9 +390,9 @@ class TableDealer:
                              last_result=self.view.last_result, roads=self.view.roads)
             self.hub.publish(msg.RoundOpened(
                 round_no=opened.round_no, coup_id=coup_id, coup_in_shoe=opened.coup_in_shoe,
-                last_coup=opened.last_coup, deadline=deadline, server_time=now_ms(),
+                last_coup=opened.last_coup, deadline=deadline, server_time=now_ms(self.clock),
                 seconds=seconds))
-        stopping = await self._pause(max(0.0, closes_at - loop.time()))
+        stopping = await self._pause(closes_at - self.clock.now())
         async with self.lock:
             # "No more bets": a state change, at the deadline, whatever is queued. Requests
             # taken before it are answered (one batch at most is being written), then the
@@ -642,7 +638,7 @@ class TableDealer:
             "id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
             "phase": view.phase, "round_no": view.round_no, "coup_id": view.coup_id,
             "coup_in_shoe": view.coup_in_shoe, "shoe": view.shoe, "deadline": view.deadline,
-            "server_time": now_ms(), "totals": self.totals(),
+            "server_time": now_ms(self.clock), "totals": self.totals(),
             "my_bets": self.my_bets(player_id) if player_id is not None else {},
             "cards": list(view.cards), "last_result": view.last_result, "roads": list(view.roads),
             "betting_seconds": (self.config.betting_seconds if self.config.betting_seconds

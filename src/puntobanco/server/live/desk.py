@@ -37,6 +37,7 @@ from puntobanco.money import format_cents
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import Database, Gathered
+from puntobanco.server.live.clock import Clock, WallClock
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import BetTotals, MyBets
 from puntobanco.server.settings import GuardSettings
@@ -89,8 +90,10 @@ class BetDesk:
     """Bets and withdrawals of one table's open coup (see the module's docstring)."""
 
     def __init__(self, *, table_id: int, db: Database, hub: Hub,
-                 sessions: GuardSettings | None = None) -> None:
+                 sessions: GuardSettings | None = None, clock: Clock | None = None) -> None:
         self.table_id = table_id
+        #: the round's clock: ``closes_at`` is on it
+        self.clock: Clock = clock or WallClock()
         self.db = db
         self.hub = hub
         #: the session lifetimes a request's token is checked against in its batch
@@ -137,7 +140,7 @@ class BetDesk:
     def open(self, *, coup_id: int, round_no: int, rules: RuleSet,
              closes_at: float | None = None) -> None:
         """Take bets for this coup from now on — until :meth:`close`, and never at or after
-        ``closes_at`` (the deadline on the event loop's clock), even when the loop is so busy
+        ``closes_at`` (the deadline on the round's clock, epoch seconds), even when the loop is so busy
         that the close itself runs late: a request read after the deadline is refused."""
         self.coup_id, self.round_no, self.rules = coup_id, round_no, rules
         self.closes_at = closes_at
@@ -171,8 +174,7 @@ class BetDesk:
         """The refusals that need neither the database nor a lock (``stake`` ``None``: a
         withdrawal)."""
         if (not self.accepting or self.coup_id is None or (
-                self.closes_at is not None
-                and asyncio.get_running_loop().time() >= self.closes_at)):
+                self.closes_at is not None and self.clock.now() >= self.closes_at)):
             raise _not_open()
         if coup_id is not None and coup_id != self.coup_id:
             raise BetRefused(f"No more bets on coup {coup_id}: coup {self.coup_id} is open now.",

@@ -30,7 +30,8 @@ from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.dealer_messages import step_text
 from puntobanco.server.live import collector
-from puntobanco.server.live.dealer import TableDealer, View, now_ms
+from puntobanco.server.live.clock import Clock, now_ms
+from puntobanco.server.live.dealer import TableDealer, View
 from puntobanco.server.live.hub import dumps
 from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.table import Phase, Table
@@ -39,20 +40,21 @@ T = TypeVar("T")
 log = logging.getLogger("puntobanco.server.live.human")
 
 
-async def dealer_for(settings: TableSettings, *, db: Database,
-                     config: ServerSettings) -> TableDealer:
+async def dealer_for(settings: TableSettings, *, db: Database, config: ServerSettings,
+                     clock: Clock | None = None) -> TableDealer:
     """The dealer of a table: the server's own (a shuffled shoe) or a person's (a real shoe)."""
     mode = await db.run_read(lambda s: dealing.dealing_of(s, settings.id))
     if mode == "dealer":
-        return HumanDealer(settings, db=db, config=config)
-    return TableDealer(settings, db=db, config=config)
+        return HumanDealer(settings, db=db, config=config, clock=clock)
+    return TableDealer(settings, db=db, config=config, clock=clock)
 
 
 class HumanDealer(TableDealer):
     """One hand-dealt table: the core round, the record of its shoe, and its clients."""
 
-    def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings) -> None:
-        super().__init__(settings, db=db, config=config)
+    def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings,
+                 clock: Clock | None = None) -> None:
+        super().__init__(settings, db=db, config=config, clock=clock)
         self.shoe_id: int | None = None
 
     def _new_table(self, settings: TableSettings, *, round_no: int = 0,
@@ -328,7 +330,7 @@ class HumanDealer(TableDealer):
             self.hub.broadcast({"type": "round-opened", "round_no": opened.round_no,
                                 "coup_id": coup_id, "coup_in_shoe": opened.coup_in_shoe,
                                 "last_coup": opened.last_coup, "deadline": None,
-                                "server_time": now_ms(), "seconds": None, "dealing": "dealer"})
+                                "server_time": now_ms(self.clock), "seconds": None, "dealing": "dealer"})
         await self._act(work)
 
     async def close_betting(self, dealer_id: int) -> None:
