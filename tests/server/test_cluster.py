@@ -592,3 +592,70 @@ def test_issue8_every_process_answers_the_same_live_view_and_ends_a_session_ever
         second.send_signal(signal.SIGKILL)
         second.wait(30)
         wait_until(lambda: players(first_url) == 0, timeout=10)
+
+
+def test_issue17_S3_a_cut_card_in_the_middle_of_a_coup_survives_a_hand_over(
+        pg_cluster: PostgresCluster) -> None:
+    """Issue 17: a hand-dealt table whose dealer pressed the cut card between two cards of a
+    coup is handed over to the other process (its dealer's page moved there): the new
+    holder replays the record with the cut card inside that coup, takes the table (no
+    bouncing, no ``table-out-of-service``), and the 300 € bet of the next round is settled."""
+    url = pg_cluster.new_database()
+    with serve(url) as (first, first_url), serve(url) as (second, second_url):
+        http = httpx.Client(base_url=first_url, timeout=30)
+        boss = Player.from_answer(http.post("/api/login", json={
+            "username": "operator", "password": OPERATOR_PASSWORD}).json())
+        made = http.post("/api/tables", headers=boss.headers, json={
+            "name": "Live", "dealing": "dealer", "rules": {"decks": 1, "cut_card": 14}})
+        table = made.json()["id"]
+        account = http.post("/api/dealers", headers=boss.headers, json={
+            "username": "croupier", "password": "secret1", "lang": "en"})
+        assert http.put(f"/api/dealers/{account.json()['id']}/tables", headers=boss.headers,
+                        json={"tables": [table]}).status_code == 200
+        dealer = Player.from_answer(http.post("/api/login", json={
+            "username": "croupier", "password": "secret1"}).json())
+        ann = Player.from_answer(http.post("/api/signup", json={
+            "username": "ann", "password": "secret1"}).json())
+        wait_until(lambda: httpx.get(f"{second_url}/api/tables/{table}").status_code == 200,
+                   timeout=10)
+
+        def act(base: str, action: str, body: dict[str, Any] | None = None) -> httpx.Response:
+            return httpx.post(f"{base}/api/tables/{table}/dealer/{action}?lang=en",
+                              json=body or {}, headers=dealer.headers, timeout=30)
+
+        def ok(base: str, action: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+            """The action on the process at ``base``, once the table is handed over to it."""
+            tries: list[httpx.Response] = []
+            wait_until(lambda: tries.append(act(base, action, body)) or
+                       tries[-1].status_code == 200
+                       or not tries[-1].text.endswith('try again in a moment."}}'),
+                       timeout=15, step=0.3)
+            assert tries[-1].status_code == 200, tries[-1].text
+            data: dict[str, Any] = tries[-1].json()
+            return data
+
+        ok(second_url, "shoe")
+        ok(second_url, "open")
+        ok(second_url, "close")
+        ok(second_url, "cards", {"card": "2c"})
+        ok(second_url, "cut-card")
+        for card in ("3d", "4c", "5d", "kc", "kd"):
+            if ok(second_url, "cards", {"card": card})["step"]["complete"]:
+                break
+        ok(second_url, "settle")
+        coup_id = ok(second_url, "open")["coup_id"]
+        bet = httpx.post(f"{first_url}/api/tables/{table}/bets", headers=ann.headers,
+                         json={"bet": "banco", "stake": 30_000, "coup_id": coup_id})
+        assert bet.status_code == 200, bet.text
+        state = ok(first_url, "close")  # the page moves to the first process
+        assert state["spots"] == 1 and state["shoe"]["cut_card_out"]
+        for card in ("9h", "2d", "kh", "5c"):
+            ok(first_url, "cards", {"card": card})
+        assert ok(first_url, "settle")["shoe"]["finished"]
+        for process in (first, second):
+            process.send_signal(signal.SIGINT)
+        for process in (first, second):
+            _, err = process.communicate(timeout=60)
+            assert "Traceback" not in err, err[-3000:]
+    books = check_books(url)
+    assert books["active_bets"] == 0 and set(books["in_play"].values()) == {0}

@@ -435,3 +435,49 @@ def test_issue11_dealer_accounts_and_assignments_are_audited(desk_server: LiveSe
          {"username": desk.dealer.username, "lang": "en"})]
     only = http.get("/api/audit?action=dealer-create", headers=boss.headers).json()
     assert [e["target_id"] for e in only] == [desk.dealer.id]
+
+
+def cut_card_mid_coup_then_a_bet(desk: Desk, player: Player) -> None:
+    """Issue 17's scenario: open, close, one card, the cut card, the rest of the coup, settle;
+    then the next round opens and ``player`` bets 300 € on Banco."""
+    desk.ok("shoe", {})
+    desk.ok("open")
+    desk.ok("close")
+    desk.ok("cards", {"card": "2c"})
+    desk.ok("cut-card")  # S3: out in the middle of the coup, an event of that coup
+    for card in ("3d", "4c", "5d", "kc", "kd"):  # Punto 6 stands, Banco 8 (3+5 -> 8): 6 cards
+        state = desk.ok("cards", {"card": card})
+        if state["step"]["complete"]:
+            break
+    desk.ok("settle")
+    desk.ok("open")
+    answer = desk.server.bet(player, desk.table_id, "banco", 30_000)
+    assert answer.status_code == 200, answer.text
+
+
+def test_issue17_S3_a_cut_card_in_the_middle_of_a_coup_survives_a_restart(db_url: str) -> None:
+    """The cut card pressed between two cards of a coup belongs to that coup: a restarted
+    server replays the record to the same shoe (not "the rules call for another card"), the
+    round opened after it resumes with its bet, and the stake is settled, not stuck in play."""
+    settings = fast_settings(db_url, default_tables=("Sanremo",))
+    with running(settings) as server:
+        desk = open_desk(server)
+        ann = server.signup("ann")
+        cut_card_mid_coup_then_a_bet(desk, ann)
+        before = desk.state()
+        table_id, dealer = desk.table_id, desk.dealer
+    with running(settings) as server:
+        assert table_id not in server.casino.broken, server.casino.broken
+        desk = Desk(server, table_id, dealer, server.operator())
+        again = desk.state()
+        assert again["phase"] == "open" and again["spots"] == 1
+        assert again["shoe"] == before["shoe"] and again["shoe"]["cut_card_out"]
+        assert again["shoe"]["last_coup"]  # the coup after the cut card's is the last (S3)
+        desk.ok("close")
+        for card in ("9h", "2d", "kh", "5c"):  # Punto 9: a natural, Punto wins
+            desk.ok("cards", {"card": card})
+        state = desk.ok("settle")
+        assert state["shoe"]["finished"]
+        assert server.balance(ann) == 100_000 - 30_000
+    books = check_books(db_url)
+    assert books["active_bets"] == 0 and set(books["in_play"].values()) == {0}

@@ -110,8 +110,10 @@ class HumanDealer(TableDealer):
                     shoe.deal_coup()
 
             for kind, text, count, coup_id in found.entries:
-                if current is not None and (kind != "card" or coup_id != current):
-                    close_coup(current)  # a coup's cards end at the first entry not its own
+                if current is not None and coup_id != current:
+                    # a coup ends at the first entry not its own: a cut card or a "last coup"
+                    # pressed between two of its cards is an event of that coup (issue 17)
+                    close_coup(current)
                     current = None
                 if kind == "card":
                     current = coup_id
