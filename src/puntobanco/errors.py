@@ -136,6 +136,7 @@ class ErrorCode(StrEnum):
     ROUND_IN_PROGRESS = "round-in-progress"
     SHOE_EMPTY = "shoe-empty"
     SHOE_FINISHED = "shoe-finished"
+    TABLE_PAUSED = "table-paused"  # the operator paused it: no round opens (issue 17)
 
 
 def error_code(code: str) -> ErrorCode | str:

@@ -259,20 +259,31 @@ def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> N
 
 def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(db_url: str) -> None:
     """Issue 11: a misdeal voids the coup (stakes returned), its cards stay in the record marked
-    void and out of the shoe; the shoe goes on and is verified (SQLite and PostgreSQL)."""
+    void and out of the shoe; the shoe goes on and is verified (SQLite and PostgreSQL).
+    Issue 17: the phase says void, the player is told what came back, every page that the
+    round is void, and the void round does not use up the coup's number in the shoe."""
     with running(fast_settings(db_url, default_tables=("Sanremo",))) as server:
         desk = open_desk(server)
         ann = server.signup("ann")
         before = server.balance(ann)
         desk.ok("shoe", {})
-        desk.ok("open")
+        watcher = server.watch(desk.table_id, ann)
+        opened = desk.ok("open")
         assert server.bet(ann, desk.table_id, "punto", 5000).status_code == 200
         desk.ok("close")
         desk.ok("cards", {"card": "9h"})
         desk.ok("cards", {"card": "9c"})
         state = desk.ok("misdeal")
-        assert state["phase"] == "settled" and state["hands"]["punto"]["cards"] == []
+        assert state["phase"] == "void" and state["hands"]["punto"]["cards"] == []
         assert server.balance(ann) == before
+        refund = watcher.next("balance")
+        assert (refund["reason"], refund["amount"], refund["balance"]) == ("void", 5000, before)
+        voided = watcher.next("round-voided")
+        assert (voided["coup_id"], voided["cards"]) == (opened["coup_id"], ["9H", "9C"])
+        assert (voided["shoe_no"], voided["coup_in_shoe"]) == (1, 1)
+        watcher.close()
+        assert desk.ok("open")["coup_in_shoe"] == 1  # the void round's number is used again
+        desk.ok("misdeal")
         assert state["shoe"]["cards_left"] == 50 and state["shoe"]["coups_dealt"] == 0
         shoe_id = state["shoe"]["id"]
         assert server.http.get(f"/api/shoes/{shoe_id}").json()["entries"] is None
@@ -289,7 +300,7 @@ def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(db_url: str) -> None:
         shoe = server.http.get(f"/api/shoes/{state['shoe']['id']}").json()
         assert [(e["card"], e["status"]) for e in shoe["entries"] if e["kind"] == "card"][:2] == \
             [("9H", "void"), ("9C", "void")]
-        assert [c["status"] for c in shoe["coups"]] == ["void", "settled"]
+        assert [c["status"] for c in shoe["coups"]] == ["void", "void", "settled"]
         assert check_shoe_json(shoe).ok
         books = check_books(db_url)
         assert books["settled"] == 1 and books["active_bets"] == 0
@@ -481,3 +492,26 @@ def test_issue17_S3_a_cut_card_in_the_middle_of_a_coup_survives_a_restart(db_url
         assert server.balance(ann) == 100_000 - 30_000
     books = check_books(db_url)
     assert books["active_bets"] == 0 and set(books["in_play"].values()) == {0}
+
+
+def test_issue17_a_paused_hand_dealt_table_opens_no_round(sqlite_url: str) -> None:
+    """Pause holds for a hand-dealt table as for a server-dealt one: the coup under way is
+    finished and settled, then the dealer's "open" is refused until the operator resumes."""
+    with running(fast_settings(sqlite_url, default_tables=("Sanremo",))) as server:
+        desk = open_desk(server)
+        ann = server.signup("ann")
+        desk.ok("shoe", {})
+        desk.ok("open")
+        assert server.bet(ann, desk.table_id, "punto", 2000).status_code == 200
+        paused = server.http.post(f"/api/tables/{desk.table_id}/pause",
+                                  headers=desk.operator.headers)
+        assert paused.status_code == 200 and paused.json()["paused"] is True
+        desk.ok("close")
+        for card in ("9h", "2d", "kh", "5c"):  # the coup under way is finished and settled
+            desk.ok("cards", {"card": card})
+        assert not desk.ok("settle")["can"]["open"]
+        assert server.balance(ann) == 100_000 + 2000
+        message = desk.refused("open", None, 409, "table-paused", lang="fr")
+        assert message.startswith("La table est en pause")
+        server.http.post(f"/api/tables/{desk.table_id}/resume", headers=desk.operator.headers)
+        assert desk.ok("open")["phase"] == "open"

@@ -88,6 +88,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "fr": "Un coup est en cours : terminez-le ou annulez-le d'abord.",
         "it": "Un colpo è in corso: terminatelo o annullatelo prima.",
         "es": "Hay una mano en curso: termínela o anúlela antes."},
+    "table-paused": {
+        "en": "The table is paused: no round opens until the operator resumes it.",
+        "fr": "La table est en pause : aucun coup ne s'ouvre avant que l'opérateur la reprenne.",
+        "it": "Il tavolo è in pausa: nessun colpo si apre finché l'operatore non lo riprende.",
+        "es": "La mesa está en pausa: no se abre ninguna mano hasta que el operador la "
+              "reanude."},
     "betting-not-open": {
         "en": "Betting is not open.", "fr": "Les mises ne sont pas ouvertes.",
         "it": "Le puntate non sono aperte.", "es": "Las apuestas no están abiertas."},
@@ -137,7 +143,7 @@ STATUS: dict[str, int] = {
     "card-not-called": 409, "card-out-of-turn": 409, "card-already-entered": 409, "card-not-in-shoe": 422,
     "shoe-empty": 409, "shoe-finished": 409, "no-shoe": 409, "bad-burn": 400,
     "nothing-to-correct": 409, "nothing-to-void": 409, "round-in-progress": 409,
-    "betting-not-open": 409, "coup-incomplete": 409, "cut-card-out": 409,
+    "betting-not-open": 409, "table-paused": 409, "coup-incomplete": 409, "cut-card-out": 409,
     "cut-card-early": 409, "not-dealer-table": 409, "not-your-table": 403, "bad-dealing": 400,
     "bad-card": 400, "bad-phase": 409,
 }

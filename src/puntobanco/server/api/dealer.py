@@ -109,7 +109,7 @@ class HandOut(BaseModel):
 class DealerStateOut(BaseModel):
     table_id: int
     name: str
-    phase: Literal["open", "closed", "dealt", "settled", "idle"]
+    phase: Literal["open", "closed", "dealt", "settled", "idle", "void"]
     round_no: int
     coup_id: int | None
     coup_in_shoe: int

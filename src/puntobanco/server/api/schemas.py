@@ -126,7 +126,7 @@ class Rules(BaseModel):
     last_coup: str
 
 
-Phase = Literal["open", "closed", "dealt", "settled", "idle"]
+Phase = Literal["open", "closed", "dealt", "settled", "idle", "void"]
 
 
 class TableItem(BaseModel):

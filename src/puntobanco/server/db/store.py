@@ -23,7 +23,7 @@ import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from sqlalchemy import Connection, Table, func, select, update
 from sqlalchemy.orm import Session
@@ -573,6 +573,13 @@ def active_bets(session: Session, coup_id: int) -> dict[int, dict[BetKind, tuple
     return found
 
 
+def active_or_settled_players(session: Session, coup_id: int) -> set[int]:
+    """The players with a bet on a coup that is live or settled (not withdrawn)."""
+    return set(session.scalars(select(BetRecord.player_id).where(
+        BetRecord.coup_id == coup_id, BetRecord.status.in_(("active", "settled")),
+        BetRecord.stake > 0)))
+
+
 def close_coup_with_bets(session: Session, coup_id: int) -> dict[int, SpotBets]:
     """"No more bets" in the database: the coup ``open → closed`` (on PostgreSQL this waits for
     the bet batches that hold its row ``FOR SHARE``), and the bets it closed with, per player."""
@@ -628,11 +635,19 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
     session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
                                             BetRecord.status == "active")
                     .values(status="settled"))
-    return _wallet_balances(session, list(wallets))
+    return wallet_balances(session, list(wallets))
 
 
-def void_coup(session: Session, *, table_id: int, coup_id: int) -> dict[int, int]:
-    """Void a round that was not dealt: every live stake goes back to its wallet."""
+class Refund(NamedTuple):
+    """What a void round gave one player back (cents), and their wallet afterwards."""
+
+    amount: int
+    balance: int
+
+
+def void_coup(session: Session, *, table_id: int, coup_id: int) -> dict[int, Refund]:
+    """Void a round that was not dealt: every live stake goes back to its wallet. Returns
+    each bettor's refund and balance afterwards."""
     row = session.get_one(CoupRecord, coup_id)
     if row.status not in ("open", "closed"):
         raise TableStateError(f"Coup {coup_id} was dealt: it is settled, not voided.",
@@ -647,7 +662,9 @@ def void_coup(session: Session, *, table_id: int, coup_id: int) -> dict[int, int
     session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
                                             BetRecord.status == "active")
                     .values(status="refunded"))
-    return _wallet_balances(session, list(wallets))
+    balances = wallet_balances(session, list(wallets))
+    return {player: Refund(sum(stake for _, stake in kinds.values()), balances[player])
+            for player, kinds in live.items() if player in balances}
 
 
 def _wallets(session: Session, players: Sequence[int]) -> dict[int, int]:
@@ -657,7 +674,7 @@ def _wallets(session: Session, players: Sequence[int]) -> dict[int, int]:
     return {int(player): account for player, account in found if player is not None}
 
 
-def _wallet_balances(session: Session, players: Sequence[int]) -> dict[int, int]:
+def wallet_balances(session: Session, players: Sequence[int]) -> dict[int, int]:
     found = session.execute(select(Account.player_id, Account.balance).where(
         Account.kind == "wallet", Account.player_id.in_(players))).all()
     return {int(player): balance for player, balance in found if player is not None}
@@ -677,6 +694,8 @@ class Recovered:
     last_round_no: int
     voided: list[int] = field(default_factory=list)
     settled: list[int] = field(default_factory=list)
+    #: each voided round's refunds, per player (the pages are told)
+    refunds: dict[int, dict[int, Refund]] = field(default_factory=dict)
     shoe_id: int | None = None
     shoe_no: int = 0
     shoe_order: tuple[Card, ...] = ()
@@ -737,7 +756,7 @@ def recover(session: Session, table_id: int) -> Recovered:
         CoupRecord.status.in_(("open", "closed", "dealt"))).order_by(CoupRecord.id)).all()
     for row in unfinished:
         if row.status != "dealt":
-            void_coup(session, table_id=table_id, coup_id=row.id)
+            found.refunds[row.id] = void_coup(session, table_id=table_id, coup_id=row.id)
             found.voided.append(row.id)
             continue
         settle_recorded(session, table_id, row, _settling_rules(

@@ -33,7 +33,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
-from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError
+from puntobanco.cards import Card
+from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError, TableStateError
 from puntobanco.rules import Side, hand_total
 from puntobanco.server.db import recall, store
 from puntobanco.server.db.engine import Database
@@ -79,6 +80,8 @@ class TableDealer:
     def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings,
                  clock: Clock | None = None) -> None:
         self.id = settings.id
+        #: who deals the table: the server (here) or a person (live/human.py)
+        self.dealing: msg.Dealing = "server"
         #: what paces the round (live/clock.py): the wall clock unless a test moves its own
         self.clock: Clock = clock or WallClock()
         #: the table's settings as stored: the next shoe is dealt with them
@@ -298,35 +301,40 @@ class TableDealer:
             if found.voided or found.settled:
                 log.warning("table %s: voided rounds %s, settled coups %s left by a stop",
                             self.id, found.voided, found.settled)
-            self.settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
-            self.table = self._new_table(self.settings, round_no=found.last_round_no,
-                                         shoe_no=found.shoe_no)
-            self.view = View(round_no=found.last_round_no, last_result=found.last_result)
-            if found.shoe_id is None:
-                return
-            try:
-                rules, seconds = table_rules_from_json(found.shoe_rules)
-            except RuleSetError:  # rules an older server accepted: end that shoe (issue 9)
-                log.warning("table %s: shoe %s's rules are refused; it ends here", self.id,
-                            found.shoe_id)
-                await self._finish_shoe(found.shoe_id)
-                return
-            try:
-                shoe = replayed(found.shoe_order, rules,
-                                [(row.id, row.cards) for row in found.shoe_coups])
-            except ValueError as error:
-                raise RuntimeError(f"table {self.id}: {error}") from error
-            if shoe.finished:
-                await self._finish_shoe(found.shoe_id)
-                return
-            self.table = self._new_table(self.settings, round_no=found.last_round_no,
-                                         shoe_no=found.shoe_no - 1)  # this shoe starts again
-            self._prepared = shoe
-            self.table.new_shoe(rules=rules)
-            self.shoe_rules, self.betting_seconds = found.shoe_rules, seconds
-            self.view.shoe = self._shoe_view(found.shoe_id, found.shoe_commitment, shoe)
-            self.view.roads = [recall.road_json(recall.coup_json(row, shoe_no=found.shoe_no))
-                               for row in found.shoe_coups]
+            await self._resume(found)
+            await self._announce_recovered(found.settled, found.refunds)
+
+    async def _resume(self, found: store.Recovered) -> None:
+        """Resume the shoe being dealt from its recorded order (the table's lock held)."""
+        self.settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
+        self.table = self._new_table(self.settings, round_no=found.last_round_no,
+                                     shoe_no=found.shoe_no)
+        self.view = View(round_no=found.last_round_no, last_result=found.last_result)
+        if found.shoe_id is None:
+            return
+        try:
+            rules, seconds = table_rules_from_json(found.shoe_rules)
+        except RuleSetError:  # rules an older server accepted: end that shoe (issue 9)
+            log.warning("table %s: shoe %s's rules are refused; it ends here", self.id,
+                        found.shoe_id)
+            await self._finish_shoe(found.shoe_id)
+            return
+        try:
+            shoe = replayed(found.shoe_order, rules,
+                            [(row.id, row.cards) for row in found.shoe_coups])
+        except ValueError as error:
+            raise RuntimeError(f"table {self.id}: {error}") from error
+        if shoe.finished:
+            await self._finish_shoe(found.shoe_id)
+            return
+        self.table = self._new_table(self.settings, round_no=found.last_round_no,
+                                     shoe_no=found.shoe_no - 1)  # this shoe starts again
+        self._prepared = shoe
+        self.table.new_shoe(rules=rules)
+        self.shoe_rules, self.betting_seconds = found.shoe_rules, seconds
+        self.view.shoe = self._shoe_view(found.shoe_id, found.shoe_commitment, shoe)
+        self.view.roads = [recall.road_json(recall.coup_json(row, shoe_no=found.shoe_no))
+                           for row in found.shoe_coups]
 
     def _shoe_view(self, shoe_id: int, commitment_hex: str, shoe: Shoe) -> dict[str, Any]:
         return {"id": shoe_id, "shoe_no": self.table.shoe_no, "commitment": commitment_hex,
@@ -363,113 +371,139 @@ class TableDealer:
                                           order=row.card_order.split(), salt=row.salt,
                                           commitment=row.commitment))
 
-    # --- one round ------------------------------------------------------------------------
+    # --- one round: written once for both kinds of table ----------------------------------
+    #
+    # Open, close, deal-and-settle and void are the engine's; what paces them differs (the
+    # clock in _play_round below, the dealer's actions in live/human.py) and where the cards
+    # come from (a shuffled shoe dealt by the core, or the cards a dealer enters).
 
-    async def _play_round(self) -> None:
-        shoe = self.table.shoe
-        if shoe is None or shoe.finished:
-            await self._start_shoe()
-        assert self.table.shoe is not None and self.view.shoe is not None
-        seconds = (self.config.betting_seconds if self.config.betting_seconds is not None
-                   else self.betting_seconds)
-        shoe_id = self.view.shoe["id"]
-        async with self.lock:
-            shoe = self.table.shoe
-            coup_id = await self._write(lambda s: store.open_coup(
-                s, table_id=self.id, shoe_id=shoe_id,
-                round_no=self.table.round_no + 1, coup_in_shoe=shoe.coups_dealt + 1,
-                last_coup=shoe.is_last_coup))
-            opened = self.table.open_round()
-            closes_at = self.clock.now() + seconds
-            deadline = int(closes_at * 1000)
-            self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules,
-                           closes_at=closes_at)
-            self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
-                             coup_in_shoe=opened.coup_in_shoe, deadline=deadline,
-                             shoe={**self.view.shoe, "last_coup": opened.last_coup},
-                             last_result=self.view.last_result, roads=self.view.roads)
-            self.hub.publish(msg.RoundOpened(
-                round_no=opened.round_no, coup_id=coup_id, coup_in_shoe=opened.coup_in_shoe,
-                last_coup=opened.last_coup, deadline=deadline, server_time=now_ms(self.clock),
-                seconds=seconds))
-        stopping = await self._pause(closes_at - self.clock.now())
-        async with self.lock:
-            # "No more bets": a state change, at the deadline, whatever is queued. Requests
-            # taken before it are answered (one batch at most is being written), then the
-            # database closes the coup and says which bets it holds.
-            self.desk.close()
-            if not stopping:
-                self.view.phase, self.view.deadline = "closed", None
-                self.hub.publish(msg.BetsClosed(round_no=opened.round_no, coup_id=coup_id))
-            await self.desk.drain()
-            self.desk.flush_totals()  # the final totals, if the last batch changed them
-            if stopping:
-                refunded = {spot: sum(bets.values()) for spot, bets in self.table.bets.items()}
-                balances = await self._write(
-                    lambda s: store.void_coup(s, table_id=self.id, coup_id=coup_id))
-                self.table.close_bets()  # the core refuses any later bet
-                for player, balance in balances.items():  # the page says what came back
-                    self.hub.send_to(player, {"type": "balance", "reason": "void",
-                                              "coup_id": coup_id, "balance": balance,
-                                              "amount": refunded.get(str(player), 0)})
-                return
-            held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
-            for player, spot in held.items():
-                for kind in BetKind:  # the core checks the spot again (M3, L1, L3)
-                    if spot.get(kind):
-                        self.table.place_bet(str(player), kind, spot[kind])
-            closed = self.table.close_bets()
-        await self._deal_and_settle(coup_id, closed.bets)
-
-    async def _record_deal(self, coup_id: int, dealt: CoupDealt, *,
-                           first_card: int) -> dict[str, Any]:
-        """Write the coup's cards (dealt from ``first_card`` of the shoe); its recall JSON."""
-        shoe_no = self.table.shoe_no
-
-        def record(session: Session) -> dict[str, Any]:
-            store.record_deal(session, coup_id, dealt.coup, first_card=first_card)
-            return recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
-
-        return await self._write(record)
-
-    async def _deal_and_settle(self, coup_id: int,
-                               closed: Mapping[str, Mapping[BetKind, int]]) -> None:
+    def _shoe_now(self) -> dict[str, Any]:
+        """The shoe as the pages see it now (a hand-dealt table says it its own way)."""
         shoe = self.table.shoe
         assert shoe is not None and self.view.shoe is not None
-        first_card = shoe.position
-        self._shown = []
-        dealt = self.table.deal()
+        return {**self.view.shoe, "cards_left": shoe.cards_left,
+                "cut_card_out": shoe.cut_card_out, "coups_dealt": shoe.coups_dealt,
+                "last_coup": shoe.is_last_coup}
+
+    def _refuse_if_paused(self) -> None:
+        if self.paused:
+            raise TableStateError("The table is paused: no round opens until the operator "
+                                  "resumes it.", code="table-paused")
+
+    async def _open_round(self, *, seconds: float | None) -> int:
+        """Open a round for bets (the table's lock held): recorded, the core's, the desk's;
+        ``seconds`` is the betting window (``None``: until the dealer closes it)."""
+        self._refuse_if_paused()
+        shoe = self.table.shoe
+        assert shoe is not None and self.view.shoe is not None
+        self.table.verify_open_round()
+        shoe_id = self.view.shoe["id"]
+        coup_id = await self._write(lambda s: store.open_coup(
+            s, table_id=self.id, shoe_id=shoe_id, round_no=self.table.round_no + 1,
+            coup_in_shoe=shoe.coups_dealt + 1, last_coup=shoe.is_last_coup))
+        opened = self.table.open_round()
+        closes_at = None if seconds is None else self.clock.now() + seconds
+        deadline = None if closes_at is None else int(closes_at * 1000)
+        self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules,
+                       closes_at=closes_at)
+        self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
+                         coup_in_shoe=opened.coup_in_shoe, deadline=deadline,
+                         shoe=self._shoe_now(), last_result=self.view.last_result,
+                         roads=self.view.roads)
+        self.hub.publish(msg.RoundOpened(
+            round_no=opened.round_no, coup_id=coup_id, coup_in_shoe=opened.coup_in_shoe,
+            shoe_no=self.table.shoe_no, last_coup=opened.last_coup, deadline=deadline,
+            server_time=now_ms(self.clock), seconds=seconds, dealing=self.dealing))
+        return coup_id
+
+    async def _close_round(self) -> dict[int, dict[BetKind, int]]:
+        """"No more bets" (the table's lock held): a state change, whatever is queued.
+        Requests taken before it are answered (one batch at most is being written), then the
+        database closes the coup and says which bets it holds; the core takes exactly those
+        (and checks each spot again: M3, L1, L3). Returns them, per player."""
+        coup_id = self.view.coup_id
+        assert coup_id is not None
+        self.desk.close()
+        self.view.phase, self.view.deadline = "closed", None
+        self.hub.publish(msg.BetsClosed(round_no=self.table.round_no, coup_id=coup_id))
+        await self.desk.drain()
+        self.desk.flush_totals()  # the final totals, if the last batch changed them
+        held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
+        for player, spot in held.items():
+            for kind in BetKind:
+                if spot.get(kind):
+                    self.table.place_bet(str(player), kind, spot[kind])
+        self.table.close_bets()
+        return {player: dict(spot) for player, spot in held.items() if spot}
+
+    async def _void_round(self, *, also: Callable[[Session], None] | None = None) -> None:
+        """Void the round under way (the table's lock held): every stake back to its wallet,
+        each player told what came back, every page told the round is void. ``also`` runs in
+        the same transaction (a hand-dealt coup's cards marked void)."""
+        coup_id = self.view.coup_id
+        assert coup_id is not None
+        if self.table.phase is Phase.OPEN:  # the bets being written are taken, then refunded
+            self.desk.close()
+            await self.desk.drain()
+            self.desk.flush_totals()
+
+        def write(session: Session) -> dict[int, store.Refund]:
+            refunds = store.void_coup(session, table_id=self.id, coup_id=coup_id)
+            if also is not None:
+                also(session)
+            return refunds
+
+        refunds = await self._write(write)
+        cards = self._void_in_core()
+        self.view.phase, self.view.cards, self.view.deadline = "void", [], None
+        self.view.shoe = self._shoe_now()
+        self._tell_void(coup_id, self.table.round_no, refunds, cards)
+
+    def _void_in_core(self) -> tuple[str, ...]:
+        """The core's round ends void (a server-dealt round: closed, never dealt); the
+        cards it had (none)."""
+        if self.table.phase is Phase.OPEN:
+            self.table.close_bets()  # the core refuses any later bet
+        return ()
+
+    def _tell_void(self, coup_id: int, round_no: int, refunds: Mapping[int, store.Refund],
+                   cards: tuple[str, ...] = ()) -> None:
+        for player, refund in refunds.items():  # the page says what came back
+            self.hub.send(player, msg.Balance(reason="void", coup_id=coup_id,
+                                              amount=refund.amount, balance=refund.balance))
+            self.hub.send(player, msg.MyBets(coup_id=coup_id, my_bets={},
+                                             balance=refund.balance))
+        self.hub.publish(msg.RoundVoided(round_no=round_no, coup_id=coup_id, cards=list(cards),
+                                         shoe_no=self.table.shoe_no,
+                                         coup_in_shoe=self.view.coup_in_shoe))
+
+    async def _settle_round(self, coup_id: int, dealt: CoupDealt, *, first_card: int,
+                            bets: Mapping[int, Mapping[BetKind, int]],
+                            shown: list[CardDealt] | None = None) -> bool:
+        """Record the dealt coup, show its cards (``shown``: those not yet on the pages, paced
+        by the clock), settle it exactly once and tell everyone. ``True``: the shoe ended."""
         shoe_no = self.table.shoe_no
         coup_json = await self._record_deal(coup_id, dealt, first_card=first_card)
         # No bet of this table is waited on now: the moment for a full garbage collection when
         # one is due, taken out of the "no more bets" pause the pages show anyway.
         spent = collector.quiet_moment()
-        shown: dict[Side, list[int]] = {Side.PUNTO: [], Side.BANCO: []}
-        for index, card in enumerate(self._shown):
+        for index, card in enumerate(shown or []):
             # "No more bets" stays on the pages a moment before the first card turns; a
             # stopping server skips the pauses and finishes the coup.
             await self._pause(self.config.card_seconds if index
                               else max(0.0, self.config.closed_seconds - spent))
-            shown[card.side].append(card.card.value)
-            message = {"side": card.side.value, "position": card.position, "card": str(card.card)}
-            self.view.cards.append(message)
-            self.hub.publish(msg.CardDealt(side=card.side.value, position=card.position,
-                                           card=str(card.card),
-                                           punto_total=hand_total(shown[Side.PUNTO]),
-                                           banco_total=hand_total(shown[Side.BANCO])))
+            self._show_card(card.side, card.position, str(card.card))
         self.view.phase = "dealt"
-        self.view.shoe = {**self.view.shoe, "cards_left": dealt.cards_left,
-                          "cut_card_out": dealt.cut_card_out, "coups_dealt": shoe.coups_dealt,
-                          "last_coup": shoe.is_last_coup}
+        self.view.shoe = self._shoe_now()
         self.hub.publish(msg.CoupDealt(coup=coup_json, cards_left=dealt.cards_left,
                                        cut_card_out=dealt.cut_card_out))
         settled = self.table.settle()
-        bets = {int(spot): dict(spot_bets) for spot, spot_bets in closed.items()}
         lines = {int(spot): spot_lines for spot, spot_lines in settled.lines.items()}
+        spots = {player: dict(spot) for player, spot in bets.items() if spot}
 
         def settle(session: Session) -> tuple[dict[str, Any], dict[int, int]]:
-            balances = store.settle_coup(session, table_id=self.id, coup_id=coup_id, bets=bets,
-                                         lines=lines)
+            balances = store.settle_coup(session, table_id=self.id, coup_id=coup_id,
+                                         bets=spots, lines=lines)
             result = recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
             return result, balances
 
@@ -482,10 +516,94 @@ class TableDealer:
         self.view.last_result = result
         self.view.roads.append(recall.road_json(result))
         self.hub.publish(msg.RoundSettled(round_no=settled.round_no, coup_id=coup_id,
+                                          shoe_no=shoe_no, coup_in_shoe=self.view.coup_in_shoe,
                                           winner=result["winner"],
                                           shoe_finished=settled.shoe_finished))
         self.rounds_played += 1
-        if settled.shoe_finished:
+        return settled.shoe_finished
+
+    def _show_card(self, side: Side, position: int, card: str) -> None:
+        """One card on the pages, with the totals shown so far."""
+        self.view.cards.append({"side": side.value, "position": position, "card": card})
+        totals = self._hand_totals()
+        self.hub.publish(msg.CardDealt(side=side.value, position=position, card=card,
+                                       punto_total=totals[0], banco_total=totals[1]))
+
+    def _hand_totals(self) -> tuple[int, int]:
+        values: dict[str, list[int]] = {"punto": [], "banco": []}
+        for shown in self.view.cards:
+            values[shown["side"]].append(Card.parse(shown["card"]).value)
+        return hand_total(values["punto"]), hand_total(values["banco"])
+
+    async def _record_deal(self, coup_id: int, dealt: CoupDealt, *,
+                           first_card: int) -> dict[str, Any]:
+        """Write the coup's cards (dealt from ``first_card`` of the shoe); its recall JSON."""
+        shoe_no = self.table.shoe_no
+
+        def record(session: Session) -> dict[str, Any]:
+            store.record_deal(session, coup_id, dealt.coup, first_card=first_card)
+            return recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
+
+        return await self._write(record)
+
+    async def _announce_recovered(self, settled: list[int],
+                                  voided: Mapping[int, Mapping[int, store.Refund]]) -> None:
+        """Tell the sockets what a recovery did, as if the dealer had: a coup it settled
+        (its cards, each player's settlement, the result), a round it voided (each player's
+        refund). Nothing to say to a table nobody watches yet (a start)."""
+        for coup_id in settled:
+            def read(session: Session, coup_id: int = coup_id) -> tuple[
+                    dict[str, Any], dict[int, tuple[list[dict[str, Any]], int]]]:
+                row = session.get_one(CoupRecord, coup_id)
+                result = recall.coup_json(row, shoe_no=recall.shoe_no_of(session, row.shoe_id))
+                players = sorted(store.active_or_settled_players(session, coup_id))
+                balances = store.wallet_balances(session, players)
+                return result, {player: (recall.lines_of(session, coup_id, player),
+                                         balances[player]) for player in players}
+
+            result, per_player = await self.db.run_read(read)
+            self.hub.publish(msg.CoupDealt(coup=result, cards_left=self.view.shoe["cards_left"]
+                                           if self.view.shoe else 0,
+                                           cut_card_out=bool(self.view.shoe
+                                                             and self.view.shoe["cut_card_out"])))
+            for player, (player_lines, balance) in per_player.items():
+                self.hub.send(player, msg.Settlement(coup_id=coup_id, lines=player_lines,
+                                                     balance=balance))
+            self.hub.publish(msg.RoundSettled(
+                round_no=result["round_no"], coup_id=coup_id, shoe_no=result["shoe_no"],
+                coup_in_shoe=result["coup_in_shoe"], winner=result["winner"],
+                shoe_finished=False))
+        for coup_id, refunds in voided.items():
+            self._tell_void(coup_id, 0, refunds)
+
+    async def _play_round(self) -> None:
+        """One round of a server-dealt table, paced by the clock."""
+        shoe = self.table.shoe
+        if shoe is None or shoe.finished:
+            await self._start_shoe()
+        assert self.table.shoe is not None
+        seconds = (self.config.betting_seconds if self.config.betting_seconds is not None
+                   else self.betting_seconds)
+        async with self.lock:
+            if self.paused:  # paused meanwhile: no round opens
+                return
+            coup_id = await self._open_round(seconds=seconds)
+            assert self.desk.closes_at is not None
+            closes_at = self.desk.closes_at
+        stopping = await self._pause(closes_at - self.clock.now())
+        async with self.lock:
+            if stopping:  # a stopping server voids the open round (docs/server.md)
+                await self._void_round()
+                return
+            bets = await self._close_round()
+        shoe = self.table.shoe
+        assert shoe is not None
+        first_card = shoe.position
+        self._shown = []
+        dealt = self.table.deal()
+        if await self._settle_round(coup_id, dealt, first_card=first_card, bets=bets,
+                                    shown=self._shown):
+            assert self.view.shoe is not None
             await self._finish_shoe(self.view.shoe["id"])
         await self._pause(self.config.result_seconds)
 
@@ -643,7 +761,7 @@ class TableDealer:
             "cards": list(view.cards), "last_result": view.last_result, "roads": list(view.roads),
             "betting_seconds": (self.config.betting_seconds if self.config.betting_seconds
                                 is not None else self.betting_seconds),
-            "spots": self.spots(), "paused": self.paused,
+            "spots": self.spots(), "paused": self.paused, "dealing": self.dealing,
         }
 
     def summary(self) -> dict[str, Any]:
@@ -651,5 +769,5 @@ class TableDealer:
         return {"id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
                 "next_rules": self.settings.rules_json(), "phase": self.view.phase,
                 "players": self.hub.players(), "spots": self.spots(),
-                "paused": self.paused}
+                "paused": self.paused, "dealing": self.dealing}
 

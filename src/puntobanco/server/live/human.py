@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy.orm import Session
 
@@ -23,16 +23,14 @@ from puntobanco.bets import BetKind
 from puntobanco.cards import Card
 from puntobanco.errors import PuntoBancoError, TableStateError
 from puntobanco.physical import CardRefused, HandDealtTable, PhysicalShoe
-from puntobanco.rules import Side, hand_total
-from puntobanco.server.db import dealing, recall, store
+from puntobanco.rules import Side
+from puntobanco.server.db import dealing, store
 from puntobanco.server.db.engine import Database
-from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.dealer_messages import step_text
-from puntobanco.server.live import collector
-from puntobanco.server.live.clock import Clock, now_ms
+from puntobanco.server.live import messages as msg
+from puntobanco.server.live.clock import Clock
 from puntobanco.server.live.dealer import TableDealer, View
-from puntobanco.server.live.hub import dumps
 from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.table import Phase, Table
 
@@ -55,6 +53,7 @@ class HumanDealer(TableDealer):
     def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings,
                  clock: Clock | None = None) -> None:
         super().__init__(settings, db=db, config=config, clock=clock)
+        self.dealing = "dealer"
         self.shoe_id: int | None = None
 
     def _new_table(self, settings: TableSettings, *, round_no: int = 0,
@@ -82,73 +81,78 @@ class HumanDealer(TableDealer):
     async def _recover(self) -> None:
         async with self.lock:
             found = await self._write(lambda s: dealing.resume(s, self.id))
-            self.settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
-            self.table = self._new_table(self.settings, round_no=found.last_round_no,
-                                         shoe_no=found.shoe_no)
-            self.view = View(round_no=found.last_round_no, last_result=found.last_result)
-            self.shoe_id = found.shoe_id
-            if found.shoe_id is None:
-                return
-            rules, seconds = table_rules_from_json(found.shoe_rules)
-            # the round in progress, if any, is opened again below as the number it had
-            self.table = self._new_table(
-                self.settings, shoe_no=found.shoe_no - 1,
-                round_no=(found.last_round_no if found.round_coup_id is None
-                          else found.round_no - 1))
-            self.table.new_shoe(rules=rules)
-            self.shoe_rules, self.betting_seconds = found.shoe_rules, seconds
-            shoe = self.hand.physical
-            in_round: list[Card] = []
-            current: int | None = None
+            await self._resume_hand(found)
+            await self._announce_recovered(found.settled, {})
 
-            def close_coup(coup_id: int | None) -> None:
-                if coup_id is None or coup_id == found.round_coup_id:
-                    return
-                if found.coup_status.get(coup_id) == "void":
-                    shoe.void_pending()
-                else:
-                    shoe.deal_coup()
+    async def _resume_hand(self, found: dealing.Resumed) -> None:
+        """Replay the shoe's record: every entry, in order, a coup's own events inside it."""
+        self.settings = await self.db.run_read(lambda s: store.load_table(s, self.id))
+        self.table = self._new_table(self.settings, round_no=found.last_round_no,
+                                     shoe_no=found.shoe_no)
+        self.view = View(round_no=found.last_round_no, last_result=found.last_result)
+        self.shoe_id = found.shoe_id
+        if found.shoe_id is None:
+            return
+        rules, seconds = table_rules_from_json(found.shoe_rules)
+        # the round in progress, if any, is opened again below as the number it had
+        self.table = self._new_table(
+            self.settings, shoe_no=found.shoe_no - 1,
+            round_no=(found.last_round_no if found.round_coup_id is None
+                      else found.round_no - 1))
+        self.table.new_shoe(rules=rules)
+        self.shoe_rules, self.betting_seconds = found.shoe_rules, seconds
+        shoe = self.hand.physical
+        in_round: list[Card] = []
+        current: int | None = None
 
-            for kind, text, count, coup_id in found.entries:
-                if current is not None and coup_id != current:
-                    # a coup ends at the first entry not its own: a cut card or a "last coup"
-                    # pressed between two of its cards is an event of that coup (issue 17)
-                    close_coup(current)
-                    current = None
-                if kind == "card":
-                    current = coup_id
-                if kind == "burn" and text is not None:
-                    shoe.burn([Card.parse(text)])
-                elif kind == "counted" and count:
-                    shoe.burn(counted=count)
-                elif kind == "card" and text is not None:
-                    if coup_id == found.round_coup_id:
-                        in_round.append(Card.parse(text))
-                    else:
-                        shoe.enter(Card.parse(text))
-            close_coup(current)
-            shoe.restore_marks(cut_card_coup=found.cut_card_coup, last_coup_no=found.last_coup_no)
-            self.view.roads = found.roads
-            self.view.shoe = self._hand_shoe_view()
-            if found.round_coup_id is None:
+        def close_coup(coup_id: int | None) -> None:
+            if coup_id is None or coup_id == found.round_coup_id:
                 return
-            opened = self.table.open_round()
-            if found.round_status == "open":  # the bets are the desk's while betting is open
-                self._seed_desk(found.round_coup_id, opened.round_no, found.round_bets)
+            if found.coup_status.get(coup_id) == "void":
+                shoe.void_pending()
             else:
-                for player, bets in found.round_bets.items():
-                    for kind_, stake in bets.items():
-                        self.table.place_bet(str(player), kind_, stake)
-            self.view = View(phase="open", round_no=opened.round_no, coup_id=found.round_coup_id,
-                             coup_in_shoe=opened.coup_in_shoe, shoe=self._hand_shoe_view(),
-                             last_result=self.view.last_result, roads=self.view.roads)
-            if found.round_status == "closed":
-                self.table.close_bets()
-                self.view.phase = "closed"
-                for card in in_round:
-                    entered = self.hand.enter_card(card)
-                    self.view.cards.append({"side": entered.side.value,
-                                            "position": entered.position, "card": str(card)})
+                shoe.deal_coup()
+
+        for kind, text, count, coup_id in found.entries:
+            if current is not None and coup_id != current:
+                # a coup ends at the first entry not its own: a cut card or a "last coup"
+                # pressed between two of its cards is an event of that coup (issue 17)
+                close_coup(current)
+                current = None
+            if kind == "card":
+                current = coup_id
+            if kind == "burn" and text is not None:
+                shoe.burn([Card.parse(text)])
+            elif kind == "counted" and count:
+                shoe.burn(counted=count)
+            elif kind == "card" and text is not None:
+                if coup_id == found.round_coup_id:
+                    in_round.append(Card.parse(text))
+                else:
+                    shoe.enter(Card.parse(text))
+        close_coup(current)
+        shoe.restore_marks(cut_card_coup=found.cut_card_coup, last_coup_no=found.last_coup_no)
+        self.view.roads = found.roads
+        self.view.shoe = self._hand_shoe_view()
+        if found.round_coup_id is None:
+            return
+        opened = self.table.open_round()
+        if found.round_status == "open":  # the bets are the desk's while betting is open
+            self._seed_desk(found.round_coup_id, opened.round_no, found.round_bets)
+        else:
+            for player, bets in found.round_bets.items():
+                for kind_, stake in bets.items():
+                    self.table.place_bet(str(player), kind_, stake)
+        self.view = View(phase="open", round_no=opened.round_no, coup_id=found.round_coup_id,
+                         coup_in_shoe=opened.coup_in_shoe, shoe=self._hand_shoe_view(),
+                         last_result=self.view.last_result, roads=self.view.roads)
+        if found.round_status == "closed":
+            self.table.close_bets()
+            self.view.phase = "closed"
+            for card in in_round:
+                entered = self.hand.enter_card(card)
+                self.view.cards.append({"side": entered.side.value,
+                                        "position": entered.position, "card": str(card)})
 
     def _seed_desk(self, coup_id: int, round_no: int,
                    bets: dict[int, dict[BetKind, int]]) -> None:
@@ -159,6 +163,9 @@ class HumanDealer(TableDealer):
         for spot in bets.values():
             for kind, stake in spot.items():
                 self.desk._totals[kind.value] += stake
+
+    def _shoe_now(self) -> dict[str, Any]:
+        return self._hand_shoe_view()
 
     def _hand_shoe_view(self) -> dict[str, Any]:
         shoe = self.hand.physical
@@ -220,11 +227,10 @@ class HumanDealer(TableDealer):
             self.shoe_rules, self.betting_seconds = rules_json, settings.betting_seconds
             self.view.shoe = self._hand_shoe_view()
             self.view.roads = []
-            self.hub.broadcast({"type": "shoe-started", "shoe_id": self.shoe_id,
-                                "shoe_no": started.shoe_no, "commitment": "",
-                                "dealing": "dealer", "cards_left": self.hand.physical.cards_left,
-                                "cut_index": 0, "burned": 0, "cards": 52 * rules.decks,
-                                "rules": rules_json})
+            self.hub.publish(msg.ShoeStarted(
+                shoe_id=self.shoe_id, shoe_no=started.shoe_no, commitment="", dealing="dealer",
+                cards_left=self.hand.physical.cards_left, cut_index=0, burned=0,
+                cards=52 * rules.decks, rules=rules_json))
         await self._act(work)
 
     async def burn(self, dealer_id: int, *, cards: Sequence[Card], counted: int) -> None:
@@ -296,10 +302,11 @@ class HumanDealer(TableDealer):
             raise TableStateError("Start a new shoe first.", code="no-shoe")
         return self.shoe_id
 
-    def _tell_shoe(self, event: str, **facts: Any) -> None:
+    def _tell_shoe(self, event: Literal["burn", "cut-card", "last-coup"], *,
+                   cards: Sequence[str] = (), counted: int = 0) -> None:
         self.view.shoe = self._hand_shoe_view()
-        self.hub.broadcast({"type": "shoe-event", "event": event, "shoe": self.view.shoe,
-                            **facts})
+        self.hub.publish(msg.ShoeEvent(event=event, shoe=self.view.shoe, cards=list(cards),
+                                       counted=counted))
 
     async def _finish_if_done(self) -> None:
         shoe = self.hand.physical
@@ -307,51 +314,25 @@ class HumanDealer(TableDealer):
             shoe_id = self.shoe_id
             row = await self._write(lambda s: store.finish_shoe(s, shoe_id))
             self.view.shoe = self._hand_shoe_view()
-            self.hub.broadcast({"type": "shoe-finished", "shoe_id": shoe_id,
-                                "shoe_no": row.shoe_no, "dealing": "dealer"})
+            self.hub.publish(msg.ShoeFinished(shoe_id=shoe_id, shoe_no=row.shoe_no,
+                                              dealing="dealer"))
 
-    # --- rounds ---------------------------------------------------------------------------
+    # --- rounds: the engine's (live/dealer.py), paced by the dealer's actions ---------------
 
     async def open_betting(self, dealer_id: int) -> None:
         async def work() -> None:
-            shoe_id = self._shoe_id()
-            shoe = self.hand.physical
-            if shoe.finished:
+            self._shoe_id()
+            if self.hand.physical.finished:
                 raise TableStateError("The shoe is finished: start a new shoe.",
                                       code="shoe-finished")
-            self.table.verify_open_round()
-            coup_id = await self._write(lambda s: store.open_coup(
-                s, table_id=self.id, shoe_id=shoe_id, round_no=self.table.round_no + 1,
-                coup_in_shoe=shoe.coups_dealt + 1, last_coup=shoe.is_last_coup))
-            opened = self.table.open_round()
-            self.desk.open(coup_id=coup_id, round_no=opened.round_no, rules=self.table.rules)
-            self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
-                             coup_in_shoe=opened.coup_in_shoe, deadline=None,
-                             shoe=self._hand_shoe_view(), last_result=self.view.last_result,
-                             roads=self.view.roads)
-            self.hub.broadcast({"type": "round-opened", "round_no": opened.round_no,
-                                "coup_id": coup_id, "coup_in_shoe": opened.coup_in_shoe,
-                                "last_coup": opened.last_coup, "deadline": None,
-                                "server_time": now_ms(self.clock), "seconds": None, "dealing": "dealer"})
+            await self._open_round(seconds=None)
         await self._act(work)
 
     async def close_betting(self, dealer_id: int) -> None:
         async def work() -> None:
             if self.table.phase is not Phase.OPEN or self.view.coup_id is None:
                 raise TableStateError("Betting is not open.", code="betting-not-open")
-            coup_id = self.view.coup_id
-            self.desk.close()  # "no more bets", then the bets taken before it are answered
-            await self.desk.drain()
-            self.desk.flush_totals()
-            held = await self._write(lambda s: store.close_coup_with_bets(s, coup_id))
-            for player, spot in held.items():
-                for kind in BetKind:  # the core checks each spot again (M3, L1, L3)
-                    if spot.get(kind):
-                        self.table.place_bet(str(player), kind, spot[kind])
-            closed = self.table.close_bets()
-            self.view.phase = "closed"
-            self.hub.broadcast({"type": "bets-closed", "round_no": closed.round_no,
-                                "coup_id": coup_id})
+            await self._close_round()
         await self._act(work)
 
     async def enter_card(self, dealer_id: int, card: Card, *, side: Side | None,
@@ -381,10 +362,7 @@ class HumanDealer(TableDealer):
                 card=str(card), side=step.side.value if step.side else None,
                 position=step.position, dealer_id=dealer_id))
             entered = self.hand.enter_card(card, side=side)
-            message = {"side": entered.side.value, "position": entered.position,
-                       "card": str(card)}
-            self.view.cards.append(message)
-            self.hub.broadcast({"type": "card-dealt", **message, **self._totals()})
+            self._show_card(entered.side, entered.position, str(card))
         await self._act(work)
 
     async def correct_card(self, dealer_id: int, card: Card) -> None:
@@ -405,72 +383,30 @@ class HumanDealer(TableDealer):
 
             await self._write(write)
             corrected = self.hand.correct_card(card)
-            message = {"side": corrected.side.value, "position": corrected.position,
-                       "card": str(card)}
-            self.view.cards[-1] = message
-            self.hub.broadcast({"type": "card-corrected", **message, "was": str(corrected.was),
-                                **self._totals()})
-            self._resnapshot()
+            self.view.cards[-1] = {"side": corrected.side.value,
+                                   "position": corrected.position, "card": str(card)}
+            punto, banco = self._hand_totals()
+            self.hub.publish(msg.CardCorrected(side=corrected.side.value,
+                                               position=corrected.position, card=str(card),
+                                               was=str(corrected.was), punto_total=punto,
+                                               banco_total=banco))
         await self._act(work)
 
-    def _resnapshot(self) -> None:
-        """A fresh snapshot to every page: a corrected card or a void round redraws the felt
-        (pages that know ``card-corrected`` and ``round-voided`` may use those instead)."""
-        for client in list(self.hub.clients):
-            client.push(dumps({"type": "snapshot", "table": self.snapshot(client.player_id)}))
-
-    def _totals(self) -> dict[str, int]:
-        values: dict[str, list[int]] = {"punto": [], "banco": []}
-        for shown in self.view.cards:
-            values[shown["side"]].append(Card.parse(shown["card"]).value)
-        return {"punto_total": hand_total(values["punto"]),
-                "banco_total": hand_total(values["banco"])}
-
     async def settle(self, dealer_id: int) -> None:
-        """The coup is complete: deal it in the core and settle it exactly as today."""
+        """The coup is complete: deal it in the core and settle it as every coup is."""
         async def work() -> None:
             if self.table.phase is not Phase.CLOSED or not self.hand.physical.step().complete:
                 raise PuntoBancoError("The coup is not complete: the rules call for another "
                                       "card.", code="coup-incomplete")
-            await self._deal_and_settle_entered()
+            coup_id = self.view.coup_id
+            assert coup_id is not None
+            shoe = self.hand.physical
+            first_card = shoe.position - len(shoe.pending)
+            bets = {int(spot): dict(spot_bets) for spot, spot_bets in self.table.bets.items()}
+            dealt = self.table.deal()
+            await self._settle_round(coup_id, dealt, first_card=first_card, bets=bets)
             await self._finish_if_done()
         await self._act(work)
-
-    async def _deal_and_settle_entered(self) -> None:
-        coup_id = self.view.coup_id
-        assert coup_id is not None and self.view.shoe is not None
-        shoe = self.hand.physical
-        first_card = shoe.position - len(shoe.pending)
-        bets = {int(spot): dict(spot_bets) for spot, spot_bets in self.table.bets.items()}
-        dealt = self.table.deal()
-        shoe_no = self.table.shoe_no
-        coup_json = await self._record_deal(coup_id, dealt, first_card=first_card)
-        self.view.phase = "dealt"
-        self.view.shoe = self._hand_shoe_view()
-        self.hub.broadcast({"type": "coup-dealt", "coup": coup_json,
-                            "cards_left": dealt.cards_left, "cut_card_out": dealt.cut_card_out})
-        settled = self.table.settle()
-        lines = {int(spot): spot_lines for spot, spot_lines in settled.lines.items()}
-
-        def settle(session: Session) -> tuple[dict[str, Any], dict[int, Any]]:
-            balances = store.settle_coup(session, table_id=self.id, coup_id=coup_id, bets=bets,
-                                         lines=lines)
-            result = recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
-            return result, {player: (recall.lines_of(session, coup_id, player), balance)
-                            for player, balance in balances.items()}
-
-        result, per_player = await self._write(settle)
-        for player, (player_lines, balance) in per_player.items():
-            self.hub.send_to(player, {"type": "settlement", "coup_id": coup_id,
-                                      "lines": player_lines, "balance": balance})
-        self.view.phase = "settled"
-        self.view.last_result = result
-        self.view.roads.append(recall.road_json(result))
-        self.hub.broadcast({"type": "round-settled", "round_no": settled.round_no,
-                            "coup_id": coup_id, "winner": result["winner"],
-                            "shoe_finished": settled.shoe_finished})
-        self.rounds_played += 1
-        collector.quiet_moment()
 
     async def misdeal(self, dealer_id: int) -> None:
         """Void the round: every stake returned, its cards kept in the record marked void."""
@@ -478,34 +414,13 @@ class HumanDealer(TableDealer):
             self.hand.verify_void_round()
             coup_id = self.view.coup_id
             assert coup_id is not None
-            if self.table.phase is Phase.OPEN:  # the bets being written are taken, then refunded
-                self.desk.close()
-                await self.desk.drain()
-
-            def write(session: Session) -> dict[int, int]:
-                balances = store.void_coup(session, table_id=self.id, coup_id=coup_id)
-                dealing.void_entries(session, coup_id)
-                return balances
-
-            balances = await self._write(write)
-            voided = self.hand.void_round()
-            self.view.phase, self.view.cards = "settled", []
-            self.view.shoe = self._hand_shoe_view()
-            for player, balance in balances.items():
-                self.hub.send_to(player, {"type": "my-bets", "coup_id": coup_id, "my_bets": {},
-                                          "balance": balance})
-            self.hub.broadcast({"type": "round-voided", "round_no": voided.round_no,
-                                "coup_id": coup_id, "cards": [str(c) for c in voided.cards]})
-            self._resnapshot()
+            await self._void_round(also=lambda s: dealing.void_entries(s, coup_id))
         await self._act(work)
 
+    def _void_in_core(self) -> tuple[str, ...]:
+        return tuple(str(card) for card in self.hand.void_round().cards)
+
     # --- views ----------------------------------------------------------------------------
-
-    def snapshot(self, player_id: int | None) -> dict[str, Any]:
-        return {**super().snapshot(player_id), "dealing": "dealer"}
-
-    def summary(self) -> dict[str, Any]:
-        return {**super().summary(), "dealing": "dealer"}
 
     def dealer_state(self, lang: str) -> dict[str, Any]:
         """What the dealer's page shows: the step the rules require, hands, bets, the shoe."""
@@ -518,16 +433,16 @@ class HumanDealer(TableDealer):
         hands: dict[str, dict[str, Any]] = {"punto": {"cards": []}, "banco": {"cards": []}}
         for shown in self.view.cards:
             hands[shown["side"]]["cards"].append(shown["card"])
-        totals = self._totals()
+        totals = dict(zip(("punto", "banco"), self._hand_totals(), strict=True))
         for side in ("punto", "banco"):
-            hands[side]["total"] = totals[f"{side}_total"] if hands[side]["cards"] else None
+            hands[side]["total"] = totals[side] if hands[side]["cards"] else None
         physical = isinstance(shoe, PhysicalShoe)
         finished = physical and shoe.finished if shoe is not None else False
         in_round = phase in (Phase.OPEN, Phase.CLOSED)
         can = {
             "new_shoe": not in_round,
             "burn": physical and not finished and phase is not Phase.CLOSED,
-            "open": physical and not finished and not in_round,
+            "open": physical and not finished and not in_round and not self.paused,
             "close": phase is Phase.OPEN,
             "card": phase is Phase.CLOSED and step_json is not None and not step_json["complete"],
             "correct": phase is Phase.CLOSED and bool(self.view.cards),

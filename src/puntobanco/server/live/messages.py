@@ -33,27 +33,39 @@ class Snapshot(Message):
     table: Json
 
 
+#: who deals a table: the server (a shuffled shoe) or a person (a real shoe, docs/dealer.md)
+Dealing = Literal["server", "dealer"]
+
+
 class ShoeStarted(Message):
     type: Literal["shoe-started"] = "shoe-started"
     shoe_id: int
     shoe_no: int
-    commitment: str = Field(description="sha256(salt:cards), published before the first card")
+    commitment: str = Field(description="sha256(salt:cards), published before the first card "
+                                        "(empty for a hand-dealt shoe)")
     cards_left: int
     cut_index: int
     burned: int
     cards: int
     rules: Json
+    dealing: Dealing = "server"
 
 
 class RoundOpened(Message):
+    """Betting is open on coup ``coup_in_shoe`` of shoe ``shoe_no`` (the coup's identity on
+    every page, report and recall; ``round_no`` counts the table's rounds, void ones too)."""
+
     type: Literal["round-opened"] = "round-opened"
     round_no: int
     coup_id: int
+    shoe_no: int
     coup_in_shoe: int
     last_coup: bool
-    deadline: int = Field(description="epoch ms: 'no more bets' at this moment")
+    deadline: int | None = Field(description="epoch ms: 'no more bets' at this moment "
+                                             "(None: the dealer closes it)")
     server_time: int
-    seconds: float
+    seconds: float | None
+    dealing: Dealing = "server"
 
 
 class BetTotals(Message):
@@ -109,17 +121,66 @@ class RoundSettled(Message):
     type: Literal["round-settled"] = "round-settled"
     round_no: int
     coup_id: int
+    shoe_no: int
+    coup_in_shoe: int
     winner: str
     shoe_finished: bool
+
+
+class RoundVoided(Message):
+    """The round is void (a misdeal, a stop while betting was open): every stake returned
+    (each player gets a ``balance``); the coup's number in the shoe is not used up."""
+
+    type: Literal["round-voided"] = "round-voided"
+    round_no: int
+    coup_id: int
+    shoe_no: int
+    coup_in_shoe: int
+    cards: list[str] = Field(default_factory=list, description="the cards of a misdeal, kept "
+                                                               "in the record marked void")
+
+
+class Balance(Message):
+    """To the player only: their wallet moved outside a bet (a credit, a void round's refund,
+    a suspension's refund)."""
+
+    type: Literal["balance"] = "balance"
+    reason: Literal["credit", "void", "refund"]
+    amount: int
+    balance: int
+    coup_id: int | None = None
+
+
+class CardCorrected(Message):
+    """A hand-dealt coup's last card was mistyped: ``card`` replaces ``was``."""
+
+    type: Literal["card-corrected"] = "card-corrected"
+    side: str
+    position: int
+    card: str
+    was: str
+    punto_total: int
+    banco_total: int
+
+
+class ShoeEvent(Message):
+    """A hand-dealt shoe's burn, cut card or last-coup mark, with the shoe afterwards."""
+
+    type: Literal["shoe-event"] = "shoe-event"
+    event: Literal["burn", "cut-card", "last-coup"]
+    shoe: Json
+    cards: list[str] = Field(default_factory=list)
+    counted: int = 0
 
 
 class ShoeFinished(Message):
     type: Literal["shoe-finished"] = "shoe-finished"
     shoe_id: int
     shoe_no: int
-    order: list[str]
-    salt: str
-    commitment: str
+    order: list[str] = Field(default_factory=list, description="empty for a hand-dealt shoe")
+    salt: str = ""
+    commitment: str = ""
+    dealing: Dealing = "server"
 
 
 class Pong(Message):
@@ -142,7 +203,8 @@ class Error(Message):
 MESSAGES: dict[str, type[Message]] = {
     model.model_fields["type"].default: model
     for model in (Snapshot, ShoeStarted, RoundOpened, BetTotals, MyBets, BetsClosed, CardDealt,
-                  CoupDealt, Settlement, RoundSettled, ShoeFinished, Pong, Error)}
+                  CardCorrected, CoupDealt, Settlement, RoundSettled, RoundVoided, Balance,
+                  ShoeEvent, ShoeFinished, Pong, Error)}
 
 
 def encode(message: Message) -> str:
