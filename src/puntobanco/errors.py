@@ -109,6 +109,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_REQUESTS = "too-many-requests"
     BODY_TOO_LARGE = "body-too-large"
     ACCOUNT_SUSPENDED = "account-suspended"
+    NOT_A_PLAYER = "not-a-player"  # a dealer's or operator's account neither bets nor holds money
     OPERATOR_NOT_SUSPENDABLE = "operator-not-suspendable"
     NOTHING_TO_CHANGE = "nothing-to-change"
     BAD_PERIOD = "bad-period"

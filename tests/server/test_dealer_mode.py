@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, select
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
 from puntobanco.cards import Card, new_shoe_cards
@@ -515,3 +515,40 @@ def test_issue17_a_paused_hand_dealt_table_opens_no_round(sqlite_url: str) -> No
         assert message.startswith("La table est en pause")
         server.http.post(f"/api/tables/{desk.table_id}/resume", headers=desk.operator.headers)
         assert desk.ok("open")["phase"] == "open"
+
+
+def test_issue17_only_players_bet_and_a_suspended_dealer_deals_no_more(sqlite_url: str) -> None:
+    """Dealer and operator accounts hold no money at a table: a bet (single, batch, the fast
+    way) and a credit are refused ``not-a-player``; a suspended dealer's action is refused
+    ``account-suspended`` even with a token obtained before the suspension."""
+    with running(fast_settings(sqlite_url, default_tables=("Sanremo",))) as server:
+        desk = open_desk(server)
+        boss = desk.operator
+        desk.ok("shoe", {})
+        desk.ok("open")
+        for who in (desk.dealer, boss):
+            single = server.bet(who, desk.table_id, "egalite", 100_000)
+            assert (single.status_code, single.json()["error"]["code"]) == (403, "not-a-player")
+            batch = server.http.post(f"/api/tables/{desk.table_id}/bets/batch",
+                                     json={"bets": {"banco": 1000}}, headers=who.headers)
+            assert (batch.status_code, batch.json()["error"]["code"]) == (403, "not-a-player")
+            credit = server.http.post(f"/api/players/{who.id}/credit",
+                                      json={"amount": 500_000}, headers=boss.headers)
+            assert (credit.status_code, credit.json()["error"]["code"]) == (403, "not-a-player")
+        assert check_books(sqlite_url)["active_bets"] == 0
+        # the suspension as another process's cache of the session would still see it: the
+        # account suspended, the dealer's session not yet known to be ended
+        engine = create_engine(sqlite_url)
+        with engine.begin() as connection:
+            connection.execute(text("UPDATE players SET suspended = 1 WHERE id = :id"),
+                               {"id": desk.dealer.id})
+        engine.dispose()
+        answer = desk.act("close", lang="fr")
+        assert answer.status_code == 403, answer.text
+        assert answer.json()["error"] == {"code": "account-suspended",
+                                          "message": "Ce compte est suspendu."}
+        assert server.casino.dealers[desk.table_id].view.phase == "open"
+        suspended = server.http.post(f"/api/players/{desk.dealer.id}/suspend",
+                                     headers=boss.headers)
+        assert suspended.status_code == 200, suspended.text
+        assert desk.act("close").status_code in (401, 403)

@@ -55,7 +55,8 @@ def test_issue10_the_snapshot_has_the_balance_and_a_credit_reaches_an_open_page(
                                 json={"amount": 2500})
     assert credited.status_code == 200, credited.text
     pushed = watcher.next("balance")
-    assert pushed == {"type": "balance", "reason": "credit", "amount": 2500, "balance": 102_500}
+    assert pushed == {"type": "balance", "reason": "credit", "amount": 2500, "balance": 102_500,
+                      "coup_id": None}
     watcher.close()
     spectator = server.watch(2)
     assert "balance" not in spectator.next("snapshot")["table"]

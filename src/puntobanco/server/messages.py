@@ -123,6 +123,11 @@ _MESSAGES: dict[str, dict[str, str]] = {
     "account-suspended": {
         "fr": "Ce compte est suspendu.", "it": "Questo account è sospeso.",
         "es": "Esta cuenta está suspendida.", "en": "This account is suspended."},
+    "not-a-player": {
+        "fr": "Seul un compte de joueur mise et détient de l'argent.",
+        "it": "Solo un account giocatore punta e detiene denaro.",
+        "es": "Solo una cuenta de jugador apuesta y tiene dinero.",
+        "en": "Only a player's account bets and holds money."},
     "operator-not-suspendable": {
         "fr": "Un compte d'opérateur ne peut pas être suspendu.",
         "it": "Un account operatore non può essere sospeso.",
@@ -152,7 +157,7 @@ _STATUS: dict[str, int] = {
     "username-taken": 409, "table-name-taken": 409, "table-closed": 409,
     "idempotency-conflict": 409, "internal-error": 500,
     "body-too-large": 413, "too-many-requests": 429, "table-out-of-service": 409,
-    "account-suspended": 403, "operator-not-suspendable": 409, "nothing-to-change": 400,
+    "account-suspended": 403, "not-a-player": 403, "operator-not-suspendable": 409, "nothing-to-change": 400,
     "bad-period": 400,
 }
 

@@ -116,7 +116,7 @@ class FastBets:
             kind = BetKind.parse(bet.bet)
             try:
                 answer = await dealer.place_bet(player.id, kind, bet.stake, bet.idempotency_key,
-                                                coup_id=bet.coup_id,
+                                                role=player.role, coup_id=bet.coup_id,
                                                 token=token if unchecked else None)
             except (SessionUnchecked, SessionEnded):
                 # refused before any batch checked its session, or the session has ended:
@@ -127,7 +127,7 @@ class FastBets:
                     return
                 player = fresh
                 answer = await dealer.place_bet(player.id, kind, bet.stake, bet.idempotency_key,
-                                                coup_id=bet.coup_id)
+                                                role=player.role, coup_id=bet.coup_id)
             out = BetOut.model_validate(answer).model_dump(mode="json")
         except PuntoBancoError as error:
             FastBets.answered += 1

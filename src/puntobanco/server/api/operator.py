@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from puntobanco.cards import composition_of, full_composition
-from puntobanco.errors import RuleSetError
+from puntobanco.errors import PuntoBancoError, RuleSetError
 from puntobanco.physical import PhysicalShoe
 from puntobanco.rules import RuleSet
 from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator, forget_sessions
@@ -24,6 +24,7 @@ from puntobanco.server.db import admin, audit, ledger
 from puntobanco.server.hold import exposure
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.dealer import TableDealer
+from puntobanco.server.live.messages import Balance
 from puntobanco.server.settings import table_rules_from_json
 
 #: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
@@ -128,7 +129,9 @@ async def credit(player_id: Id, body: CreditIn, casino: CasinoDep,
     """Credit play money to a player's wallet (a ledger transaction from the issuer)."""
 
     def write(session: Session) -> dict[str, Any]:
-        admin.player_row(session, player_id)
+        if admin.player_row(session, player_id).role != "player":  # issue 17
+            raise PuntoBancoError("Only a player's account bets and holds money.",
+                                  code="not-a-player")
         before = ledger.wallet_balance(session, player_id)
         moved = ledger.transfer(session, ledger.account_id(session, ledger.ISSUER_CODE),
                                 ledger.account_id(session, ledger.wallet_code(player_id)),
@@ -139,8 +142,8 @@ async def credit(player_id: Id, body: CreditIn, casino: CasinoDep,
         return {"player": admin.one_player(session, player_id)}
 
     answer = await casino.db.run_write(write)
-    casino.tell_player(player_id, {"type": "balance", "reason": "credit", "amount": body.amount,
-                                   "balance": answer["player"]["balance"]})
+    casino.tell_player(player_id, Balance(reason="credit", amount=body.amount,
+                                          balance=answer["player"]["balance"]))
     return answer
 
 

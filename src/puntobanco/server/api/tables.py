@@ -64,7 +64,7 @@ async def place_bet(table_id: Id, body: BetIn, casino: CasinoDep, player: Signed
     guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
     return await dealer.place_bet(player.id, BetKind.parse(body.bet), body.stake,
-                                  body.idempotency_key, coup_id=body.coup_id)
+                                  body.idempotency_key, role=player.role, coup_id=body.coup_id)
 
 
 @router.post("/{table_id}/bets/batch", response_model=BetsOut)
@@ -76,7 +76,7 @@ async def place_bets(table_id: Id, body: BetsIn, casino: CasinoDep, player: Sign
     guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
     stakes = [(BetKind.parse(bet), stake) for bet, stake in body.bets.items()]
-    return await dealer.place_bets(player.id, stakes, body.idempotency_key,
+    return await dealer.place_bets(player.id, stakes, body.idempotency_key, role=player.role,
                                    coup_id=body.coup_id)
 
 

@@ -21,10 +21,11 @@ from puntobanco.server.db import admin, auth, ledger, store
 from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.engine import Database, backend_of, hold_sqlite, release_sqlite
 from puntobanco.server.db.models import GameTable, Player
+from puntobanco.server.live import messages as msg
 from puntobanco.server.live.clock import Clock, WallClock
 from puntobanco.server.live.cluster import NAMESPACE, Cluster, ClusterHub, Item
 from puntobanco.server.live.dealer import TableDealer
-from puntobanco.server.live.hub import Hub, dumps
+from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.human import HumanDealer, dealer_for
 from puntobanco.server.messages import NotFound, Refusal
 from puntobanco.server.settings import (
@@ -170,15 +171,15 @@ class Casino:
             release_sqlite(self.config.database_url)
             self._held = False
 
-    def tell_player(self, player_id: int, message: dict[str, Any]) -> None:
+    def tell_player(self, player_id: int, message: msg.Message) -> None:
         """Send a message to every open page of one player, whatever table it shows (a credit
         reaching an open page)."""
-        self._tell_here(player_id, message)
+        text = msg.encode(message)
+        self._tell_here(player_id, text)
         if self.cluster is not None:
-            self.cluster.relay({"k": "tell", "p": player_id, "m": message})
+            self.cluster.relay({"k": "tell", "p": player_id, "m": text})
 
-    def _tell_here(self, player_id: int, message: dict[str, Any]) -> None:
-        text = dumps(message)
+    def _tell_here(self, player_id: int, text: str) -> None:
         for dealer in self.dealers.values():
             Hub.send_text(dealer.hub, player_id, text)  # this process's sockets only
 

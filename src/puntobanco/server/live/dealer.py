@@ -610,7 +610,7 @@ class TableDealer:
     # --- bets -----------------------------------------------------------------------------
 
     async def place_bet(self, player_id: int, kind: BetKind, stake: int, key: str | None,
-                        *, coup_id: int | None = None, token: str | None = None
+                        *, role: str, coup_id: int | None = None, token: str | None = None
                         ) -> dict[str, Any]:
         """Place a bet (validated by the core, paid from the wallet); see ``docs/api.md``.
 
@@ -619,8 +619,9 @@ class TableDealer:
         itself is written in the table's next group commit. Once queued it completes even if
         the client goes away, so the database and the table never disagree about a bet.
         With ``token``, the group commit checks that session first (``BetDesk.submit``).
+        Only a player's account bets (``role``: a dealer's or operator's is refused).
         """
-        self._refuse_barred(player_id)
+        self._refuse_barred(player_id, role)
         return await self._submit(store.BetOp(player_id, kind, stake, key),
                                   lambda: self.desk.check(kind, stake, coup_id), token=token)
 
@@ -632,11 +633,12 @@ class TableDealer:
                                   lambda: self.desk.check(kind, None, coup_id))
 
     async def place_bets(self, player_id: int, stakes: list[tuple[BetKind, int]],
-                         key: str | None, *, coup_id: int | None = None) -> dict[str, Any]:
+                         key: str | None, *, role: str, coup_id: int | None = None
+                         ) -> dict[str, Any]:
         """Several stakes at once, all or nothing (``POST …/bets/batch``, the page's repeat
         and double): each is checked as a single bet, then the spot with all of them by the
         core and their sum against the balance, in the table's next group commit."""
-        self._refuse_barred(player_id)
+        self._refuse_barred(player_id, role)
         merged: dict[BetKind, int] = {}
         for kind, stake in stakes:
             merged[kind] = merged.get(kind, 0) + stake
@@ -692,7 +694,10 @@ class TableDealer:
                 task.cancel()
         return self._stop.is_set()
 
-    def _refuse_barred(self, player_id: int) -> None:
+    def _refuse_barred(self, player_id: int, role: str) -> None:
+        if role != "player":  # dealers and operators hold no money at a table (issue 17)
+            raise PuntoBancoError("Only a player's account bets and holds money.",
+                                  code="not-a-player")
         if player_id in self.barred:
             raise PuntoBancoError("This account is suspended.", code="account-suspended")
 

@@ -24,7 +24,7 @@ from puntobanco.cards import Card
 from puntobanco.errors import PuntoBancoError, TableStateError
 from puntobanco.physical import CardRefused, HandDealtTable, PhysicalShoe
 from puntobanco.rules import Side
-from puntobanco.server.db import dealing, store
+from puntobanco.server.db import admin, dealing, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.dealer_messages import step_text
@@ -175,8 +175,12 @@ class HumanDealer(TableDealer):
                 "cut_index": 0, "burned": len(shoe.burned) + shoe.counted,
                 "dealing": "dealer", "decks": shoe.rules.decks, "finished": shoe.finished}
 
-    async def _act(self, work: Callable[[], Awaitable[T]]) -> T:
-        """A dealer's action: under the table's lock, and completed even if the client leaves."""
+    async def _act(self, dealer_id: int, work: Callable[[], Awaitable[T]]) -> T:
+        """A dealer's action: under the table's lock, and completed even if the client leaves.
+        A suspended account acts no more, a dealer's as any other (issue 17)."""
+        if dealer_id in self.barred or await self.db.run_read(
+                lambda s: admin.is_suspended(s, dealer_id)):
+            raise PuntoBancoError("This account is suspended.", code="account-suspended")
         if self.following:  # several processes: the one holding the table's lock records it
             if self.want_table is not None:  # ask for it: the next try here may find it
                 self.want_table()
@@ -231,7 +235,7 @@ class HumanDealer(TableDealer):
                 shoe_id=self.shoe_id, shoe_no=started.shoe_no, commitment="", dealing="dealer",
                 cards_left=self.hand.physical.cards_left, cut_index=0, burned=0,
                 cards=52 * rules.decks, rules=rules_json))
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     async def burn(self, dealer_id: int, *, cards: Sequence[Card], counted: int) -> None:
         """Burn cards seen (entered) and/or counted face down (S2); not during a coup."""
@@ -255,7 +259,7 @@ class HumanDealer(TableDealer):
             await self._write(write)
             shoe.burn(cards, counted=counted)
             self._tell_shoe("burn", cards=[str(c) for c in cards], counted=counted)
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     async def cut_card(self, dealer_id: int) -> None:
         """S3: the cut card came out; the coup in progress is completed and one more played."""
@@ -276,7 +280,7 @@ class HumanDealer(TableDealer):
             shoe.mark_cut_card(during_coup=during)
             await self._finish_if_done()
             self._tell_shoe("cut-card")
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     async def last_coup(self, dealer_id: int) -> None:
         """The next coup (or the one in progress) is the shoe's last."""
@@ -295,7 +299,7 @@ class HumanDealer(TableDealer):
             await self._write(write)
             shoe.mark_last_coup()
             self._tell_shoe("last-coup")
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     def _shoe_id(self) -> int:
         if self.shoe_id is None or self.table.shoe is None:
@@ -326,14 +330,14 @@ class HumanDealer(TableDealer):
                 raise TableStateError("The shoe is finished: start a new shoe.",
                                       code="shoe-finished")
             await self._open_round(seconds=None)
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     async def close_betting(self, dealer_id: int) -> None:
         async def work() -> None:
             if self.table.phase is not Phase.OPEN or self.view.coup_id is None:
                 raise TableStateError("Betting is not open.", code="betting-not-open")
             await self._close_round()
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     async def enter_card(self, dealer_id: int, card: Card, *, side: Side | None,
                          number: int | None = None) -> None:
@@ -363,7 +367,7 @@ class HumanDealer(TableDealer):
                 position=step.position, dealer_id=dealer_id))
             entered = self.hand.enter_card(card, side=side)
             self._show_card(entered.side, entered.position, str(card))
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     async def correct_card(self, dealer_id: int, card: Card) -> None:
         """Replace the last card entered in the coup in progress (a mistyped card)."""
@@ -390,7 +394,7 @@ class HumanDealer(TableDealer):
                                                position=corrected.position, card=str(card),
                                                was=str(corrected.was), punto_total=punto,
                                                banco_total=banco))
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     async def settle(self, dealer_id: int) -> None:
         """The coup is complete: deal it in the core and settle it as every coup is."""
@@ -406,7 +410,7 @@ class HumanDealer(TableDealer):
             dealt = self.table.deal()
             await self._settle_round(coup_id, dealt, first_card=first_card, bets=bets)
             await self._finish_if_done()
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     async def misdeal(self, dealer_id: int) -> None:
         """Void the round: every stake returned, its cards kept in the record marked void."""
@@ -415,7 +419,7 @@ class HumanDealer(TableDealer):
             coup_id = self.view.coup_id
             assert coup_id is not None
             await self._void_round(also=lambda s: dealing.void_entries(s, coup_id))
-        await self._act(work)
+        await self._act(dealer_id, work)
 
     def _void_in_core(self) -> tuple[str, ...]:
         return tuple(str(card) for card in self.hand.void_round().cards)
