@@ -232,26 +232,41 @@ def verify_stake(kind: BetKind, stake: int) -> None:
                          code=ErrorCode.NON_POSITIVE_STAKE, bet=kind)
 
 
+def verify_added_stake(kind: BetKind, stake: int, rules: RuleSet) -> None:
+    """What a stake added to a bet must be whatever the spot holds already: positive (M1), a
+    whole number of chips, and not above the bet's maximum on its own (M2, L3: more stake only
+    makes the bet larger). The one judge of these, with the figures, for the table that
+    refuses them at once (the server's bet desk) and for :func:`verify_spot`.
+
+    >>> verify_added_stake(BetKind.LION_BANCO, 6000, RuleSet())
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.BetRefused: The maximum on lion-banco is 50.00 €; 60.00 € is above it.
+    """
+    verify_stake(kind, stake)
+    if stake % rules.chip_unit:
+        raise BetRefused(
+            f"A stake on {kind.value} must be a whole multiple of the chip unit "
+            f"({format_cents(rules.chip_unit)}), not {format_cents(stake)}.",
+            code=ErrorCode.NOT_CHIP_MULTIPLE, bet=kind, chip_unit=rules.chip_unit)
+    limits = limits_for(kind, rules)
+    if stake > limits.maximum:
+        raise BetRefused(
+            f"The maximum on {kind.value} is {format_cents(limits.maximum)}; "
+            f"{format_cents(stake)} is above it.", code=ErrorCode.ABOVE_MAXIMUM, bet=kind,
+            limit=limits.maximum)
+
+
 def verify_spot(bets: Mapping[BetKind, int], rules: RuleSet) -> None:
     """Check a spot's bets as a whole (M3, B4, L1, L3); raise :class:`BetRefused` if wrong."""
     for kind, stake in bets.items():
-        verify_stake(kind, stake)
-        if stake % rules.chip_unit:
-            raise BetRefused(
-                f"A stake on {kind.value} must be a whole multiple of the chip unit "
-                f"({format_cents(rules.chip_unit)}), not {format_cents(stake)}.",
-                code=ErrorCode.NOT_CHIP_MULTIPLE, bet=kind, chip_unit=rules.chip_unit)
+        verify_added_stake(kind, stake, rules)
         limits = limits_for(kind, rules)
         if stake < limits.minimum:
             raise BetRefused(
                 f"The minimum on {kind.value} is {format_cents(limits.minimum)}; "
                 f"{format_cents(stake)} is below it.", code=ErrorCode.BELOW_MINIMUM, bet=kind,
                 limit=limits.minimum)
-        if stake > limits.maximum:
-            raise BetRefused(
-                f"The maximum on {kind.value} is {format_cents(limits.maximum)}; "
-                f"{format_cents(stake)} is above it.", code=ErrorCode.ABOVE_MAXIMUM, bet=kind,
-                limit=limits.maximum)
     if BetKind.LION_PUNTO in bets and BetKind.LION_BANCO in bets:
         raise BetRefused("A spot may back the Lion Bonus on Punto or on Banco, never both.",
                          code=ErrorCode.BOTH_LION_SIDES)

@@ -101,8 +101,8 @@ class LiveServer:
         self.http.close()
 
     def end_betting(self) -> None:
-        """End the betting window under way (a server on a :class:`ManualClock`): the clock
-        moves past any deadline, so that the round goes on at once."""
+        """End the betting window (or the pause after a result) under way, on a server on a
+        :class:`ManualClock`: the clock moves past any deadline and the round goes on."""
         assert self.clock is not None, "the server runs on the wall clock"
         self.clock.advance(3600.0)
 
@@ -142,9 +142,10 @@ class LiveServer:
 
 
 def clocked_settings(database_url: str, **changes: Any) -> ServerSettings:
-    """:func:`fast_settings` for a server on a :class:`ManualClock`: no pause but the betting
-    window, which lasts until the test ends it (``LiveServer.end_betting``)."""
-    return fast_settings(database_url, **{"betting_seconds": 15.0, "result_seconds": 0.0,
+    """:func:`fast_settings` for a server on a :class:`ManualClock`: the betting window and
+    the pause after a result last until the test ends them (``LiveServer.end_betting``), so
+    that a request the test sends after a round is never taken by the next one."""
+    return fast_settings(database_url, **{"betting_seconds": 15.0, "result_seconds": 1.0,
                                           **changes})
 
 

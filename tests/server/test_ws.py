@@ -98,6 +98,7 @@ def test_the_snapshot_rebuilds_the_table_for_a_page_that_reconnects(
     sqlite_server.bet(ann, 1, "punto", 1000)
     sqlite_server.end_betting()
     watcher.next("round-settled", where=lambda m: m["coup_id"] == first["coup_id"])
+    sqlite_server.end_betting()  # the pause after the result
     second = watcher.next("round-opened")
     sqlite_server.bet(ann, 1, "egalite", 2000)
     rest = sqlite_server.http.get("/api/tables/1", headers=ann.headers).json()

@@ -28,7 +28,15 @@ from typing import Any, NamedTuple, cast
 from sqlalchemy import Connection, Table, func, select, update
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind, Outcome, SettlementLine, pays_text, settle_spot, verify_spot
+from puntobanco.bets import (
+    BetKind,
+    Outcome,
+    SettlementLine,
+    pays_text,
+    settle_spot,
+    verify_spot,
+    verify_stake,
+)
 from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
 from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError, TableStateError
@@ -357,9 +365,7 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
             elif op.group:  # all or nothing: the spot with every stake, their sum paid once
                 wanted = dict(live)
                 for each, stake in op.group:
-                    if stake <= 0:
-                        raise BetRefused(f"A stake on {each.value} must be positive.",
-                                         code="non-positive-stake")
+                    verify_stake(each, stake)
                     wanted[each] = wanted.get(each, 0) + stake
                 verify_spot(wanted, rules)
                 wallet = wallets[op.player_id]
@@ -377,9 +383,7 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
                 live = wanted
                 answer = {"placed": {each.value: stake for each, stake in op.group}}
             else:
-                if op.stake <= 0:
-                    raise BetRefused(f"A stake on {op.kind.value} must be positive.",
-                                     code="non-positive-stake")
+                verify_stake(op.kind, op.stake)
                 wanted = {**live, op.kind: live.get(op.kind, 0) + op.stake}
                 verify_spot(wanted, rules)
                 wallet = wallets[op.player_id]

@@ -103,6 +103,8 @@ class TableDealer:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.rounds_played = 0
+        #: when the pause after the last result ends (on the clock)
+        self._result_until = 0.0
         # operator hooks (issue 11a, docs/operator.md): see "operator hooks" below
         self.paused = False
         self._resumed = asyncio.Event()
@@ -515,6 +517,9 @@ class TableDealer:
         self.view.phase = "settled"
         self.view.last_result = result
         self.view.roads.append(recall.road_json(result))
+        # the pause after the result ends at a moment fixed before anyone hears of it (a test
+        # moving the clock once it sees the result moves it past this moment)
+        self._result_until = self.clock.now() + self.config.result_seconds
         self.hub.publish(msg.RoundSettled(round_no=settled.round_no, coup_id=coup_id,
                                           shoe_no=shoe_no, coup_in_shoe=self.view.coup_in_shoe,
                                           winner=result["winner"],
@@ -605,7 +610,7 @@ class TableDealer:
                                     shown=self._shown):
             assert self.view.shoe is not None
             await self._finish_shoe(self.view.shoe["id"])
-        await self._pause(self.config.result_seconds)
+        await self._pause(self._result_until - self.clock.now())
 
     # --- bets -----------------------------------------------------------------------------
 

@@ -31,9 +31,8 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind, limits_for
+from puntobanco.bets import BetKind, verify_added_stake
 from puntobanco.errors import BetRefused, PuntoBancoError
-from puntobanco.money import format_cents
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import Database, Gathered
@@ -179,19 +178,8 @@ class BetDesk:
         if coup_id is not None and coup_id != self.coup_id:
             raise BetRefused(f"No more bets on coup {coup_id}: coup {self.coup_id} is open now.",
                              code="table-closed")
-        if stake is None:
-            return
-        if stake <= 0:
-            raise BetRefused(f"A stake on {kind.value} must be positive.", code="non-positive-stake")
-        unit = self.rules.chip_unit
-        if stake % unit:
-            raise BetRefused(
-                f"A stake on {kind.value} must be a whole multiple of the chip unit "
-                f"({format_cents(unit)}), not {format_cents(stake)}.", code="not-chip-multiple")
-        maximum = limits_for(kind, self.rules).maximum
-        if stake > maximum:  # more stake only makes the bet larger
-            raise BetRefused(f"The maximum on {kind.value} is {format_cents(maximum)}; "
-                             f"{format_cents(stake)} is above it.", code="above-maximum")
+        if stake is not None:  # the core judges the stake, with its figures (M1, M2, L3)
+            verify_added_stake(kind, stake, self.rules)
 
     async def stored_request(self, player_id: int, key: str
                              ) -> tuple[str, dict[str, Any]] | None:
