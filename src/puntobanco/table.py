@@ -229,6 +229,21 @@ class Table:
         self._emit(event)
         return event
 
+    def verify_void_round(self) -> None:
+        if self._phase not in (Phase.OPEN, Phase.CLOSED):
+            raise TableStateError("There is no round to void: a dealt coup is settled.",
+                                  code="nothing-to-void")
+
+    def void_round_bets(self) -> dict[str, dict[BetKind, int]]:
+        """The round under way is void (a stop before its deal): no card is dealt, its bets
+        (returned) are given back, and the next round may open."""
+        self.verify_void_round()
+        bets = {spot: dict(spot_bets) for spot, spot_bets in self._bets.items()}
+        self._bets = {}
+        self._coup = None
+        self._phase = Phase.SETTLED
+        return bets
+
     def verify_new_shoe(self) -> None:
         if self._phase not in (Phase.IDLE, Phase.SETTLED):
             raise TableStateError("A new shoe can only be started between rounds.")

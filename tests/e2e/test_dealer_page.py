@@ -94,8 +94,15 @@ def test_a_dealer_deals_a_coup_on_the_page(server: str, browser: Any, output_dir
                   "localStorage.setItem('pb.table', id); localStorage.setItem('pb.lang', 'fr'); }",
                   [token, str(table)])
     felt.goto(server)
+    asked: list[str] = []  # issue 17: a new shoe and a misdeal are confirmed first
+
+    def confirm(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    page.on("dialog", confirm)
     try:
-        page.goto(f"{server}/dealer?lang=fr")
+        page.goto(f"{server}/dealer")  # no ?lang=: the dealer account's language (fr)
         page.fill("#auth-username", "lucia")
         page.fill("#auth-password", "croupier1")
         page.click("#auth-form button[type=submit]")
@@ -104,8 +111,14 @@ def test_a_dealer_deals_a_coup_on_the_page(server: str, browser: Any, output_dir
         page.select_option("#decks", "1")
         page.click("[data-act=shoe]")
         _step(page, "Ouvrez les mises du coup suivant.")
+        assert asked == ["Commencer un nouveau sabot ? Le sabot en cours se termine ici."]
         page.click("[data-act=open]")
         _step(page, "Mises ouvertes : « Rien ne va plus » quand c'est prêt.")
+        page.fill("#card-input", "9h")  # a card while betting is open: refused, and why
+        page.press("#card-input", "Enter")
+        page.wait_for_function("() => document.getElementById('refusal').textContent === "
+                               "\"Pas de carte maintenant : les cartes se saisissent après la "
+                               "fin des mises.\"")
         answer = httpx.post(f"{server}/api/tables/{table}/bets",
                             json={"bet": "banco", "stake": 2000}, headers=player)
         assert answer.status_code == 200, answer.text
@@ -163,9 +176,15 @@ def test_a_dealer_deals_a_coup_on_the_page(server: str, browser: Any, output_dir
         felt.screenshot(path=str(output_dir / "dealer-players-page.png"))
         balance = httpx.get(f"{server}/api/me", headers=player).json()["balance"]
         assert balance == 100_000 - 2000  # Punto 9 beats Banco 7: the Banco bet loses (R7)
+        page.click("[data-act=open]")
+        page.click("[data-act=misdeal]")
+        page.wait_for_function("() => document.getElementById('phase').textContent === "
+                               "'Coup annulé'")
+        assert asked[-1].startswith("Coup nul ?")
         page.click(".langs button[data-lang=en]")
         _step(page, "Open the betting for the next coup.")
         assert page.text_content("[data-act=settle]") == "Settle the coup"
+        assert "Banker" not in page.text_content("#bets")  # one naming: Punto and Banco
         page.set_viewport_size({"width": 768, "height": 1024})
         page.screenshot(path=str(output_dir / "dealer-portrait.png"), full_page=True)
     finally:

@@ -27,8 +27,9 @@ from websockets.sync.client import ClientConnection, connect
 from puntobanco.bets import BetKind, settle_spot
 from puntobanco.cards import parse_cards
 from puntobanco.coup import Coup
+from puntobanco.rules import RuleSet
 from puntobanco.server.app import create_app
-from puntobanco.server.db import ledger
+from puntobanco.server.db import ledger, store
 from puntobanco.server.db.engine import make_engines
 from puntobanco.server.db.models import (
     Account,
@@ -272,6 +273,18 @@ def wait_until(condition: Callable[[], object], *, timeout: float = 30, step: fl
         if time.monotonic() > deadline:
             raise TimeoutError("the condition did not come true in time")
         time.sleep(step)
+
+
+def place(session: Session, *, table_id: int, coup_id: int, player_id: int, kind: BetKind,
+          stake: int, rules: RuleSet | None = None) -> dict[str, Any]:
+    """One bet written as the server writes every bet: a batch of one through
+    :func:`store.apply_bets` (the refusal, if any, raised)."""
+    answer = store.apply_bets(session, table_id=table_id, coup_id=coup_id, round_no=0,
+                              rules=rules or RuleSet(),
+                              ops=[store.BetOp(player_id, kind, stake)])[0]
+    if isinstance(answer, Exception):
+        raise answer
+    return answer
 
 
 # --- the books ----------------------------------------------------------------------------

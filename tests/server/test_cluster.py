@@ -41,6 +41,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
+from puntobanco.server.live import messages as msg
 from puntobanco.server.live.cluster import Cluster, LeadershipLost, libpq_url, pack
 from puntobanco.server.settings import table_rules_from_json
 
@@ -341,15 +342,15 @@ def test_issue8_workers_on_sqlite_are_refused_in_one_sentence(tmp_path: Path) ->
 def test_issue8_a_relayed_message_longer_than_notify_allows_is_cut_and_joined() -> None:
     """NOTIFY carries at most 8,000 bytes: a longer item (a state with a long road, in any
     alphabet) is cut into parts under the limit and joined, in order with the others."""
-    got: list[dict[str, Any]] = []
+    got: list[msg.RelayItem] = []
 
-    async def on_item(item: dict[str, Any]) -> None:
+    async def on_item(item: msg.RelayItem) -> None:
         got.append(item)
 
-    small = {"k": "p", "t": 1, "p": 7, "m": '{"type":"my-bets"}'}
-    large = {"k": "b", "t": 1, "m": "é\"ß" * 9_000 + "🂡" * 2_000}
-    payloads = pack("elsewhere", [json.dumps(item, ensure_ascii=False)
-                                  for item in (small, large, small)])
+    small = msg.PlayerMessage(table=1, player=7, text='{"type":"my-bets"}')
+    large = msg.TableEvent(table=1, text="é\"ß" * 9_000 + "🂡" * 2_000, state=msg.DealerState(
+        view={}, rules={}, seconds=15, paused=False))
+    payloads = pack("elsewhere", [item.model_dump_json() for item in (small, large, small)])
     assert len(payloads) > 3 and all(len(p.encode()) <= 8_000 for p in payloads)
     receiver = Cluster("postgresql+psycopg://pb@127.0.0.1/pb", on_item=on_item)
 

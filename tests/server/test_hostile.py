@@ -34,6 +34,7 @@ from .support import (
     LiveServer,
     Player,
     fast_settings,
+    place,
     run_coroutine,
     running,
     wait_until,
@@ -395,8 +396,8 @@ def test_a_lion_win_under_a_negative_natural_pay_no_longer_stops_the_room(
                                     salt="00", commitment="0" * 64, rules_json=bad)
         coup_id = store.open_coup(session, table_id=table.id, shoe_id=shoe_id, round_no=1,
                                   coup_in_shoe=1, last_coup=False)
-        store.place_bet(session, table_id=table.id, coup_id=coup_id, player_id=ann.id,
-                        kind=BetKind.LION_PUNTO, stake=1000)
+        place(session, table_id=table.id, coup_id=coup_id, player_id=ann.id,
+              kind=BetKind.LION_PUNTO, stake=1000)
         store.close_coup(session, coup_id)
         store.record_deal(session, coup_id, shoe.deal_coup(), first_card=0)
     db.close()

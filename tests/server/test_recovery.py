@@ -31,6 +31,7 @@ from .support import (
     Player,
     check_books,
     fast_settings,
+    place,
     running,
     serve_process,
     wait_until,
@@ -52,8 +53,8 @@ def test_a_coup_is_settled_exactly_once(sqlite_url: str) -> None:
                                     commitment="0" * 64, rules_json=table.rules_json())
         coup_id = store.open_coup(session, table_id=table.id, shoe_id=shoe_id, round_no=1,
                                   coup_in_shoe=1, last_coup=False)
-        store.place_bet(session, table_id=table.id, coup_id=coup_id, player_id=ann.id,
-                        kind=BetKind.BANCO, stake=2500)
+        place(session, table_id=table.id, coup_id=coup_id, player_id=ann.id,
+              kind=BetKind.BANCO, stake=2500)
         store.close_coup(session, coup_id)
         coup = shoe.deal_coup()
         store.record_deal(session, coup_id, coup, first_card=0)

@@ -32,7 +32,7 @@ from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.settings import table_rules_to_json
 from puntobanco.shoe import Shoe
 
-from .support import fast_settings, running
+from .support import fast_settings, place, running
 
 RULES = RuleSet()
 DAY1 = datetime(2026, 11, 29, 22, 30, tzinfo=UTC)
@@ -46,8 +46,8 @@ def _coup(session: Session, *, table_id: int, shoe_id: int, round_no: int, cards
                               coup_in_shoe=round_no, last_coup=False)
     for player, spot in bets.items():
         for kind, stake in spot.items():
-            store.place_bet(session, table_id=table_id, coup_id=coup_id, player_id=player,
-                            kind=kind, stake=stake)
+            place(session, table_id=table_id, coup_id=coup_id, player_id=player,
+                  kind=kind, stake=stake)
     store.close_coup(session, coup_id)
     dealt = deal_coup(iter(parse_cards(cards)))
     store.record_deal(session, coup_id, dealt, first_card=0)

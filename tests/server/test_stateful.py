@@ -1,57 +1,82 @@
-"""Issue 9, standing defence: a Hypothesis state machine plays random sequences of sign-up, bet,
-withdraw, close, deal, settle (also twice), and restart (recovery) on the table's money layer
-(``db.store`` on a real SQLite file, settled by the core), and after every step the ledger
-audit holds, every wallet is ≥ 0, money is conserved (what the issuer handed out is what the
-wallets, the table's in-play and its house hold) and every wallet equals the model's sum.
+"""Issue 9, standing defence, on the road the money takes (issue 17): a Hypothesis state machine
+plays random sequences of sign-up, bet, withdraw, close, deal-and-settle, void and restart on
+one table's round engine (``live/dealer.py`` ``TableDealer``, on a real SQLite file and a
+hand-moved clock): bets through its desk and their group commits (``store.apply_bets``), the
+close that gives the core exactly the database's bets, the settlement, the void with its
+refunds, and a restart's recovery by a new dealer. After every step the ledger audit holds,
+every wallet is ≥ 0, money is conserved (what the issuer handed out is what the wallets, the
+table's in-play and its house hold), no stake is in play between rounds, and each wallet is
+what the answers the players got said.
 """
 
 from __future__ import annotations
 
-import random
+import asyncio
 import tempfile
 from pathlib import Path
+from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from sqlalchemy import select
 
-from puntobanco.bets import BetKind, settle_spot
-from puntobanco.cards import parse_cards
-from puntobanco.coup import Coup
-from puntobanco.errors import BetRefused, TableStateError
+from puntobanco.bets import BetKind
+from puntobanco.errors import BetRefused
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, ledger, store
 from puntobanco.server.db.engine import Database
-from puntobanco.server.db.models import Account, Base, CoupRecord
-from puntobanco.server.settings import table_rules_to_json
-from puntobanco.shoe import Shoe
+from puntobanco.server.db.models import Account, Base
+from puntobanco.server.live.clock import ManualClock
+from puntobanco.server.live.dealer import TableDealer
+from puntobanco.server.settings import ServerSettings
 
+T = TypeVar("T")
 KINDS = list(BetKind)
+#: what a bet may be refused for by the core or the store (M1–M3, L1, L3, the balance)
+REFUSALS = {"insufficient-balance", "above-maximum", "below-minimum", "not-chip-multiple",
+            "both-lion-sides", "non-positive-stake"}
 
 
 class TableMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.folder = tempfile.TemporaryDirectory()
-        self.db = Database(f"sqlite:///{Path(self.folder.name) / 'pb.sqlite3'}", threads=1)
+        url = f"sqlite:///{Path(self.folder.name) / 'pb.sqlite3'}"
+        self.db = Database(url, threads=1)
         Base.metadata.create_all(self.db.writer)
-        self.rules = RuleSet()
-        self.rng = random.Random(0)
         with self.db.write() as session:
             ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
-            self.table = store.create_table(session, name="Sanremo", rules=self.rules,
-                                            betting_seconds=15).id
+            self.settings = store.create_table(session, name="Sanremo", rules=RuleSet(),
+                                               betting_seconds=15)
+        self.config = ServerSettings(database_url=url, closed_seconds=0, card_seconds=0,
+                                     result_seconds=0)
+        self.loop = asyncio.new_event_loop()
+        self.dealer = self._new_dealer()
         self.players: list[int] = []
+        #: each player's wallet as the answers they got said (bets, withdrawals, settlements)
+        self.wallets: dict[int, int] = {}
         self.issued = 0
-        self.round_no = 0
-        self.coup: int | None = None
         self.status = "none"
-        self.shoe: Shoe | None = None
-        self.shoe_id = 0
-        self.shoe_no = 0
+        self.bets: dict[int, dict[BetKind, int]] = {}
+
+    def _run(self, work: Any) -> Any:
+        return self.loop.run_until_complete(work)
+
+    def _new_dealer(self) -> TableDealer:
+        """A dealer (re)starting: the recovery first, then its desk (as ``open`` does)."""
+        dealer = TableDealer(self.settings, db=self.db, config=self.config, clock=ManualClock())
+
+        async def start() -> None:
+            await dealer._recover()
+            dealer.desk.start()
+
+        self._run(start())
+        return dealer
 
     def teardown(self) -> None:
+        self._run(self.dealer.desk.stop())
+        self.loop.close()
         self.db.close()
         self.folder.cleanup()
 
@@ -63,100 +88,107 @@ class TableMachine(RuleBasedStateMachine):
             player = auth.create_player(session, username=f"p{len(self.players)}x",
                                         password_hash="-", lang="en", welcome=welcome)
         self.players.append(player.id)
+        self.wallets[player.id] = welcome
         self.issued += welcome
 
     @precondition(lambda self: self.status in ("none", "settled", "void"))
     @rule()
     def open_round(self) -> None:
-        if self.shoe is None or self.shoe.finished:
-            self.shoe = Shoe.shuffled(self.rules, rng=self.rng)
-            self.shoe_no += 1
-            with self.db.write() as session:
-                self.shoe_id = store.create_shoe(
-                    session, table_id=self.table, shoe_no=self.shoe_no, shoe=self.shoe,
-                    salt="00", commitment="00", rules_json=table_rules_to_json(self.rules,
-                                                                         betting_seconds=15))
-        self.round_no += 1
-        with self.db.write() as session:
-            self.coup = store.open_coup(session, table_id=self.table, shoe_id=self.shoe_id,
-                                        round_no=self.round_no,
-                                        coup_in_shoe=self.shoe.coups_dealt + 1, last_coup=False)
+        dealer = self.dealer
+
+        async def open_() -> None:
+            shoe = dealer.table.shoe
+            if shoe is None or shoe.finished:
+                await dealer._start_shoe()
+            async with dealer.lock:
+                await dealer._open_round(seconds=15)
+
+        self._run(open_())
         self.status = "open"
 
     @precondition(lambda self: self.status == "open" and self.players)
-    @rule(data=st.data(), kind=st.sampled_from(KINDS), stake=st.integers(1, 30_000))
+    @rule(data=st.data(), kind=st.sampled_from(KINDS),
+          stake=st.one_of(st.integers(1, 30).map(lambda chips: chips * 500),
+                          st.integers(-1_000, 60_000)))
     def bet(self, data: st.DataObject, kind: BetKind, stake: int) -> None:
         player = data.draw(st.sampled_from(self.players))
-        assert self.coup is not None
         try:
-            with self.db.write() as session:
-                store.place_bet(session, table_id=self.table, coup_id=self.coup,
-                                player_id=player, kind=kind, stake=stake)
+            answer = self._run(self.dealer.place_bet(player, kind, stake, None, role="player"))
         except BetRefused as refused:
-            assert refused.code == "insufficient-balance"
+            assert refused.code in REFUSALS, refused.code
+            return
+        self.wallets[player] = answer["balance"]
 
     @precondition(lambda self: self.status == "open" and self.players)
     @rule(data=st.data(), kind=st.sampled_from(KINDS))
     def withdraw(self, data: st.DataObject, kind: BetKind) -> None:
         player = data.draw(st.sampled_from(self.players))
-        assert self.coup is not None
         try:
-            with self.db.write() as session:
-                store.withdraw_bet(session, table_id=self.table, coup_id=self.coup,
-                                   player_id=player, kind=kind)
+            answer = self._run(self.dealer.withdraw_bet(player, kind))
         except BetRefused as refused:
             assert refused.code == "no-such-bet"
+            return
+        self.wallets[player] = answer["balance"]
 
     @precondition(lambda self: self.status == "open")
     @rule()
     def close(self) -> None:
-        assert self.coup is not None
-        with self.db.write() as session:
-            store.close_coup(session, self.coup)
+        dealer = self.dealer
+
+        async def close_() -> dict[int, dict[BetKind, int]]:
+            async with dealer.lock:
+                return await dealer._close_round()
+
+        self.bets = self._run(close_())
         self.status = "closed"
 
     @precondition(lambda self: self.status == "closed")
     @rule()
-    def deal(self) -> None:
-        assert self.coup is not None and self.shoe is not None
-        first = self.shoe.position
-        coup = self.shoe.deal_coup()
-        with self.db.write() as session:
-            store.record_deal(session, self.coup, coup, first_card=first)
-        self.status = "dealt"
+    def deal_and_settle(self) -> None:
+        dealer = self.dealer
+        coup_id = dealer.view.coup_id
+        assert coup_id is not None
 
-    @precondition(lambda self: self.status in ("dealt", "settled"))
-    @rule()
-    def settle(self) -> None:
-        """Settle the dealt coup; settling it again pays nothing (TableStateError)."""
-        assert self.coup is not None
-        coup_id = self.coup
-        with self.db.read() as session:
-            row = session.get_one(CoupRecord, coup_id)
-            coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
-                        banco=tuple(parse_cards(row.banco_cards or "")))
-            spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}
-                     for player, kinds in store.active_bets(session, coup_id).items()}
-        lines = {player: settle_spot(spot, coup, self.rules) for player, spot in spots.items()}
-        try:
-            with self.db.write() as session:
-                store.settle_coup(session, table_id=self.table, coup_id=coup_id, bets=spots,
-                                  lines=lines)
-        except TableStateError:
-            assert self.status == "settled"
+        async def settle() -> None:
+            shoe = dealer.table.shoe
+            assert shoe is not None
+            first = shoe.position
+            dealt = dealer.table.deal()
+            if await dealer._settle_round(coup_id, dealt, first_card=first, bets=self.bets):
+                assert dealer.view.shoe is not None
+                await dealer._finish_shoe(dealer.view.shoe["id"])
+
+        self._run(settle())
         self.status = "settled"
+        with self.db.read() as session:  # the settlement's answers: each bettor's balance
+            self.wallets.update(store.wallet_balances(session, list(self.bets)))
+
+    @precondition(lambda self: self.status == "open")
+    @rule()
+    def void(self) -> None:
+        """A stop while betting is open: the round is void, every stake back."""
+        dealer = self.dealer
+
+        async def void_() -> None:
+            async with dealer.lock:
+                await dealer._void_round()
+
+        self._run(void_())
+        self.status = "void"
+        self._reread_wallets()
 
     @rule()
     def restart(self) -> None:
-        """A server (re)start: rounds not dealt are void and refunded, a dealt one settled."""
-        with self.db.write() as session:
-            found = store.recover(session, self.table)
+        """A new dealer on the same database: a round not dealt is void and refunded."""
+        self._run(self.dealer.desk.stop())
+        self.dealer = self._new_dealer()
         if self.status in ("open", "closed"):
-            assert found.voided == [self.coup]
             self.status = "void"
-        elif self.status == "dealt":
-            assert found.settled == [self.coup]
-            self.status = "settled"
+        self._reread_wallets()
+
+    def _reread_wallets(self) -> None:
+        with self.db.read() as session:
+            self.wallets.update(store.wallet_balances(session, self.players))
 
     # --- after every step -----------------------------------------------------------------------
 
@@ -173,6 +205,8 @@ class TableMachine(RuleBasedStateMachine):
             assert balances["wallet"] + balances["in-play"] + balances["house"] == self.issued
             if self.status in ("settled", "void", "none"):
                 assert balances["in-play"] == 0
+            assert store.wallet_balances(session, self.players) == {
+                player: self.wallets[player] for player in self.players}
 
 
 TableMachine.TestCase.settings = settings(

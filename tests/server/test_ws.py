@@ -171,3 +171,27 @@ def test_an_unwatched_table_waits_and_a_look_wakes_it(sqlite_url: str) -> None:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         assert live.casino.dealers[2].rounds_played == 0
+
+
+def test_issue17_one_coup_identity_on_the_page_the_console_and_the_history(
+        sqlite_server: LiveServer) -> None:
+    """A coup is named by its shoe number and its number in the shoe everywhere: the round's
+    messages, the page's shoe panel while betting, the console's live view and a player's
+    history (with the table's name, not its id)."""
+    live, boss, ann = sqlite_server, sqlite_server.operator(), sqlite_server.signup("ann")
+    watcher = live.watch(1, ann)
+    opened = watcher.next("round-opened")
+    assert (opened["shoe_no"], opened["coup_in_shoe"]) == (1, 1)
+    assert live.bet(ann, 1, "banco", 2500).status_code == 200
+    table = live.http.get("/api/tables/1").json()
+    assert table["shoe"]["coup_in_shoe"] == table["coup_in_shoe"] == 1  # not "coups dealt: 0"
+    view = live.http.get("/api/operator/tables/1", headers=boss.headers)
+    assert view.status_code == 200, view.text
+    assert (view.json()["shoe"]["shoe_no"], view.json()["coup_in_shoe"]) == (1, 1)
+    live.end_betting()
+    settled = watcher.next("round-settled", where=lambda m: m["coup_id"] == opened["coup_id"])
+    assert (settled["shoe_no"], settled["coup_in_shoe"]) == (1, 1)
+    watcher.close()
+    history = live.http.get(f"/api/players/{ann.id}/history", headers=boss.headers).json()
+    stake = next(line for line in history if line["reason"] == "stake")
+    assert (stake["table_name"], stake["shoe_no"], stake["coup_in_shoe"]) == ("Sanremo", 1, 1)

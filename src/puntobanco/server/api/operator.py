@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from puntobanco.cards import composition_of, full_composition
@@ -59,6 +59,9 @@ class HistoryLine(BaseModel):
     coup_id: int | None
     round_no: int | None
     bet: str | None
+    table_name: str | None = None
+    shoe_no: int | None = Field(None, description="the coup's identity: shoe number …")
+    coup_in_shoe: int | None = Field(None, description="… and coup number in that shoe")
 
 
 class Watcher(BaseModel):

@@ -151,6 +151,8 @@ class ShoeInfo(BaseModel):
     coups_dealt: int
     cut_index: int
     burned: int
+    coup_in_shoe: int | None = Field(
+        None, description="the coup being played (or the last one): its number in the shoe")
 
 
 class CardOut(BaseModel):

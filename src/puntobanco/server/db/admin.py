@@ -119,17 +119,20 @@ def one_player(session: Session, player_id: int) -> dict[str, Any]:
 def history(session: Session, player_id: int, *, limit: int = 100,
             before_id: int | None = None) -> list[dict[str, Any]]:
     """Every movement of the player's wallet, newest first: when, why, how much, the balance
-    after it, and the table and coup it belongs to."""
+    after it, and the table (by name) and coup (shoe number, coup in the shoe) it belongs to."""
     player_row(session, player_id)
     wallet = session.execute(select(Account.id).where(
         Account.code == ledger.wallet_code(player_id))).scalar_one()
     query = (select(LedgerEntry.id, LedgerEntry.amount, LedgerTransaction.reason,
                     LedgerTransaction.created_at, LedgerTransaction.coup_id,
                     LedgerTransaction.bet_id, CoupRecord.table_id, CoupRecord.round_no,
-                    BetRecord.kind)
+                    BetRecord.kind, GameTable.name, ShoeRecord.shoe_no,
+                    CoupRecord.coup_in_shoe)
              .join(LedgerTransaction, LedgerTransaction.id == LedgerEntry.transaction_id)
              .outerjoin(CoupRecord, CoupRecord.id == LedgerTransaction.coup_id)
              .outerjoin(BetRecord, BetRecord.id == LedgerTransaction.bet_id)
+             .outerjoin(GameTable, GameTable.id == CoupRecord.table_id)
+             .outerjoin(ShoeRecord, ShoeRecord.id == CoupRecord.shoe_id)
              .where(LedgerEntry.account_id == wallet)
              .order_by(LedgerEntry.id.desc()).limit(limit))
     if before_id is not None:
@@ -145,7 +148,9 @@ def history(session: Session, player_id: int, *, limit: int = 100,
             newest_first.append({"id": row.id, "at": epoch_ms(row.created_at),
                                  "reason": row.reason, "amount": row.amount, "balance": after,
                                  "table_id": row.table_id, "coup_id": row.coup_id,
-                                 "round_no": row.round_no, "bet": row.kind})
+                                 "round_no": row.round_no, "bet": row.kind,
+                                 "table_name": row.name, "shoe_no": row.shoe_no,
+                                 "coup_in_shoe": row.coup_in_shoe})
             after -= row.amount
     return newest_first
 

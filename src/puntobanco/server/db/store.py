@@ -201,62 +201,6 @@ def _move(session: Session, coup_id: int, before: str, after: str, **values: Any
 # --- bets ---------------------------------------------------------------------------------
 
 
-def place_bet(session: Session, *, table_id: int, coup_id: int, player_id: int, kind: BetKind,
-              stake: int) -> tuple[int, int, int]:
-    """Debit the wallet and add ``stake`` to the bet.
-
-    Returns the bet's id, its whole stake now and the wallet's balance after the debit.
-
-    Refused with ``insufficient-balance`` (and nothing written) when the wallet is short.
-    """
-    bet = session.scalars(select(BetRecord).where(
-        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
-        BetRecord.kind == kind.value)).one_or_none()
-    if bet is None:
-        bet = BetRecord(coup_id=coup_id, player_id=player_id, kind=kind.value, stake=0,
-                        status="active")
-        session.add(bet)
-        session.flush()
-    elif bet.status != "active":  # withdrawn earlier this round, placed again
-        bet.status = "active"
-        bet.stake = 0
-    moved = ledger.transfer(session, ledger.account_id(session, ledger.wallet_code(player_id)),
-                            ledger.account_id(session, ledger.in_play_code(table_id)), stake,
-                            reason="stake", coup_id=coup_id, bet_id=bet.id, player_id=player_id,
-                            require_funds=True)
-    bet.stake += stake
-    return bet.id, bet.stake, moved.source_balance
-
-
-def withdraw_bet(session: Session, *, table_id: int, coup_id: int, player_id: int,
-                 kind: BetKind) -> tuple[int, int]:
-    """Credit the whole stake of a bet back to the wallet (L4).
-
-    Returns the amount and the wallet's balance after it.
-    """
-    bet = session.scalars(select(BetRecord).where(
-        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
-        BetRecord.kind == kind.value, BetRecord.status == "active")).one_or_none()
-    if bet is None or bet.stake == 0:
-        raise BetRefused(f"There is no {kind.value} bet on this spot to withdraw.",
-                         code="no-such-bet")
-    stake = bet.stake
-    moved = ledger.transfer(session, ledger.account_id(session, ledger.in_play_code(table_id)),
-                            ledger.account_id(session, ledger.wallet_code(player_id)), stake,
-                            reason="withdrawal", coup_id=coup_id, bet_id=bet.id,
-                            player_id=player_id)
-    bet.stake = 0
-    bet.status = "withdrawn"
-    return stake, moved.target_balance
-
-
-def bet_id(session: Session, coup_id: int, player_id: int, kind: BetKind) -> int:
-    """The id of a player's bet of one kind on a coup."""
-    return session.execute(select(BetRecord.id).where(
-        BetRecord.coup_id == coup_id, BetRecord.player_id == player_id,
-        BetRecord.kind == kind.value)).scalar_one()
-
-
 @dataclass(frozen=True, slots=True)
 class BetOp:
     """One bet (``stake`` more on ``kind``) or withdrawal (of the whole ``kind``) of a batch."""
@@ -546,25 +490,13 @@ def _coup_and_requests(connection: Connection, table_id: int, coup_id: int,
                                                                if row[2] is not None])
 
 
-def find_request(session: Session, player_id: int, key: str) -> BetRequest | None:
-    return session.scalars(select(BetRequest).where(
-        BetRequest.player_id == player_id, BetRequest.idempotency_key == key)).one_or_none()
-
-
 def find_requests(session: Session, asked: Sequence[tuple[int, str]]
                   ) -> dict[tuple[int, str], tuple[str, dict[str, Any]]]:
-    """:func:`find_request` for many (player, key) pairs in one query: each stored one's
+    """The stored requests of many (player, key) pairs in one query: each stored one's
     (fingerprint, first answer)."""
     if not asked:
         return {}
     return _stored_requests(session.connection(), set(asked))
-
-
-def save_request(session: Session, *, player_id: int, key: str, fingerprint: str, coup_id: int,
-                 bet_id: int, response: dict[str, Any]) -> None:
-    session.add(BetRequest(player_id=player_id, idempotency_key=key, fingerprint=fingerprint,
-                           coup_id=coup_id, bet_id=bet_id, response=response))
-    session.flush()
 
 
 def active_bets(session: Session, coup_id: int) -> dict[int, dict[BetKind, tuple[int, int]]]:

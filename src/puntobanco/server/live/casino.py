@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import unicodedata
@@ -23,7 +22,7 @@ from puntobanco.server.db.engine import Database, backend_of, hold_sqlite, relea
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.clock import Clock, WallClock
-from puntobanco.server.live.cluster import NAMESPACE, Cluster, ClusterHub, Item
+from puntobanco.server.live.cluster import NAMESPACE, Cluster, ClusterHub
 from puntobanco.server.live.dealer import TableDealer
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.human import HumanDealer, dealer_for
@@ -146,7 +145,7 @@ class Casino:
     async def _add_dealer(self, settings: store.TableSettings, *,
                           paused: bool = False) -> TableDealer:
         dealer = await dealer_for(settings, db=self.db, config=self.config,
-                                  clock=self.clock)  # dealer mode hook
+                                  clock=self.clock, links=self.cluster)  # dealer mode hook
         dealer.set_paused(paused)
         if self.cluster is None:
             await dealer.open()
@@ -177,7 +176,7 @@ class Casino:
         text = msg.encode(message)
         self._tell_here(player_id, text)
         if self.cluster is not None:
-            self.cluster.relay({"k": "tell", "p": player_id, "m": text})
+            self.cluster.relay(msg.TellPlayer(player=player_id, text=text))
 
     def _tell_here(self, player_id: int, text: str) -> None:
         for dealer in self.dealers.values():
@@ -187,14 +186,14 @@ class Casino:
         """Pause or resume a table in every process (the dealing one finishes its coup)."""
         self.dealer(table_id).set_paused(paused)
         if self.cluster is not None:
-            self.cluster.relay({"k": "pause", "t": table_id, "v": paused})
+            self.cluster.relay(msg.PauseTable(table=table_id, paused=paused))
 
     def bar(self, player_id: int, barred: bool) -> None:
         """Bar a suspended player from betting at every table, in every process, and close
         their sockets (or lift the bar)."""
         self._bar_here(player_id, barred)
         if self.cluster is not None:
-            self.cluster.relay({"k": "bar", "p": player_id, "v": barred})
+            self.cluster.relay(msg.BarPlayer(player=player_id, barred=barred))
 
     def end_sessions(self, player_id: int, hashed: str | None = None) -> None:
         """Close, in every process, a player's sockets opened with the session whose token
@@ -203,7 +202,7 @@ class Casino:
         relay carries the hash, never the token."""
         self._end_sessions_here(player_id, hashed)
         if self.cluster is not None:
-            self.cluster.relay({"k": "out", "p": player_id, "h": hashed})
+            self.cluster.relay(msg.EndSessions(player=player_id, token_hash=hashed))
 
     def _end_sessions_here(self, player_id: int, hashed: str | None) -> None:
         if self.end_player_sockets is not None:
@@ -218,48 +217,47 @@ class Casino:
         if barred and self.end_player_sockets is not None:
             self.end_player_sockets(player_id)
 
-    async def _relayed(self, item: Item) -> None:
-        """An event another server process relayed (``live/cluster.py``)."""
-        kind, table = item.get("k"), item.get("t")
-        dealer = self.dealers.get(table) if isinstance(table, int) else None
-        if kind == "tell":
-            self._tell_here(int(item["p"]), item["m"])
-        elif kind == "bar":
-            self._bar_here(int(item["p"]), bool(item["v"]))
-        elif kind == "out":
-            self._end_sessions_here(int(item["p"]), item.get("h"))
-        elif kind == "table" and isinstance(table, int):
-            await self._table_changed(table)
-        elif dealer is None:
-            return
-        elif kind == "b":  # a table event, with the dealer's state
-            dealer.follow_state(item["s"])
-            Hub.broadcast_text(dealer.hub, item["m"])
-        elif kind == "p":  # a player's own message
-            text, player = item["m"], int(item["p"])
-            Hub.send_text(dealer.hub, player, text)
-            if '"my-bets"' in text:
-                data = json.loads(text)
-                if data.get("type") == "my-bets":
-                    dealer.desk.apply_remote(player, int(data["coup_id"]), data["my_bets"])
-        elif kind == "s":
-            dealer.follow_state(item["s"])
-            if item.get("snap") and dealer.following:
+    async def _relayed(self, item: msg.RelayItem) -> None:
+        """An item another server process relayed (``live/cluster.py``), by its kind."""
+        if isinstance(item, msg.TellPlayer):
+            self._tell_here(item.player, item.text)
+        elif isinstance(item, msg.BarPlayer):
+            self._bar_here(item.player, item.barred)
+        elif isinstance(item, msg.EndSessions):
+            self._end_sessions_here(item.player, item.token_hash)
+        elif isinstance(item, msg.TableChanged):
+            await self._table_changed(item.table)
+        elif (dealer := self.dealers.get(item.table)) is not None:
+            await self._relayed_to(dealer, item)
+
+    async def _relayed_to(self, dealer: TableDealer, item: msg.RelayItem) -> None:
+        """A relayed item about one table this process serves."""
+        if isinstance(item, msg.TableEvent):  # with the dealer's state
+            dealer.follow_state(item.state)
+            Hub.broadcast_text(dealer.hub, item.text)
+        elif isinstance(item, msg.PlayerMessage):  # a player's own message
+            Hub.send_text(dealer.hub, item.player, item.text)
+            if item.bets is not None:  # a bet taken there: counted in the totals here
+                dealer.desk.apply_remote(item.player, item.bets.coup_id, item.bets.my_bets)
+        elif isinstance(item, msg.TableState):
+            dealer.follow_state(item.state)
+            if item.redraw and dealer.following:
                 for client in list(dealer.hub.clients):
                     dealer.resnapshot(client)
-        elif kind == "sync" and not dealer.following and self.cluster is not None:
-            self.cluster.relay({"k": "s", "t": dealer.id, "s": dealer.cluster_state(),
-                                "snap": True})
-        elif kind == "pause":
-            dealer.set_paused(bool(item["v"]))
-        elif kind == "watch":  # who watches it on another process (live/cluster.py)
-            if isinstance(dealer.hub, ClusterHub) and "p" in item:
-                dealer.hub.seen_elsewhere(str(item["o"]), frozenset(map(int, item["p"])),
-                                          float(item["x"]))
-            if item.get("w", True) and not dealer.following:  # watched there: deal on
+        elif isinstance(item, msg.StateWanted):
+            if not dealer.following and self.cluster is not None:
+                self.cluster.relay(msg.TableState(table=dealer.id, state=dealer.cluster_state(),
+                                                  redraw=True))
+        elif isinstance(item, msg.PauseTable):
+            dealer.set_paused(item.paused)
+        elif isinstance(item, msg.Watchers):  # who watches it on another process
+            if isinstance(dealer.hub, ClusterHub):
+                dealer.hub.seen_elsewhere(item.origin, frozenset(item.players), item.seconds)
+            if item.watched and not dealer.following:  # watched there: deal on
                 dealer.poke()
-        elif kind == "want" and isinstance(dealer, HumanDealer) and self.cluster is not None:
-            await self.cluster.hand_over(dealer.id)  # its dealer's page uses another process
+        elif (isinstance(item, msg.TableWanted) and isinstance(dealer, HumanDealer)
+              and self.cluster is not None):
+            await self.cluster.hand_over(dealer.id)  # its dealer's page is elsewhere
 
     async def _table_changed(self, table_id: int) -> None:
         """Another process created a table or changed its settings: serve it as stored."""
@@ -273,7 +271,7 @@ class Casino:
 
     def _changed_table(self, table_id: int) -> None:
         if self.cluster is not None:
-            self.cluster.relay({"k": "table", "t": table_id})
+            self.cluster.relay(msg.TableChanged(table=table_id))
 
     def dealer(self, table_id: int) -> TableDealer:
         dealer = self.dealers.get(table_id)

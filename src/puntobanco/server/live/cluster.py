@@ -14,16 +14,22 @@ that lost the lock writes nothing more as the dealer.
 
 Events travel with PostgreSQL ``LISTEN``/``NOTIFY`` (channel :data:`CHANNEL`): what one process
 pushes to its sockets — table events, a player's own messages, the operator's actions — is
-relayed, packed many to a notification, to the others, which push it to theirs. A payload
+relayed, packed many to a notification, to the others, which push it to theirs. Each relayed
+item is one of the models of ``live/messages.py``'s relay union (``RelayItem``, named by its
+``kind``); an item of no known kind is logged and left. A payload
 longer than NOTIFY's 8,000 bytes is cut into parts sent in one transaction and joined by the
 receivers. The dealing process attaches its table's state to each table event, so a
 non-dealing process draws the same snapshot and opens and closes its own desk for the coup the
 dealer opened (bets are written with the same database-arbitrated close whichever process takes
-them). Each process counts every process's bets from the relayed ``my-bets`` and pushes its own
-coalesced ``bet-totals``. Every second each process reports who watches each table there
-(``watch``: the signed-in players, expiring unless renewed), so that every process counts every
-process's watchers (:class:`ClusterHub`). Nothing is relayed while a process is alone on its
-database.
+them). Each process counts every process's bets from the bets a relayed ``my-bets`` carries
+(typed, beside its text) and pushes its own coalesced ``bet-totals``. Every second each process
+reports who watches each table there (``watchers``: the signed-in players, expiring unless
+renewed), so that every process counts every process's watchers (:class:`ClusterHub`). Nothing
+is relayed while a process is alone on its database.
+
+A table's dealer is made with this cluster as its links (``live/links.py``: its hub, its
+fence, the way to ask for a hand-dealt table); the cluster drives it as a :class:`Member` and
+neither module imports the other.
 """
 
 from __future__ import annotations
@@ -35,19 +41,18 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import psycopg
+from pydantic import ValidationError
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from puntobanco.errors import PuntoBancoError
-from puntobanco.server.live.hub import Hub
-from puntobanco.server.live.messages import BetTotals, Message, encode
-
-if TYPE_CHECKING:
-    from puntobanco.server.live.dealer import TableDealer
+from puntobanco.server.live import messages as msg
+from puntobanco.server.live.desk import BetDesk
+from puntobanco.server.live.hub import Client, Hub
+from puntobanco.server.live.links import Fence, LeadershipLost
 
 log = logging.getLogger("puntobanco.server.live.cluster")
 
@@ -63,13 +68,29 @@ PAYLOAD_BYTES = 7_800
 #: a process's report of who watches a table lasts this many retry periods (plus a second)
 WATCH_PERIODS = 3
 
-Item = dict[str, Any]
+__all__ = ["Cluster", "ClusterHub", "LeadershipLost", "Member", "libpq_url", "pack"]
 
 
-class LeadershipLost(PuntoBancoError):
-    """A dealer write found its table's lock no longer held by this process."""
+class Member(Protocol):
+    """A table's dealer as the cluster drives it (``live/dealer.py`` ``TableDealer``)."""
 
-    code = "leadership-lost"
+    id: int
+    hub: Hub
+    desk: BetDesk
+    lock: asyncio.Lock
+    following: bool
+
+    async def open(self) -> None: ...
+
+    async def lead(self) -> None: ...
+
+    def follow(self) -> None: ...
+
+    def demote(self) -> None: ...
+
+    def resnapshot(self, client: Client) -> None: ...
+
+    def cluster_state(self) -> msg.DealerState: ...
 
 
 def libpq_url(url: str) -> str:
@@ -134,14 +155,18 @@ class ClusterHub(Hub):
     """A table's hub that also relays what it pushes to the other processes (their sockets).
 
     ``bet-totals`` stay local: every process counts every process's bets and pushes its own.
-    It also knows who watches the table on the other processes (their last ``watch`` report,
-    until it expires), so that :meth:`players` and :meth:`watcher_ids` count every process.
+    It also knows who watches the table on the other processes (their last ``watchers``
+    report, until it expires), so that :meth:`players` and :meth:`watcher_ids` count every
+    process.
     """
 
-    def __init__(self, cluster: Cluster, dealer: TableDealer) -> None:
+    def __init__(self, cluster: Cluster, table_id: int,
+                 state: Callable[[], msg.DealerState | None]) -> None:
         super().__init__()
         self.cluster = cluster
-        self.dealer = dealer
+        self.table_id = table_id
+        #: the dealer's state, relayed with each table event (``None``: this process follows)
+        self.state = state
         #: each other process's signed-in watchers of this table, and when its report expires
         self.elsewhere: dict[str, tuple[float, frozenset[int]]] = {}
 
@@ -166,34 +191,40 @@ class ClusterHub(Hub):
     def players(self) -> int:
         return len(self.watcher_ids()) if self.elsewhere else super().players()
 
-    def publish(self, message: Message) -> None:
-        if isinstance(message, BetTotals):
-            Hub.broadcast_text(self, encode(message))
+    def publish(self, message: msg.Message) -> None:
+        if isinstance(message, msg.BetTotals):
+            Hub.broadcast_text(self, msg.encode(message))
         else:
-            self.broadcast_text(encode(message))
+            self.broadcast_text(msg.encode(message))
 
     def broadcast_text(self, text: str) -> None:
         super().broadcast_text(text)
-        if not self.dealer.following and self.cluster.peers > 1:  # the dealer's, with its state
-            self.cluster.relay({"k": "b", "t": self.dealer.id, "m": text,
-                                "s": self.dealer.cluster_state()})
+        if self.cluster.peers > 1 and (state := self.state()) is not None:  # the dealer's
+            self.cluster.relay(msg.TableEvent(table=self.table_id, text=text, state=state))
+
+    def send(self, player_id: int, message: msg.Message) -> None:
+        text = msg.encode(message)
+        super().send_text(player_id, text)
+        self.cluster.relay(msg.PlayerMessage(
+            table=self.table_id, player=player_id, text=text,
+            bets=message if isinstance(message, msg.MyBets) else None))
 
     def send_text(self, player_id: int, text: str) -> None:
         super().send_text(player_id, text)
-        self.cluster.relay({"k": "p", "t": self.dealer.id, "p": player_id, "m": text})
+        self.cluster.relay(msg.PlayerMessage(table=self.table_id, player=player_id, text=text))
 
 
 class Cluster:
     """This process's part in a cluster of servers on one PostgreSQL database."""
 
-    def __init__(self, url: str, *, on_item: Callable[[Item], Awaitable[None]],
+    def __init__(self, url: str, *, on_item: Callable[[msg.RelayItem], Awaitable[None]],
                  retry_seconds: float = RETRY_SECONDS) -> None:
         self.conninfo = libpq_url(url)
         self.origin = secrets.token_hex(6)
         self.on_item = on_item
         self.retry_seconds = retry_seconds
         #: table id → its dealer (every table this process serves)
-        self.dealers: dict[int, TableDealer] = {}
+        self.dealers: dict[int, Member] = {}
         #: the tables whose lock this process holds (it deals them)
         self.held: set[int] = set()
         #: server processes listening on this database, this one included
@@ -262,20 +293,23 @@ class Cluster:
 
     # --- the locks: one dealer per table ---------------------------------------------------
 
-    async def manage(self, dealer: TableDealer) -> None:
-        """Serve ``dealer``'s table: deal it if its lock is free (after the recovery), otherwise
-        follow the process that deals it."""
-        hub = ClusterHub(self, dealer)
-        dealer.hub = hub
-        dealer.desk.hub = hub
-        dealer.fence = self.fence(dealer.id)
-        dealer.want_table = lambda: self.relay({"k": "want", "t": dealer.id})
+    # --- what a table's dealer is made with (live/links.py) ----------------------------------
+
+    def hub(self, table_id: int, state: Callable[[], msg.DealerState | None]) -> Hub:
+        return ClusterHub(self, table_id, state)
+
+    def want(self, table_id: int) -> None:
+        self.relay(msg.TableWanted(table=table_id))
+
+    async def manage(self, dealer: Member) -> None:
+        """Serve ``dealer``'s table (made with this cluster's links): deal it if its lock is
+        free (after the recovery), otherwise follow the process that deals it."""
         self.dealers[dealer.id] = dealer
         if await self._try_locks([dealer.id]):
             await dealer.open()
         else:
             dealer.follow()
-            self.relay({"k": "sync", "t": dealer.id})
+            self.relay(msg.StateWanted(table=dealer.id))
 
     async def _try_locks(self, tables: list[int]) -> set[int]:
         assert self.lock_connection is not None
@@ -333,8 +367,8 @@ class Cluster:
             hub = served.hub
             watched = hub.watched.is_set()
             if watched or table in self._watch_reported:
-                self.relay({"k": "watch", "t": table, "o": self.origin, "w": watched,
-                            "p": sorted(hub._by_player), "x": lasting})
+                self.relay(msg.Watchers(table=table, origin=self.origin, watched=watched,
+                                        players=sorted(hub._by_player), seconds=lasting))
             if watched:
                 self._watch_reported.add(table)
             else:
@@ -348,7 +382,7 @@ class Cluster:
                   if table not in self.held and self._yielded.get(table, 0.0) <= now]
         return await self._try_locks(wanted) if wanted else set()
 
-    async def _lead(self, dealer: TableDealer) -> None:
+    async def _lead(self, dealer: Member) -> None:
         log.warning("table %s: this process deals it now (its lock was free)", dealer.id)
         try:
             await dealer.lead()
@@ -359,7 +393,7 @@ class Cluster:
             return
         for client in list(dealer.hub.clients):  # the recovered table, drawn afresh
             dealer.resnapshot(client)
-        self.relay({"k": "s", "t": dealer.id, "s": dealer.cluster_state(), "snap": True})
+        self.relay(msg.TableState(table=dealer.id, state=dealer.cluster_state(), redraw=True))
 
     async def hand_over(self, table: int) -> None:
         """Another process's dealer page drives this hand-dealt table: give it up between two
@@ -404,7 +438,7 @@ class Cluster:
             except (psycopg.Error, OSError):
                 await asyncio.sleep(self.retry_seconds)
 
-    def fence(self, table: int) -> Callable[[Session], None]:
+    def fence(self, table: int) -> Fence:
         """A check for the start of each dealer write: this process's lock connection holds
         the table's lock (``pg_locks``), or :class:`LeadershipLost` and nothing is written."""
         def check(session: Session) -> None:
@@ -420,11 +454,12 @@ class Cluster:
 
     # --- relaying events -------------------------------------------------------------------
 
-    def relay(self, item: Item) -> None:
-        """Send ``item`` to the other processes (nothing while this one is alone)."""
-        if (self.peers <= 1 and item.get("k") != "sync") or self._closing:
+    def relay(self, item: msg.Relayed) -> None:
+        """Send ``item`` to the other processes (nothing while this one is alone, but a
+        request for a table's state: that is how a process finds it is not alone)."""
+        if (self.peers <= 1 and not isinstance(item, msg.StateWanted)) or self._closing:
             return
-        self._outbox.append(json.dumps(item, separators=(",", ":"), ensure_ascii=False))
+        self._outbox.append(item.model_dump_json())
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self._flush(), name="cluster-notify")
 
@@ -460,14 +495,14 @@ class Cluster:
                 with contextlib.suppress(psycopg.Error, OSError):
                     await self._open_listener()
                     for table in self.dealers:  # what was missed meanwhile: a fresh state
-                        self.relay({"k": "sync", "t": table})
+                        self.relay(msg.StateWanted(table=table))
 
     async def _received(self, payload: str) -> None:
         data = json.loads(payload)
         if data.get("o") == self.origin:
             return
         self.peers = max(self.peers, 2)  # someone else listens: relay from now on
-        items: list[Item]
+        items: list[Any]
         if "c" in data:
             key, number, count, piece = data["c"]
             if len(self._parts) > 100:  # parts a dead sender never finished
@@ -482,6 +517,11 @@ class Cluster:
             items = data["i"]
         for item in items:
             try:
-                await self.on_item(item)
+                parsed = msg.RELAYED.validate_python(item)
+            except ValidationError:
+                log.warning("a relayed item of no known kind was left: %s", str(item)[:200])
+                continue
+            try:
+                await self.on_item(parsed)
             except Exception:  # one bad item must not stop the relay
                 log.exception("a relayed event could not be applied: %s", str(item)[:200])

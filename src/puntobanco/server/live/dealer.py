@@ -44,9 +44,9 @@ from puntobanco.server.fair import commitment, new_salt, replayed
 from puntobanco.server.live import collector
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.clock import Clock, WallClock, now_ms
-from puntobanco.server.live.cluster import LeadershipLost
 from puntobanco.server.live.desk import BetDesk, SessionUnchecked
-from puntobanco.server.live.hub import Hub
+from puntobanco.server.live.hub import Client, Hub
+from puntobanco.server.live.links import Fence, LeadershipLost, Links
 from puntobanco.server.messages import IdempotencyConflict
 from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.shoe import Shoe
@@ -78,7 +78,7 @@ class TableDealer:
     """One live table: the core round, its lock, its dealer task and its clients."""
 
     def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, links: Links | None = None) -> None:
         self.id = settings.id
         #: who deals the table: the server (here) or a person (live/human.py)
         self.dealing: msg.Dealing = "server"
@@ -88,7 +88,8 @@ class TableDealer:
         self.settings = settings
         self.db = db
         self.config = config
-        self.hub = Hub()
+        #: its clients (with several processes, a hub that also relays: live/links.py)
+        self.hub = Hub() if links is None else links.hub(self.id, self._relayed_state)
         self.desk = BetDesk(table_id=self.id, db=db, hub=self.hub, sessions=config.guard,
                             clock=self.clock)
         self.lock = asyncio.Lock()
@@ -114,9 +115,10 @@ class TableDealer:
         #: this process serves the table's sockets and bets, another one deals it
         self.following = False
         #: run first in each dealer write: the table's lock is still this process's
-        self.fence: Callable[[Session], None] | None = None
+        self.fence: Fence | None = None if links is None else links.fence(self.id)
         #: asks the dealing process to hand a hand-dealt table over to this one
-        self.want_table: Callable[[], None] | None = None
+        self.want_table: Callable[[], None] | None = (
+            None if links is None else lambda: links.want(self.id))
         self._follow_close: asyncio.Task[None] | None = None
 
     # --- life cycle -----------------------------------------------------------------------
@@ -166,19 +168,23 @@ class TableDealer:
             self._task = None
         self.desk.close()
 
-    def cluster_state(self) -> dict[str, Any]:
+    def cluster_state(self) -> msg.DealerState:
         """What a following process needs to draw the table as this dealer sees it."""
-        return {"view": asdict(self.view), "rules": self.shoe_rules,
-                "seconds": self.betting_seconds, "paused": self.paused}
+        return msg.DealerState(view=asdict(self.view), rules=self.shoe_rules,
+                               seconds=self.betting_seconds, paused=self.paused)
 
-    def follow_state(self, state: Mapping[str, Any]) -> None:
+    def _relayed_state(self) -> msg.DealerState | None:
+        """The state relayed with each table event: the dealing process's only."""
+        return None if self.following else self.cluster_state()
+
+    def follow_state(self, state: msg.DealerState) -> None:
         """Take the dealing process's state; open the desk for the coup it opened, close it
         when that coup's betting closed (or at its deadline, whichever comes first)."""
         if not self.following:
             return
-        self.view = View(**state["view"])
-        self.shoe_rules, self.betting_seconds = state["rules"], state["seconds"]
-        self.paused = bool(state["paused"])
+        self.view = View(**state.view)
+        self.shoe_rules, self.betting_seconds = dict(state.rules), state.seconds
+        self.paused = state.paused
         view = self.view
         if view.phase == "open" and view.coup_id is not None:
             if view.coup_id != self.desk.coup_id:
@@ -207,7 +213,7 @@ class TableDealer:
             self._follow_close.cancel()
             self._follow_close = None
 
-    def resnapshot(self, client: Any) -> None:
+    def resnapshot(self, client: Client) -> None:
         """Draw the table afresh on one socket (after a recovery, or a takeover)."""
         client.push(msg.encode(msg.Snapshot(table=self.snapshot(client.player_id))))
 
@@ -385,7 +391,7 @@ class TableDealer:
         assert shoe is not None and self.view.shoe is not None
         return {**self.view.shoe, "cards_left": shoe.cards_left,
                 "cut_card_out": shoe.cut_card_out, "coups_dealt": shoe.coups_dealt,
-                "last_coup": shoe.is_last_coup}
+                "last_coup": shoe.is_last_coup, "coup_in_shoe": self.view.coup_in_shoe}
 
     def _refuse_if_paused(self) -> None:
         if self.paused:
@@ -410,8 +416,9 @@ class TableDealer:
                        closes_at=closes_at)
         self.view = View(phase="open", round_no=opened.round_no, coup_id=coup_id,
                          coup_in_shoe=opened.coup_in_shoe, deadline=deadline,
-                         shoe=self._shoe_now(), last_result=self.view.last_result,
+                         shoe=self.view.shoe, last_result=self.view.last_result,
                          roads=self.view.roads)
+        self.view.shoe = self._shoe_now()
         self.hub.publish(msg.RoundOpened(
             round_no=opened.round_no, coup_id=coup_id, coup_in_shoe=opened.coup_in_shoe,
             shoe_no=self.table.shoe_no, last_coup=opened.last_coup, deadline=deadline,
@@ -462,10 +469,9 @@ class TableDealer:
         self._tell_void(coup_id, self.table.round_no, refunds, cards)
 
     def _void_in_core(self) -> tuple[str, ...]:
-        """The core's round ends void (a server-dealt round: closed, never dealt); the
-        cards it had (none)."""
-        if self.table.phase is Phase.OPEN:
-            self.table.close_bets()  # the core refuses any later bet
+        """The core's round ends void (no card of a server-dealt round is dealt before its
+        close); the cards it had (none)."""
+        self.table.void_round_bets()
         return ()
 
     def _tell_void(self, coup_id: int, round_no: int, refunds: Mapping[int, store.Refund],

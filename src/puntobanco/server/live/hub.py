@@ -10,17 +10,12 @@ player's own message (``my-bets``, ``settlement``) costs nothing for the others.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from puntobanco.server.live.messages import Message, encode
 
 QUEUE_SIZE = 2000
-
-
-def dumps(message: dict[str, Any]) -> str:
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
 class Client:
@@ -160,10 +155,3 @@ class Hub:
         for client in list(mine):
             client.push(text)
         self.texts += len(mine)
-
-    # the former dict interface, kept for the hooks written against it
-    def broadcast(self, message: dict[str, Any]) -> None:
-        self.broadcast_text(dumps(message))
-
-    def send_to(self, player_id: int, message: dict[str, Any]) -> None:
-        self.send_text(player_id, dumps(message))

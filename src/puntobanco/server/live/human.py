@@ -31,6 +31,7 @@ from puntobanco.server.dealer_messages import step_text
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.clock import Clock
 from puntobanco.server.live.dealer import TableDealer, View
+from puntobanco.server.live.links import Links
 from puntobanco.server.settings import ServerSettings, table_rules_from_json
 from puntobanco.table import Phase, Table
 
@@ -39,20 +40,20 @@ log = logging.getLogger("puntobanco.server.live.human")
 
 
 async def dealer_for(settings: TableSettings, *, db: Database, config: ServerSettings,
-                     clock: Clock | None = None) -> TableDealer:
+                     clock: Clock | None = None, links: Links | None = None) -> TableDealer:
     """The dealer of a table: the server's own (a shuffled shoe) or a person's (a real shoe)."""
     mode = await db.run_read(lambda s: dealing.dealing_of(s, settings.id))
     if mode == "dealer":
-        return HumanDealer(settings, db=db, config=config, clock=clock)
-    return TableDealer(settings, db=db, config=config, clock=clock)
+        return HumanDealer(settings, db=db, config=config, clock=clock, links=links)
+    return TableDealer(settings, db=db, config=config, clock=clock, links=links)
 
 
 class HumanDealer(TableDealer):
     """One hand-dealt table: the core round, the record of its shoe, and its clients."""
 
     def __init__(self, settings: TableSettings, *, db: Database, config: ServerSettings,
-                 clock: Clock | None = None) -> None:
-        super().__init__(settings, db=db, config=config, clock=clock)
+                 clock: Clock | None = None, links: Links | None = None) -> None:
+        super().__init__(settings, db=db, config=config, clock=clock, links=links)
         self.dealing = "dealer"
         self.shoe_id: int | None = None
 
@@ -173,7 +174,8 @@ class HumanDealer(TableDealer):
                 "cards_left": shoe.cards_left, "cut_card_out": shoe.cut_card_out,
                 "last_coup": shoe.is_last_coup, "coups_dealt": shoe.coups_dealt,
                 "cut_index": 0, "burned": len(shoe.burned) + shoe.counted,
-                "dealing": "dealer", "decks": shoe.rules.decks, "finished": shoe.finished}
+                "dealing": "dealer", "decks": shoe.rules.decks, "finished": shoe.finished,
+                "coup_in_shoe": self.view.coup_in_shoe}
 
     async def _act(self, dealer_id: int, work: Callable[[], Awaitable[T]]) -> T:
         """A dealer's action: under the table's lock, and completed even if the client leaves.

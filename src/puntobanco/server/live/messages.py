@@ -1,4 +1,6 @@
-"""The WebSocket messages of a table, as Pydantic models (``docs/api.md``, "WebSocket messages").
+"""Every message of the live room, as Pydantic models: the WebSocket messages of a table
+(``docs/api.md``, "WebSocket messages") and, at the end, what server processes relay to each
+other (``live/cluster.py``).
 
 Each message is one JSON object whose ``type`` names it. The live layer builds these models and
 the hub serialises each one once, whatever the number of sockets it goes to; nothing here needs
@@ -12,9 +14,9 @@ FastAPI.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 Json = dict[str, Any]
 
@@ -210,3 +212,124 @@ MESSAGES: dict[str, type[Message]] = {
 def encode(message: Message) -> str:
     """The message's JSON text (compact, UTF-8 kept as it is)."""
     return message.model_dump_json()
+
+
+# --- between server processes (live/cluster.py): what one process tells the others ---------
+#
+# One discriminated union, named by ``kind``: a relayed item is parsed into exactly one of
+# these, or refused as not understood. A table event travels as the JSON text the sockets get
+# (serialised once, pushed as it came).
+
+
+class DealerState(BaseModel):
+    """What a following process needs to draw a table as its dealing process sees it."""
+
+    model_config = ConfigDict(frozen=True)
+    view: Json
+    rules: Json
+    seconds: float
+    paused: bool
+
+
+class Relayed(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    kind: str
+
+
+class TableEvent(Relayed):
+    """A table event the dealing process pushed to its sockets, with its state."""
+
+    kind: Literal["table-event"] = "table-event"
+    table: int
+    text: str
+    state: DealerState
+
+
+class PlayerMessage(Relayed):
+    """A message to one player's sockets (``my-bets``, ``settlement``, ``balance``); a bet's
+    ``my-bets`` also carries its bets for the other processes' totals (``bets``)."""
+
+    kind: Literal["player-message"] = "player-message"
+    table: int
+    player: int
+    text: str
+    bets: MyBets | None = None
+
+
+class TellPlayer(Relayed):
+    """A message to every page of one player, whatever table it shows (a credit)."""
+
+    kind: Literal["tell-player"] = "tell-player"
+    player: int
+    text: str
+
+
+class BarPlayer(Relayed):
+    kind: Literal["bar-player"] = "bar-player"
+    player: int
+    barred: bool
+
+
+class EndSessions(Relayed):
+    """Close a player's sockets opened with the session whose token hashes to
+    ``token_hash`` (or with any session): the hash travels, never the token."""
+
+    kind: Literal["end-sessions"] = "end-sessions"
+    player: int
+    token_hash: str | None = None
+
+
+class TableChanged(Relayed):
+    """A table was created or its settings changed: serve it as stored."""
+
+    kind: Literal["table-changed"] = "table-changed"
+    table: int
+
+
+class TableState(Relayed):
+    """The dealing process's state of a table (after a takeover, or asked for);
+    ``redraw``: every page draws the table afresh."""
+
+    kind: Literal["table-state"] = "table-state"
+    table: int
+    state: DealerState
+    redraw: bool = False
+
+
+class StateWanted(Relayed):
+    """A process (starting, or back after a lost connection) asks for a table's state."""
+
+    kind: Literal["state-wanted"] = "state-wanted"
+    table: int
+
+
+class PauseTable(Relayed):
+    kind: Literal["pause-table"] = "pause-table"
+    table: int
+    paused: bool
+
+
+class Watchers(Relayed):
+    """Who watches a table on the process ``origin`` (its signed-in players), for
+    ``seconds`` unless renewed, and whether anyone does."""
+
+    kind: Literal["watchers"] = "watchers"
+    table: int
+    origin: str
+    watched: bool
+    players: list[int]
+    seconds: float
+
+
+class TableWanted(Relayed):
+    """A hand-dealt table's dealer acts through another process: hand the table over."""
+
+    kind: Literal["table-wanted"] = "table-wanted"
+    table: int
+
+
+RelayItem = Annotated[TableEvent | PlayerMessage | TellPlayer | BarPlayer | EndSessions
+                      | TableChanged | TableState | StateWanted | PauseTable | Watchers
+                      | TableWanted, Field(discriminator="kind")]
+#: parses one relayed item (a dict) into its model
+RELAYED: TypeAdapter[RelayItem] = TypeAdapter(RelayItem)

@@ -1,5 +1,6 @@
 // The dealer page's words in the table's four languages (docs/dealer.md). The step the rules
-// require and the refusals come from the server, already in the dealer's language.
+// require and the refusals come from the server, already in the dealer's language. One naming
+// in every language: Punto and Banco, as the step texts and the felt say them.
 
 export const DEALER_WORDS = {
   fr: {
@@ -13,7 +14,9 @@ export const DEALER_WORDS = {
     burn_cards: "Vues : 9h…", table: "Table", shoe: "Sabot", coup: "Coup",
     cards_left: "Cartes restantes", spots: "Joueurs", flags: "État",
     "phase.idle": "Au repos", "phase.open": "Mises ouvertes", "phase.closed": "Distribution",
-    "phase.dealt": "Distribué", "phase.settled": "Payé",
+    "phase.dealt": "Distribué", "phase.settled": "Payé", "phase.void": "Coup annulé",
+    "confirm.shoe": "Commencer un nouveau sabot ? Le sabot en cours se termine ici.",
+    "confirm.misdeal": "Coup nul ? Toutes les mises de ce coup sont rendues et ses cartes annulées.",
     "hint.no_shoe": "Commencez un nouveau sabot.", "hint.open": "Mises ouvertes : « Rien ne va plus » quand c'est prêt.",
     "hint.between": "Ouvrez les mises du coup suivant.", "hint.finished": "Sabot terminé : nouveau sabot.",
     "flag.cut": "carte de coupe sortie", "flag.last": "dernier coup", "flag.finished": "terminé",
@@ -31,7 +34,9 @@ export const DEALER_WORDS = {
     burn_cards: "Viste: 9h…", table: "Tavolo", shoe: "Sabot", coup: "Colpo",
     cards_left: "Carte rimaste", spots: "Giocatori", flags: "Stato",
     "phase.idle": "Fermo", "phase.open": "Puntate aperte", "phase.closed": "Distribuzione",
-    "phase.dealt": "Distribuito", "phase.settled": "Pagato",
+    "phase.dealt": "Distribuito", "phase.settled": "Pagato", "phase.void": "Colpo annullato",
+    "confirm.shoe": "Iniziare un nuovo sabot? Il sabot in corso finisce qui.",
+    "confirm.misdeal": "Colpo nullo? Tutte le puntate di questo colpo sono restituite e le sue carte annullate.",
     "hint.no_shoe": "Iniziate un nuovo sabot.", "hint.open": "Puntate aperte: «Rien ne va plus» quando è pronto.",
     "hint.between": "Aprite le puntate del colpo seguente.", "hint.finished": "Sabot finito: nuovo sabot.",
     "flag.cut": "carta di taglio uscita", "flag.last": "ultimo colpo", "flag.finished": "finito",
@@ -49,7 +54,9 @@ export const DEALER_WORDS = {
     burn_cards: "Vistas: 9h…", table: "Mesa", shoe: "Zapato", coup: "Mano",
     cards_left: "Cartas restantes", spots: "Jugadores", flags: "Estado",
     "phase.idle": "En pausa", "phase.open": "Apuestas abiertas", "phase.closed": "Reparto",
-    "phase.dealt": "Repartida", "phase.settled": "Pagada",
+    "phase.dealt": "Repartida", "phase.settled": "Pagada", "phase.void": "Mano anulada",
+    "confirm.shoe": "¿Empezar un zapato nuevo? El zapato en curso termina aquí.",
+    "confirm.misdeal": "¿Mano nula? Todas las apuestas de esta mano se devuelven y sus cartas se anulan.",
     "hint.no_shoe": "Empiece un zapato nuevo.", "hint.open": "Apuestas abiertas: «No va más» cuando esté listo.",
     "hint.between": "Abra las apuestas de la mano siguiente.", "hint.finished": "Zapato terminado: zapato nuevo.",
     "flag.cut": "carta de corte fuera", "flag.last": "última mano", "flag.finished": "terminado",
@@ -67,11 +74,13 @@ export const DEALER_WORDS = {
     burn_cards: "Seen: 9h…", table: "Table", shoe: "Shoe", coup: "Coup",
     cards_left: "Cards left", spots: "Players", flags: "State",
     "phase.idle": "Idle", "phase.open": "Betting open", "phase.closed": "Dealing",
-    "phase.dealt": "Dealt", "phase.settled": "Settled",
+    "phase.dealt": "Dealt", "phase.settled": "Settled", "phase.void": "Void",
+    "confirm.shoe": "Start a new shoe? The shoe in play ends here.",
+    "confirm.misdeal": "Misdeal? Every stake of this coup is returned and its cards are void.",
     "hint.no_shoe": "Start a new shoe.", "hint.open": "Betting is open: \"No more bets\" when ready.",
     "hint.between": "Open the betting for the next coup.", "hint.finished": "The shoe is finished: new shoe.",
     "flag.cut": "cut card out", "flag.last": "last coup", "flag.finished": "finished",
-    "bet.punto": "Player", "bet.banco": "Banker", "bet.egalite": "Tie",
-    "bet.lion-punto": "Lion Bonus Player", "bet.lion-banco": "Lion Bonus Banker",
+    "bet.punto": "Punto", "bet.banco": "Banco", "bet.egalite": "Égalité (tie)",
+    "bet.lion-punto": "Lion Bonus Punto", "bet.lion-banco": "Lion Bonus Banco",
   },
 };

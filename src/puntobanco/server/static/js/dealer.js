@@ -95,8 +95,8 @@ function render() {
     button.disabled = !state.can[key];
   }
   // Cards are typed while the coup is dealt; one the rules do not call for is refused by the
-  // server, in the dealer's language.
-  const canType = state.phase === "closed";
+  // server, in the dealer's language — also one typed while betting is open (it says why).
+  const canType = ["open", "closed"].includes(state.phase);
   $("enter-card").disabled = !canType;
   for (const b of document.querySelectorAll(".pad button")) b.disabled = !canType;
   const shoe = state.shoe;
@@ -175,6 +175,8 @@ function wire() {
   for (const button of document.querySelectorAll("[data-act]")) {
     button.addEventListener("click", () => {
       const action = button.dataset.act;
+      // a new shoe and a misdeal cannot be undone: the page asks first
+      if ((action === "shoe" || action === "misdeal") && !window.confirm(w(`confirm.${action}`))) return;
       if (action === "shoe") act("shoe", { decks: Number($("decks").value) });
       else if (action === "burn") {
         const cards = $("burn-cards").value.split(/[\s,]+/).filter(Boolean);
@@ -222,6 +224,8 @@ function signOut() {
 function choose(id) {
   tableId = id;
   if (socket) socket.close();
+  // Every message of the table (live/messages.py) redraws this page from the dealer state:
+  // none is left unhandled (tests/server/test_message_clients.py).
   socket = new TableSocket(id, getToken(), { onMessage: refreshSoon });
   socket.connect();
   refresh();
@@ -234,6 +238,11 @@ async function start() {
   } catch {
     signOut();
     return;
+  }
+  // the dealer account's language, unless the address asks for another (?lang=)
+  if (!new URLSearchParams(location.search).get("lang") && who.lang) {
+    setLang(who.lang);
+    translate();
   }
   $("auth").hidden = true;
   $("user-box").hidden = false;

@@ -382,7 +382,7 @@ export class Felt {
     const phase = this.phase;
     const words = {
       open: t("place_bets"), closed: t("no_more_bets"), dealt: t("ui.dealing"),
-      settled: t("ui.waiting"), idle: t("ui.waiting"),
+      settled: t("ui.waiting"), idle: t("ui.waiting"), void: t("ui.waiting"),
     };
     this.status.textContent = words[phase] ?? "";
     this.status.dataset.phase = phase;

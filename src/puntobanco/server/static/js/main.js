@@ -488,7 +488,7 @@ const handlers = {
     state.coupId = m.coup_id ?? null;
     felt.hideOutcome();
     announce(`${t("place_bets")} · ${m.seconds ?? ""} s`);
-    if (state.shoe) state.shoe.last_coup = Boolean(m.last_coup);
+    if (state.shoe) Object.assign(state.shoe, { last_coup: Boolean(m.last_coup), coup_in_shoe: m.coup_in_shoe });
     felt.setPhase("open", { deadline: m.deadline, serverTime: m.server_time, seconds: m.seconds });
     if (state.lastCoup) felt.showCoup(state.lastCoup, { dimmed: true });
     felt.setBets(state.myBets, state.totals, true);
@@ -584,9 +584,30 @@ const handlers = {
   },
 };
 
+// Issue 17: the hand-dealt table's messages, minimally (a corrected card turned in place, a void
+// round cleared, a shoe event's counts); the WebSocket's pong is ws.js's, an error answers a
+// message this page never sends. tests/server/test_message_clients.py checks this page handles
+// or ignores every type of live/messages.py.
+const IGNORED_MESSAGES = ["pong", "error"];
+Object.assign(handlers, {
+  "card-corrected": (m) => felt.dealCard(m.side, m.position, m.card, m.punto_total, m.banco_total),
+  "round-voided": (m) => {
+    if (m.coup_id !== state.coupId) return;
+    state.phase = "void";
+    felt.clearCards();
+    felt.setPhase("void");
+    renderControls();
+  },
+  "shoe-event": (m) => {
+    if (m.shoe) state.shoe = { ...state.shoe, ...m.shoe };
+    renderShoe();
+  },
+});
+
 function handle(message) {
   const handler = handlers[message.type];
   if (handler) handler(message);
+  else if (!IGNORED_MESSAGES.includes(message.type)) console.warn("unknown message", message.type);
 }
 
 // --- bets ------------------------------------------------------------------------------------

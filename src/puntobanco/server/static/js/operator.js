@@ -171,7 +171,8 @@ function tableCard(view) {
           onclick: () => guard(api.pauseTable(table.id, !table.paused).then(refreshTables)) },
         table.paused ? t("resume") : t("pause")))),
     el("div", { class: "facts" },
-      fact(t("round"), view.round_no ? `#${view.round_no}` : "—"),
+      fact(t("round"), view.shoe && view.coup_in_shoe
+        ? `${t("shoe")} ${view.shoe.shoe_no} · ${view.coup_in_shoe}` : "—"),
       fact(t("watchers"), String(view.watchers.length)),
       fact(t("bets"), money(KINDS.reduce((sum, k) => sum + (view.totals[k] || 0), 0)))),
     el("h3", {}, t("spots")), spots,
@@ -288,8 +289,8 @@ async function showHistory(player) {
     el("th", { class: i >= 5 ? "num" : "" }, t(k))));
   box.replaceChildren(el("h3", {}, `${t("history")} — ${player.username}`),
     el("table", { class: "grid-table" }, head, ...lines.map((line) => el("tr", {},
-      el("td", {}, when(line.at)), el("td", { dataset: { reason: line.reason } }, t(`reason.${line.reason}`)), el("td", {}, line.table_id ?? ""),
-      el("td", {}, line.round_no ?? ""), el("td", {}, line.bet ? t(`bet.${line.bet}`) : ""),
+      el("td", {}, when(line.at)), el("td", { dataset: { reason: line.reason } }, t(`reason.${line.reason}`)), el("td", {}, line.table_name ?? ""),
+      el("td", {}, line.shoe_no ? `${t("shoe")} ${line.shoe_no} · ${line.coup_in_shoe}` : ""), el("td", {}, line.bet ? t(`bet.${line.bet}`) : ""),
       el("td", { class: `num ${signClass(line.amount)}` }, money(line.amount)),
       el("td", { class: "num" }, money(line.balance))))));
 }

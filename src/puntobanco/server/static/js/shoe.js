@@ -18,7 +18,8 @@ export function drawShoe(shoe, rules) {
   const used = total - shoe.cards_left;
   const cutIndex = shoe.cut_index ?? total - rules.cut_card;
   $("#shoe-title").textContent = `${t("shoe")} ${shoe.shoe_no}`;
-  $("#shoe-coup").textContent = `${t("coup")} ${shoe.coups_dealt ?? 0}`;
+  // the coup being played (its number in the shoe, as recall and the reports say it)
+  $("#shoe-coup").textContent = `${t("coup")} ${shoe.coup_in_shoe ?? shoe.coups_dealt ?? 0}`;
   const left = $("#shoe-left");
   left.textContent = `${t("cards_left")} ${shoe.cards_left}`;
   left.dataset.cards = String(shoe.cards_left);
