@@ -6,6 +6,7 @@ stopped with Ctrl-C (the open round is voided); the shoe then resumes and still 
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import signal
 import sqlite3
@@ -23,6 +24,9 @@ from puntobanco.server.db import auth, ledger, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import LedgerEntry, SettlementLineRecord
 from puntobanco.server.fair import check_shoe_json
+from puntobanco.server.live.dealer import TableDealer
+from puntobanco.server.live.hub import Client
+from puntobanco.server.settings import ServerSettings
 from puntobanco.shoe import Shoe
 
 from .support import (
@@ -32,6 +36,7 @@ from .support import (
     check_books,
     fast_settings,
     place,
+    run_coroutine,
     running,
     serve_process,
     wait_until,
@@ -220,3 +225,55 @@ def test_a_dealer_whose_database_fails_resumes_from_it(sqlite_url: str,
         watcher.close()
     figures = check_books(sqlite_url)
     assert figures["active_bets"] == 0 and set(figures["in_play"].values()) == {0}
+
+
+def test_issue17_what_a_recovery_settles_or_voids_is_told_to_the_sockets(sqlite_url: str) -> None:
+    """A dealer taking a table over (a hand-over, a restart after a failure) while pages watch:
+    the coup left dealt is announced as any settlement (coup-dealt with its cards, the
+    player's settlement, round-settled), and the round left open is announced void, with the
+    refund told to its player."""
+    migrate(sqlite_url)
+    db = Database(sqlite_url)
+    rules = RuleSet()
+    shoe = Shoe.shuffled(rules, rng=random.Random(4))
+    with db.write() as session:
+        ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
+        table = store.create_table(session, name="T", rules=rules, betting_seconds=15)
+        ann = auth.create_player(session, username="ann", password_hash="-", lang="en",
+                                 welcome=100_000).id
+        shoe_id = store.create_shoe(session, table_id=table.id, shoe_no=1, shoe=shoe, salt="00",
+                                    commitment="0" * 64, rules_json=table.rules_json())
+        dealt = store.open_coup(session, table_id=table.id, shoe_id=shoe_id, round_no=1,
+                                coup_in_shoe=1, last_coup=False)
+        place(session, table_id=table.id, coup_id=dealt, player_id=ann, kind=BetKind.BANCO,
+              stake=2500)
+        store.close_coup(session, dealt)
+        store.record_deal(session, dealt, shoe.deal_coup(), first_card=0)
+        left_open = store.open_coup(session, table_id=table.id, shoe_id=shoe_id, round_no=2,
+                                    coup_in_shoe=2, last_coup=False)
+        place(session, table_id=table.id, coup_id=left_open, player_id=ann, kind=BetKind.PUNTO,
+              stake=1000)
+    page = Client(ann)
+
+    async def take_over() -> None:
+        dealer = TableDealer(table, db=db, config=ServerSettings(database_url=sqlite_url))
+        dealer.hub.add(page)
+        await dealer._recover()
+
+    run_coroutine(take_over())
+    told = []
+    while not page.queue.empty():
+        text = page.queue.get_nowait()
+        assert text is not None
+        told.append(json.loads(text))
+    db.close()
+    assert [m["type"] for m in told] == ["coup-dealt", "settlement", "round-settled",
+                                         "balance", "my-bets", "round-voided"]
+    coup, settlement, settled, refund, _, voided = told
+    assert coup["coup"]["id"] == settlement["coup_id"] == settled["coup_id"] == dealt
+    assert len(coup["coup"]["cards"]) >= 4 and [line["bet"] for line in settlement["lines"]] == \
+        ["banco"]
+    assert (settled["shoe_no"], settled["coup_in_shoe"]) == (1, 1)
+    assert (refund["reason"], refund["amount"], refund["coup_id"]) == ("void", 1000, left_open)
+    assert (voided["coup_id"], voided["shoe_no"], voided["coup_in_shoe"]) == (left_open, 1, 2)
+    assert check_books(sqlite_url)["in_play"] == {table.id: 0}

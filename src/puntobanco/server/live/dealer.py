@@ -475,15 +475,17 @@ class TableDealer:
         return ()
 
     def _tell_void(self, coup_id: int, round_no: int, refunds: Mapping[int, store.Refund],
-                   cards: tuple[str, ...] = ()) -> None:
+                   cards: tuple[str, ...] = (), *, shoe_no: int | None = None,
+                   coup_in_shoe: int | None = None) -> None:
         for player, refund in refunds.items():  # the page says what came back
             self.hub.send(player, msg.Balance(reason="void", coup_id=coup_id,
                                               amount=refund.amount, balance=refund.balance))
             self.hub.send(player, msg.MyBets(coup_id=coup_id, my_bets={},
                                              balance=refund.balance))
-        self.hub.publish(msg.RoundVoided(round_no=round_no, coup_id=coup_id, cards=list(cards),
-                                         shoe_no=self.table.shoe_no,
-                                         coup_in_shoe=self.view.coup_in_shoe))
+        self.hub.publish(msg.RoundVoided(
+            round_no=round_no, coup_id=coup_id, cards=list(cards),
+            shoe_no=self.table.shoe_no if shoe_no is None else shoe_no,
+            coup_in_shoe=self.view.coup_in_shoe if coup_in_shoe is None else coup_in_shoe))
 
     async def _settle_round(self, coup_id: int, dealt: CoupDealt, *, first_card: int,
                             bets: Mapping[int, Mapping[BetKind, int]],
@@ -585,7 +587,13 @@ class TableDealer:
                 coup_in_shoe=result["coup_in_shoe"], winner=result["winner"],
                 shoe_finished=False))
         for coup_id, refunds in voided.items():
-            self._tell_void(coup_id, 0, refunds)
+            def named(session: Session, coup_id: int = coup_id) -> tuple[int, int, int]:
+                row = session.get_one(CoupRecord, coup_id)
+                return row.round_no, recall.shoe_no_of(session, row.shoe_id), row.coup_in_shoe
+
+            round_no, shoe_no, coup_in_shoe = await self.db.run_read(named)
+            self._tell_void(coup_id, round_no, refunds, shoe_no=shoe_no,
+                            coup_in_shoe=coup_in_shoe)
 
     async def _play_round(self) -> None:
         """One round of a server-dealt table, paced by the clock."""
