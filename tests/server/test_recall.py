@@ -1,9 +1,29 @@
 """Game recall: a player's last coups (cards, bets, every payout line in L6 order) and any coup by
-id; and an operator's new rules, which apply from the table's next shoe (S1–S3)."""
+id; and an operator's new rules, which apply from the table's next shoe (S1–S3). The rounds run
+on a hand-moved clock (``end_betting``): no test waits for a real window."""
 
 from __future__ import annotations
 
-from .support import LiveServer
+from typing import Any
+
+import pytest
+
+from .support import LiveServer, Watcher
+
+
+@pytest.fixture
+def sqlite_server(clocked_sqlite_server: LiveServer) -> LiveServer:
+    return clocked_sqlite_server
+
+
+def _until(live: LiveServer, watcher: Watcher, kind: str) -> dict[str, Any]:
+    """The next ``kind`` message, every window and pause before it ended at once."""
+    while True:
+        message = watcher.next()
+        if message["type"] == kind:
+            return message
+        if message["type"] in ("round-opened", "round-settled"):
+            live.end_betting()
 
 
 def test_L6_a_player_recalls_their_last_coups_newest_first(sqlite_server: LiveServer) -> None:
@@ -15,11 +35,14 @@ def test_L6_a_player_recalls_their_last_coups_newest_first(sqlite_server: LiveSe
         for bet, stake in bets:
             assert sqlite_server.bet(ann, 1, bet, stake).status_code == 200
         assert sqlite_server.bet(bob, 1, "punto", 1000).status_code == 200
+        sqlite_server.end_betting()
         watcher.of_coup("round-settled", opened["coup_id"])
+        sqlite_server.end_betting()  # the pause after the result
         coups.append(opened["coup_id"])
     opened = watcher.next("round-opened")  # a coup with a withdrawn bet only is not recalled
     sqlite_server.bet(ann, 1, "punto", 1000)
     sqlite_server.http.delete("/api/tables/1/bets/punto", headers=ann.headers)
+    sqlite_server.end_betting()
     watcher.of_coup("round-settled", opened["coup_id"])
     watcher.close()
     recalled = sqlite_server.http.get("/api/me/coups", headers=ann.headers).json()
@@ -59,11 +82,13 @@ def test_M2_new_limits_apply_from_the_next_shoe(sqlite_server: LiveServer) -> No
     assert opened["coup_in_shoe"] == 1
     refused = sqlite_server.bet(ann, table_id, "egalite", 500)
     assert refused.json()["error"]["code"] == "below-minimum"
-    started = watcher.next("shoe-started", timeout=60)
+    sqlite_server.end_betting()
+    started = _until(sqlite_server, watcher, "shoe-started")  # the shoe played out
     assert started["rules"]["tie_pays"] == 9 and started["rules"]["limits"]["egalite"] == [500, 2000]
     opened = watcher.next("round-opened")
     assert sqlite_server.bet(ann, table_id, "egalite", 500).status_code == 200
     snapshot = sqlite_server.http.get(f"/api/tables/{table_id}").json()
     assert snapshot["rules"]["tie_pays"] == 9
+    sqlite_server.end_betting()
     watcher.of_coup("round-settled", opened["coup_id"])
     watcher.close()
