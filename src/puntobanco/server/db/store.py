@@ -230,6 +230,27 @@ class Replayed(dict[str, Any]):
     """A stored answer sent again for a repeated idempotency key (nothing was written)."""
 
 
+def idempotent_answer(stored: tuple[str, dict[str, Any]] | None, fingerprint: str
+                      ) -> Replayed | IdempotencyConflict | None:
+    """The one idempotency check (issue 9, 17): a request whose key is stored (``stored``: the
+    first request's fingerprint and answer) gets that answer again when it is the same request,
+    a conflict when it is another; ``None``: the key is new. The batch asks it of every keyed
+    operation, and the desk of a keyed request refused before any batch (a retry after the
+    close).
+
+    >>> idempotent_answer(("1:banco:2500", {"stake": 2500}), "1:banco:2500")
+    {'stake': 2500}
+    >>> type(idempotent_answer(("1:banco:2500", {}), "1:banco:5000")).__name__
+    'IdempotencyConflict'
+    """
+    if stored is None:
+        return None
+    first_print, answer = stored
+    if first_print == fingerprint:
+        return Replayed(answer)
+    return IdempotencyConflict("This idempotency key was already used for a different bet.")
+
+
 #: What a batch answers for each operation: the bet answer (``docs/api.md``), or the refusal.
 BetResult = dict[str, Any] | PuntoBancoError
 
@@ -281,10 +302,9 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     for index in order:
         op = ops[index]
         fingerprint = op.fingerprint(table_id)
-        if op.key is not None and (op.player_id, op.key) in stored:
-            first_print, answer = stored[(op.player_id, op.key)]
-            results[index] = Replayed(answer) if first_print == fingerprint else IdempotencyConflict(
-                "This idempotency key was already used for a different bet.")
+        if op.key is not None and (again := idempotent_answer(
+                stored.get((op.player_id, op.key)), fingerprint)) is not None:
+            results[index] = again
             continue
         if status != "open":
             results[index] = BetRefused("No more bets: the table is not open for betting.",

@@ -680,13 +680,13 @@ class TableDealer:
         except BetRefused:
             if token is not None:  # the session unchecked: not even a stored answer is given
                 raise SessionUnchecked from None
-            if op.key is not None:
-                stored = await self.desk.stored_request(op.player_id, op.key)
-                if stored is not None:
-                    if stored[0] != op.fingerprint(self.id):
-                        raise IdempotencyConflict("This idempotency key was already used for "
-                                                  "a different bet.") from None
-                    return dict(stored[1])
+            if op.key is not None:  # the one idempotency check, as the batch makes it
+                again = store.idempotent_answer(
+                    await self.desk.stored_request(op.player_id, op.key), op.fingerprint(self.id))
+                if isinstance(again, IdempotencyConflict):
+                    raise again from None
+                if again is not None:
+                    return dict(again)
             raise
         return await asyncio.shield(self.desk.submit(op, token=token))
 
