@@ -18,6 +18,7 @@ from puntobanco.errors import BetRefused
 from puntobanco.rules import RuleSet
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import BetRecord
+from puntobanco.server.live.clock import ManualClock
 from puntobanco.server.live.desk import TOTALS_SECONDS, BetDesk
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import MESSAGES
@@ -168,11 +169,11 @@ def test_issue8_a_request_read_after_the_deadline_is_refused_before_the_close_ru
     async def scenario() -> None:
         db = Database(sqlite_url)
         try:
-            desk = BetDesk(table_id=1, db=db, hub=Hub())
-            loop = asyncio.get_running_loop()
-            desk.open(coup_id=7, round_no=1, rules=RuleSet(), closes_at=loop.time() + 0.05)
+            clock = ManualClock()  # the round's clock (live/clock.py), moved by hand
+            desk = BetDesk(table_id=1, db=db, hub=Hub(), clock=clock)
+            desk.open(coup_id=7, round_no=1, rules=RuleSet(), closes_at=clock.now() + 0.05)
             desk.check(BetKind.BANCO, 1000, 7)  # before the deadline: no refusal
-            await asyncio.sleep(0.06)
+            clock.advance(0.06)
             assert desk.accepting  # the close has not run
             with pytest.raises(BetRefused) as refused:
                 desk.check(BetKind.BANCO, 1000, 7)
