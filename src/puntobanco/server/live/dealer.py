@@ -1,8 +1,13 @@
-"""The dealer loop of one table, driving the core round (:class:`puntobanco.table.Table`).
+"""The round engine of one table, driving the core round (:class:`puntobanco.table.Table`).
 
-Each table has one asyncio task that repeats: (a new shoe, its commitment published) → betting
-window → "no more bets" → deal, the cards pushed one by one after a short pause → settlement in one database
-transaction, exactly once → (the shoe revealed after its last coup) → pause. The core decides
+Open, close, deal-and-settle and void are written once here (``_open_round``,
+``_close_round``, ``_settle_round``, ``_void_round``) for both kinds of table; a hand-dealt
+table (``live/human.py``) brings its own card source (the cards entered) and pacing (its
+dealer's actions), a server-dealt one is paced by the clock passed in (``live/clock.py``).
+
+A server-dealt table has one asyncio task that repeats: (a new shoe, its commitment published) → betting
+window → "no more bets" → deal, the cards pushed one by one after a short pause → settlement
+in one database transaction, exactly once → (the shoe revealed after its last coup) → pause. The core decides
 everything about the game — bets (L4, M3), the cards (R3–R6, S1–S3), the settlement (B*, L5,
 L6) — and this module only sequences it, records it and tells the clients.
 
