@@ -75,6 +75,26 @@ def test_round_runs_open_closed_dealt_settled() -> None:
     assert table.open_round().round_no == 2
 
 
+@pytest.mark.parametrize("closed", [False, True])
+def test_a_void_round_gives_its_bets_back_and_the_next_round_opens(closed: bool) -> None:
+    """Issue 17: a round voided before its deal (a stop, a misdeal) returns its bets, deals no
+    card, and leaves the table ready for the next round, whose coup takes the same number in
+    the shoe; a dealt coup is settled, never voided."""
+    table = open_table()
+    table.place_bet("ann", BetKind.PUNTO, 2_000)
+    if closed:
+        table.close_bets()
+    assert table.void_round_bets() == {"ann": {BetKind.PUNTO: 2_000}}
+    assert table.phase is Phase.SETTLED and table.bets == {}
+    assert table.shoe is not None and table.shoe.coups_dealt == 0
+    again = table.open_round()
+    assert (again.round_no, again.coup_in_shoe) == (2, 1)
+    table.close_bets()
+    table.deal()
+    with pytest.raises(TableStateError):
+        table.void_round_bets()
+
+
 @pytest.mark.parametrize("phase", ["idle", "open", "closed", "dealt", "settled"])
 def test_illegal_transitions_raise_table_state_error(phase: str) -> None:
     table = Table(RuleSet(), rng=random.Random(2))
