@@ -113,6 +113,8 @@ class ErrorCode(StrEnum):
     NOTHING_TO_CHANGE = "nothing-to-change"
     BAD_PERIOD = "bad-period"
     INTERNAL_ERROR = "internal-error"
+    DATABASE_UNAVAILABLE = "database-unavailable"  # the database cannot be reached (issue 22)
+    STORAGE_FULL = "storage-full"  # the database's disk is full, or its reserve reached
     LEADERSHIP_LOST = "leadership-lost"  # several processes: a dealer write without the lock
     # a hand-dealt shoe (dealer mode: puntobanco.physical, docs/dealer.md)
     BAD_BURN = "bad-burn"

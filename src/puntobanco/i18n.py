@@ -100,6 +100,24 @@ _REFUSALS: dict[str, dict[str, str]] = {
     "unknown-bet": {
         "fr": "Mise inconnue.", "it": "Puntata sconosciuta.", "es": "Apuesta desconocida.",
         "en": "Unknown bet."},
+    # The server's database is away or its disk full (issue 22): answered 503 with Retry-After.
+    "database-unavailable": {
+        "fr": "La base de données de la table est momentanément indisponible : réessayez dans "
+              "quelques secondes.",
+        "it": "Il database del tavolo è momentaneamente non disponibile: riprova tra qualche "
+              "secondo.",
+        "es": "La base de datos de la mesa no está disponible por un momento: inténtelo de "
+              "nuevo en unos segundos.",
+        "en": "The table's database is unavailable for a moment: try again in a few seconds."},
+    "storage-full": {
+        "fr": "Le stockage du serveur est plein : les mises sont suspendues jusqu'à ce que de la "
+              "place soit libérée ; les mises en jeu sont en sécurité.",
+        "it": "Lo spazio del server è pieno: le puntate sono sospese finché non si libera "
+              "spazio; le puntate in gioco sono al sicuro.",
+        "es": "El almacenamiento del servidor está lleno: las apuestas se suspenden hasta que se "
+              "libere espacio; las apuestas en juego están a salvo.",
+        "en": "The server's storage is full: betting is paused until space is freed; the bets "
+              "in play are safe."},
     # What was typed at the terminal (``play``): a bet line, an amount.
     "bad-bet-line": {
         "fr": "Donnez chaque mise par un nom et un montant, par ex. banco 25 lion-banco 10.",

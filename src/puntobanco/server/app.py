@@ -27,10 +27,10 @@ from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api import auth as api_auth
 from puntobanco.server.api import dealer as api_dealer
 from puntobanco.server.api import operator as api_operator
+from puntobanco.server.api import outage, ws
 from puntobanco.server.api import recall as api_recall
 from puntobanco.server.api import reports as api_reports
 from puntobanco.server.api import tables as api_tables
-from puntobanco.server.api import ws
 from puntobanco.server.api.deps import (
     error_response,
     on_http_error,
@@ -40,6 +40,7 @@ from puntobanco.server.api.deps import (
 from puntobanco.server.api.fastbets import FastBets
 from puntobanco.server.api.guard import Guard, Guards
 from puntobanco.server.db.engine import migrate
+from puntobanco.server.db.health import outage_code
 from puntobanco.server.live import collector
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.settings import ServerSettings
@@ -111,6 +112,7 @@ def create_app(settings: ServerSettings | None = None, *,
     app.add_exception_handler(PuntoBancoError, on_puntobanco_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)
+    outage.install(app)  # 503 while the database is away or full, /healthz (issue 22)
     app.add_exception_handler(Exception, _on_unexpected)
     for module in (api_auth, api_tables, api_recall, api_operator, api_reports, api_dealer,
                    ws):
@@ -142,5 +144,7 @@ def _page(config: ServerSettings, file: str, missing: str) -> Callable[[], Await
     return page
 
 
-async def _on_unexpected(request: Request, _error: Exception) -> JSONResponse:
+async def _on_unexpected(request: Request, error: Exception) -> JSONResponse:
+    if outage_code(error) is not None:  # a database outage under another exception: a 503
+        return await outage.on_database_error(request, error)
     return error_response(request, "internal-error", "Something went wrong on the server.")

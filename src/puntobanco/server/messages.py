@@ -153,7 +153,7 @@ _STATUS: dict[str, int] = {
     "idempotency-conflict": 409, "internal-error": 500,
     "body-too-large": 413, "too-many-requests": 429, "table-out-of-service": 409,
     "account-suspended": 403, "operator-not-suspendable": 409, "nothing-to-change": 400,
-    "bad-period": 400,
+    "bad-period": 400, "database-unavailable": 503, "storage-full": 503,
 }
 
 

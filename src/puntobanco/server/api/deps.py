@@ -108,7 +108,8 @@ class TokenLookups(Gathered[str, PlayerInfo]):
             auth.lookup_tokens, tokens=tokens, limits=self.limits))
         due = [token for token, lookup in found.items() if lookup.renew]
         if due:
-            await self.db.run_write(functools.partial(auth.renew_sessions, tokens=due))
+            await self.db.run_write(functools.partial(auth.renew_sessions, tokens=due),
+                                    essential=True)  # in place: written on a short disk too
         return {token: lookup.player for token, lookup in found.items()}
 
 

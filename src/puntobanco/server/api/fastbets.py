@@ -37,11 +37,19 @@ from typing import Any
 
 from pydantic import ValidationError
 from starlette.datastructures import State
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
-from puntobanco.server.api.deps import MAX_TOKEN, forget_sessions, known_player, lookup_player
+from puntobanco.server.api import outage
+from puntobanco.server.api.deps import (
+    MAX_TOKEN,
+    forget_sessions,
+    known_player,
+    lookup_player,
+    request_lang,
+)
 from puntobanco.server.api.guard import (
     MAX_BODY_BYTES,
     PAGE_CSP,
@@ -50,6 +58,7 @@ from puntobanco.server.api.guard import (
     TooManyRequests,
 )
 from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut
+from puntobanco.server.db.health import DatabaseUnavailable
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.desk import SessionEnded, SessionUnchecked
 from puntobanco.server.messages import error_message, status_of
@@ -107,9 +116,15 @@ class FastBets:
         # a session seen lately is checked by the bet's own group commit, not looked up first
         player = known_player(casino, token)
         unchecked = player is not None
-        if player is None and (player := await lookup_player(casino, token)) is None:
-            await self.app(scope, _replay(body, receive), send)  # 401 in the route's words
-            return
+        if player is None:
+            try:
+                player = await lookup_player(casino, token)
+            except Exception as error:  # the database away: a 503 (issue 22), never plain text
+                await self._failed(scope, send, error, None)
+                return
+            if player is None:
+                await self.app(scope, _replay(body, receive), send)  # 401 in the route's words
+                return
         try:
             guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
             dealer = casino.dealer(table_id)
@@ -131,20 +146,37 @@ class FastBets:
             out = BetOut.model_validate(answer).model_dump(mode="json")
         except PuntoBancoError as error:
             FastBets.answered += 1
+            if isinstance(error, DatabaseUnavailable):
+                outage.refusal(self.state.casino.db.health, error, scope["path"])
             extra = ([(b"retry-after", str(error.retry_after).encode())]
-                     if isinstance(error, TooManyRequests) else [])
+                     if isinstance(error, (TooManyRequests, DatabaseUnavailable)) else [])
             await _json(send, status_of(error.code), {"error": {
                 "code": error.code, "message": error_message(error, player.lang)}}, extra)
             return
-        except Exception:
-            log.exception("a bet failed")
-            await _json(send, status_of("internal-error"), {"error": {
-                "code": "internal-error",
-                "message": error_message(PuntoBancoError("Something went wrong on the server.",
-                                                         code="internal-error"), player.lang)}})
+        except Exception as error:
+            await self._failed(scope, send, error, player.lang)
             return
         FastBets.answered += 1
         await _json(send, 200, out)
+
+    async def _failed(self, scope: Scope, send: Send, error: Exception,
+                      lang: str | None) -> None:
+        """A bet that met an error: 503 with ``Retry-After`` when the database is away or
+        full (counted, not logged: ``db/health.py`` logs the outage once), else the bug's
+        ``internal-error`` with its traceback; in the player's language, or the request's."""
+        FastBets.answered += 1
+        if lang is None:
+            lang = request_lang(Request(scope))
+        code = outage.refusal(self.state.casino.db.health, error, scope["path"])
+        if code is not None:
+            await _json(send, 503, outage.body(code, lang), [
+                (b"retry-after", str(DatabaseUnavailable(code).retry_after).encode())])
+            return
+        log.exception("a bet failed", exc_info=error)
+        await _json(send, status_of("internal-error"), {"error": {
+            "code": "internal-error",
+            "message": error_message(PuntoBancoError("Something went wrong on the server.",
+                                                     code="internal-error"), lang)}})
 
 
 def _bearer(header: bytes) -> str | None:

@@ -209,6 +209,12 @@ class RoadOut(BaseModel):
     natural: bool
 
 
+class DatabaseOut(BaseModel):
+    available: bool
+    code: Literal["database-unavailable", "storage-full"] | None
+    since: int | None = Field(description="epoch ms: unavailable since")
+
+
 class SnapshotOut(BaseModel):
     id: int
     name: str
@@ -230,6 +236,9 @@ class SnapshotOut(BaseModel):
     balance: int | None = Field(default=None, description="the caller's wallet (signed in)")
     paused: bool = False
     dealing: Literal["server", "dealer"] = "server"
+    database: DatabaseOut | None = Field(
+        default=None, description="betting stopped by the database (issue 22): the socket's "
+        "`database` message")
 
 
 class BetOut(BaseModel):
@@ -308,4 +317,5 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": text} for status, text in (
         (400, "malformed request"), (401, "not signed in"), (403, "not allowed"),
         (404, "not found"), (409, "conflict with the table's state"),
-        (413, "body too large"), (422, "refused (bet, rules)"), (429, "rate limited"))}
+        (413, "body too large"), (422, "refused (bet, rules)"), (429, "rate limited"),
+        (503, "the database is away or its disk full: retry after Retry-After (issue 22)"))}

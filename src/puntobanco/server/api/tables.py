@@ -10,7 +10,9 @@ from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
-from puntobanco.server.api.deps import CasinoDep, GuardsDep, MaybePlayer, Operator, SignedIn
+from puntobanco.server.api import outage
+from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator, SignedIn
+from puntobanco.server.api.outage import PlayerIfReachable
 from puntobanco.server.api.schemas import (
     ERRORS,
     BetIn,
@@ -46,13 +48,16 @@ async def out_of_service(casino: CasinoDep, _operator: Operator) -> list[dict[st
 
 
 @router.get("/{table_id}", response_model=SnapshotOut)
-async def snapshot(table_id: Id, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
-    """Everything a (re)connecting page needs; also wakes an idle dealer for a round."""
+async def snapshot(table_id: Id, casino: CasinoDep, player: PlayerIfReachable
+                   ) -> dict[str, Any]:
+    """Everything a (re)connecting page needs; also wakes an idle dealer for a round. While
+    the database is away the snapshot is still served, from memory, without the wallet."""
     dealer = casino.dealer(table_id)
     dealer.poke()
     if player is None:
         return dealer.snapshot(None)
-    balance = await casino.db.run_read(lambda s: ledger.wallet_balance(s, player.id))
+    balance = await outage.unless_away(
+        casino.db.run_read(lambda s: ledger.wallet_balance(s, player.id)))
     return {**dealer.snapshot(player.id), "balance": balance}
 
 

@@ -138,11 +138,24 @@ class Error(Message):
     error: ErrorBody
 
 
+class DatabaseState(Message):
+    """The table stopped taking bets because of the database (``available`` false: it cannot be
+    reached, ``database-unavailable``, or its disk is full, ``storage-full``; ``since`` epoch
+    ms), or takes them again (``available`` true, ``code`` and ``since`` null). The snapshot
+    carries the same object under ``database`` (issue 22, ``docs/server.md``)."""
+
+    type: Literal["database"] = "database"
+    available: bool
+    code: Literal["database-unavailable", "storage-full"] | None
+    since: int | None
+
+
 #: every message model by its ``type``
 MESSAGES: dict[str, type[Message]] = {
     model.model_fields["type"].default: model
     for model in (Snapshot, ShoeStarted, RoundOpened, BetTotals, MyBets, BetsClosed, CardDealt,
-                  CoupDealt, Settlement, RoundSettled, ShoeFinished, Pong, Error)}
+                  CoupDealt, Settlement, RoundSettled, ShoeFinished, Pong, Error,
+                  DatabaseState)}
 
 
 def encode(message: Message) -> str:

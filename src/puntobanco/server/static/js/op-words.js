@@ -4,6 +4,7 @@ export const LANGUAGES = ["fr", "it", "es", "en"];
 
 const WORDS = {
   fr: {
+    db_ok: "Base de données joignable", db_away: "Base de données injoignable — mises refusées", db_full: "Stockage plein — mises refusées", disk_free: "Disque : {free} libres, {reserve} réservés aux mises en jeu",
     title: "Console de l'opérateur", player: "Joueur", bet: "Mise", login: "Connexion", username: "Identifiant",
     password: "Mot de passe", logout: "Déconnexion", not_operator: "Réservé à l'opérateur de la salle.",
     tab_tables: "Tables", tab_players: "Joueurs", tab_reports: "Rapports", tab_audit: "Journal",
@@ -37,6 +38,7 @@ const WORDS = {
     tab_dealers: "Croupiers", new_dealer: "Nouveau croupier", dealing: "Donne", "dealing.server": "Sabot du serveur (mélangé, vérifiable)", "dealing.dealer": "Croupier, sabot réel", hand_dealt: "Croupier", dealer_tables: "Tables qu'il mène", no_dealers: "Aucun croupier pour l'instant.", no_dealer_tables: "Aucune table menée par un croupier : créez-en une avec « Donne : croupier, sabot réel ».", dealers_help: "Un croupier se connecte sur", lang: "Langue", "action.dealer-create": "Croupier créé", "action.dealer-tables": "Tables du croupier",
   },
   it: {
+    db_ok: "Database raggiungibile", db_away: "Database irraggiungibile — puntate rifiutate", db_full: "Spazio pieno — puntate rifiutate", disk_free: "Disco: {free} liberi, {reserve} riservati alle puntate in gioco",
     title: "Console dell'operatore", player: "Giocatore", bet: "Puntata", login: "Accedi", username: "Nome utente",
     password: "Password", logout: "Esci", not_operator: "Riservato all'operatore della sala.",
     tab_tables: "Tavoli", tab_players: "Giocatori", tab_reports: "Rapporti", tab_audit: "Registro",
@@ -70,6 +72,7 @@ const WORDS = {
     tab_dealers: "Croupier", new_dealer: "Nuovo croupier", dealing: "Distribuzione", "dealing.server": "Sabot del server (mescolato, verificabile)", "dealing.dealer": "Croupier, sabot reale", hand_dealt: "Croupier", dealer_tables: "Tavoli che conduce", no_dealers: "Ancora nessun croupier.", no_dealer_tables: "Nessun tavolo condotto da un croupier: createne uno con «Distribuzione: croupier, sabot reale».", dealers_help: "Un croupier accede su", lang: "Lingua", "action.dealer-create": "Croupier creato", "action.dealer-tables": "Tavoli del croupier",
   },
   es: {
+    db_ok: "Base de datos accesible", db_away: "Base de datos inaccesible — apuestas rechazadas", db_full: "Almacenamiento lleno — apuestas rechazadas", disk_free: "Disco: {free} libres, {reserve} reservados a las apuestas en juego",
     title: "Consola del operador", player: "Jugador", bet: "Apuesta", login: "Entrar", username: "Usuario",
     password: "Contraseña", logout: "Salir", not_operator: "Reservado al operador de la sala.",
     tab_tables: "Mesas", tab_players: "Jugadores", tab_reports: "Informes", tab_audit: "Registro",
@@ -103,6 +106,7 @@ const WORDS = {
     tab_dealers: "Crupieres", new_dealer: "Nuevo crupier", dealing: "Reparto", "dealing.server": "Zapato del servidor (barajado, verificable)", "dealing.dealer": "Crupier, zapato real", hand_dealt: "Crupier", dealer_tables: "Mesas que dirige", no_dealers: "Todavía no hay crupieres.", no_dealer_tables: "Ninguna mesa la dirige un crupier: cree una con «Reparto: crupier, zapato real».", dealers_help: "Un crupier inicia sesión en", lang: "Idioma", "action.dealer-create": "Crupier creado", "action.dealer-tables": "Mesas del crupier",
   },
   en: {
+    db_ok: "Database reachable", db_away: "Database unreachable — bets refused", db_full: "Storage full — bets refused", disk_free: "Disk: {free} free, {reserve} kept for the bets in play",
     title: "Operator console", player: "Player", bet: "Bet", login: "Sign in", username: "Username",
     password: "Password", logout: "Sign out", not_operator: "Only the operator may do this.",
     tab_tables: "Tables", tab_players: "Players", tab_reports: "Reports", tab_audit: "Audit log",

@@ -136,6 +136,7 @@ async function refreshTables() {
   if (refreshing) return;
   refreshing = true;
   try {
+    api.health().then(showDatabase, () => showDatabase(null));
     const views = await api.liveTables();
     const cards = $("table-cards");
     const active = document.activeElement;
@@ -145,6 +146,21 @@ async function refreshTables() {
   } finally {
     refreshing = false;
   }
+}
+
+/** The database's state and the disk's free space (``/healthz``, issue 22). */
+function showDatabase(health) {
+  const line = $("database-state");
+  const database = health && health.database;
+  const code = database ? database.code : "database-unavailable";
+  const parts = [t(code === "storage-full" ? "db_full" : code ? "db_away" : "db_ok")];
+  const disk = health && health.disk;
+  if (disk && disk.free_bytes !== null) {
+    const mib = (bytes) => `${(bytes / 1048576).toFixed(1)} MiB`;
+    parts.push(t("disk_free").replace("{free}", mib(disk.free_bytes)).replace("{reserve}", mib(disk.reserve_bytes)));
+  }
+  line.textContent = parts.join(" · ");
+  line.classList.toggle("message-error", Boolean(code));
 }
 
 function fact(label, value, cls) {
