@@ -170,8 +170,17 @@ def test_issue22_a_postgresql_crash_costs_a_pause_the_players_are_told_about(
         crashable.crash()
         crashed_at = time.monotonic()
 
-        # a bet of a session seen lately (the short way, its group commit fails)
-        message = _outage_answer(server.bet(ann, 1, "punto", 1000))
+        # a bet of a session seen lately (the short way): 503 once the process has met the
+        # outage (before that, in "deal", the closed table may answer 409 first)
+        refused: list[httpx.Response] = []
+
+        def refused_503() -> bool:
+            refused.append(server.bet(ann, 1, "punto", 1000))
+            assert refused[-1].status_code in (409, 503), refused[-1].text
+            return refused[-1].status_code == 503
+
+        wait_until(refused_503, timeout=15, step=0.1)
+        message = _outage_answer(refused[-1])
         assert "database" in message
         # a bet of a session not seen yet (its lookup fails), in the request's language
         italian = _outage_answer(server.http.post(
