@@ -79,8 +79,15 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
     if dealer is None:
         await websocket.close(CLOSE_NOT_FOUND, f"There is no table {table_id}.")
         return
-    if unchecked:
-        await _until_database_back(websocket, casino, dealer.snapshot(None))
+    if unchecked:  # counted as an anonymous socket of its address meanwhile (the caps)
+        if (refused := over_cap(None)) is not None:
+            await websocket.close(CLOSE_TOO_MANY, refused)
+            return
+        guards.sockets.add(address, None)
+        try:
+            await _until_database_back(websocket, casino, dealer.snapshot(None))
+        finally:
+            guards.sockets.remove(address, None)
         return
     if token and player is None and not full:
         await websocket.close(CLOSE_UNAUTHORIZED, "The session token is unknown or was closed.")
