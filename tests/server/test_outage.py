@@ -316,6 +316,8 @@ def test_issue22_two_processes_come_back_after_a_postgresql_crash(
             return taken
 
         wait_until(lambda: bet_everywhere(1000) > 0, timeout=30, step=0.3)
+        # a socket on each process: each tells its own sockets
+        watchers = [Watcher(f"{base.replace('http', 'ws')}/ws/tables/1") for base in bases]
         crashable.crash()
         wait_until(lambda: all(httpx.get(f"{base}/healthz").status_code == 503
                                for base in bases), timeout=15)
@@ -323,9 +325,14 @@ def test_issue22_two_processes_come_back_after_a_postgresql_crash(
             _outage_answer(client.post("/api/tables/1/bets", headers=player.headers,
                                        json={"bet": "punto", "stake": 1000}))
             _outage_answer(client.get("/api/me", headers=player.headers))
-        time.sleep(2)
+        for watcher in watchers:
+            assert watcher.next("database", timeout=15)["available"] is False
+        time.sleep(1)
         crashable.start()
         restarted = time.monotonic()
+        for watcher in watchers:
+            assert watcher.next("database", timeout=BACK_WITHIN)["available"] is True
+            watcher.close()
         wait_until(lambda: all(_ready(base) for base in bases), timeout=BACK_WITHIN)
         # dealing back within 15 s: both tables take bets again
         taken_after: set[int] = set()
