@@ -394,3 +394,34 @@ def _unfinished(url: str, coups: set[int]) -> int:
                 CoupRecord.status.in_(("open", "closed", "dealt")))).scalar_one())
     finally:
         engine.dispose()
+
+
+def test_issue22_an_outage_is_told_from_a_lock_or_a_bug() -> None:
+    """Only the errors of a database that cannot be reached or is full are outages; a lock, a
+    deadlock or a constraint is left to its caller (and logged as before)."""
+    import sqlite3
+
+    import psycopg
+    from psycopg import errors as pg
+    from sqlalchemy.exc import IntegrityError, OperationalError
+
+    from puntobanco.server.db.health import outage_code
+
+    def wrapped(error: Exception) -> OperationalError:
+        return OperationalError("SELECT 1", {}, error)
+
+    assert outage_code(wrapped(psycopg.OperationalError("connection refused"))) == \
+        "database-unavailable"
+    assert outage_code(wrapped(pg.AdminShutdown())) == "database-unavailable"
+    assert outage_code(wrapped(pg.CannotConnectNow())) == "database-unavailable"
+    assert outage_code(wrapped(pg.DiskFull())) == "storage-full"
+    assert outage_code(wrapped(pg.SerializationFailure())) is None
+    assert outage_code(wrapped(pg.DeadlockDetected())) is None
+    assert outage_code(wrapped(sqlite3.OperationalError("database or disk is full"))) == \
+        "storage-full"
+    assert outage_code(wrapped(sqlite3.OperationalError("disk I/O error"))) == \
+        "database-unavailable"
+    assert outage_code(wrapped(sqlite3.OperationalError("database is locked"))) is None
+    assert outage_code(IntegrityError("INSERT", {}, sqlite3.IntegrityError("UNIQUE"))) is None
+    assert outage_code(OSError(28, "No space left on device")) == "storage-full"
+    assert outage_code(RuntimeError("a bug")) is None
