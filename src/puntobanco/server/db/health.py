@@ -252,12 +252,12 @@ class Health:
         if self.code == code:
             return
         if self.code is None:
+            if self._report is not None:  # the last outage's line not written yet: now
+                self._write_back_line()
             self.since = int(time.time() * 1000)
             self._down_at = time.monotonic()
             self.refused = Counter()
             self._recoveries = []
-            if self._report is not None:  # a back line not written yet: written now
-                self._write_back_line()
         self.code, self.reason = code, reason
         self.back.clear()
         since = _clock(self.since or 0)
