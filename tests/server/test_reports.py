@@ -10,6 +10,7 @@ import csv
 import io
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
@@ -25,7 +26,7 @@ from puntobanco.bets import BetKind, settle_spot
 from puntobanco.cards import full_composition, parse_cards
 from puntobanco.coup import deal_coup
 from puntobanco.rules import RuleSet
-from puntobanco.server import hold
+from puntobanco.server import hold, holdband
 from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.db.models import CoupRecord
@@ -140,12 +141,24 @@ def test_issue11_report_matches_hand_computed_figures_on_sqlite_and_postgresql(
         sd = math.sqrt(hand["variance"])
         assert total["sd"] == pytest.approx(sd, rel=1e-9)
         assert total["z"] == pytest.approx((1000 - float(hand["expected"])) / sd, rel=1e-9)
-        edge = float(hand["expected"]) / 7000
-        assert total["band"] == pytest.approx([edge - 1.959964 * sd / 7000,
-                                               edge + 1.959964 * sd / 7000])
+        # the band from the distribution of W (server/holdband.py, tested against a Monte
+        # Carlo in test_holdband.py): five coups, so the exact convolution
+        assert total["band_method"] == "exact"
+        assert total["band"] == pytest.approx([w / 7000 for w in total["band_win"]])
+        assert total["band_win"][0] < total["expected_win"] < total["band_win"][1]
+        # the SQL hands over each coup's stakes (punto, banco, egalite, lion-punto, lion-banco)
+        coups = {(1000, 2000, 0, 0, 0): 1, (0, 1000, 2000, 0, 0): 1, (0, 0, 0, 1000, 0): 1,
+                 (0, 0, 0, 0, 0): 1}
+        band = holdband.win_band([(RULES, coups)], observed=1000)
+        assert band is not None
+        assert total["band_win"] == [band.low, band.high]
+        assert total["tail"] == pytest.approx(band.tail, abs=1e-12)
+        lion = holdband.win_band([(RULES, coups)], observed=-1000, kind=3)
+        assert lion is not None
+        assert total["by_bet"]["lion-punto"]["tail"] == pytest.approx(lion.tail, abs=1e-12)
         banco = total["by_bet"]["banco"]
         assert banco["theoretical_edge"] == pytest.approx(0.014548, abs=5e-7)  # SPEC figure
-        assert total["lion"] == {"handle": 1000, "house_win": -1000,
+        assert total["lion"] == {"handle": 1000, "house_win": -1000, "hold": -1.0,
                                  "handle_share": pytest.approx(1 / 7), "win_share": -1.0}
         # per shoe and per UTC day (coups 1-2 on 29 November, 3-4 on the 30th)
         assert [(s["shoe_no"], s["coups"], s["handle"], s["house_win"])
@@ -241,8 +254,7 @@ def test_issue11_figures_do_not_depend_on_how_coups_are_grouped(
             bets={k: sum(1 for _, s in part if s.get(k)) for k in hold.KINDS},
             handle={k: sum(s.get(k, 0) for _, s in part) for k in hold.KINDS},
             win={k: sum(sign * s.get(k, 0) for sign, s in part) for k in hold.KINDS},
-            cross={(a, b): sum(s.get(a, 0) * s.get(b, 0) for _, s in part)
-                   for a, b in hold.PAIRS})
+            stakes=Counter(tuple(s.get(k, 0) for k in hold.KINDS) for _, s in part))
 
     signed = [(1 - sign, stakes) for sign, stakes in coups]  # a house result per unit: −2…0
     whole = hold.summarise([(tally(signed), rules)])
@@ -252,6 +264,8 @@ def test_issue11_figures_do_not_depend_on_how_coups_are_grouped(
     assert whole["expected_win"] == pytest.approx(split["expected_win"])
     assert whole["sd"] == pytest.approx(split["sd"], abs=1e-9)
     assert whole["sd"] >= 0
+    assert whole["band"] == split["band"]
+    assert whole["tail"] == pytest.approx(split["tail"], abs=1e-12)
 
 
 def test_issue11_migration_0005_keeps_old_rows_unpaused_and_unsuspended(sqlite_url: str) -> None:

@@ -42,11 +42,15 @@ class Figures(BaseModel):
     sd: float
     z: float | None
     band: list[float] | None
+    band_win: list[float] | None
+    tail: float | None
+    band_method: Literal["exact", "lattice", "saddlepoint"] | None
 
 
 class Lion(BaseModel):
     handle: int
     house_win: int
+    hold: float | None
     handle_share: float | None
     win_share: float | None
 

@@ -1,15 +1,18 @@
 """The reports' SQL: settled coups added up per table, shoe and UTC day (SQLite and PostgreSQL).
 
 One query: per settled coup, its whole stake, bet count and house win on each bet kind (a coup
-with no bet counts as a coup with zeros); then per (table, shoe, day) the sums of those and of
-every product T_j·T_k, which the standard deviation needs (:mod:`puntobanco.server.hold`). The
-maths is not here: rows come back as :class:`ReportRow` with a :class:`~puntobanco.server.hold.Tally`.
+with no bet counts as a coup with zeros); then per (table, shoe, day) and per distinct stake
+vector T (the coup's stake on each kind) the number of coups and the sums of the bet counts and
+wins. The standard deviation and the band need the vectors themselves
+(:mod:`puntobanco.server.hold`, :mod:`puntobanco.server.holdband`); coups with the same stakes
+come back as one line. The maths is not here: rows come back as :class:`ReportRow` with a
+:class:`~puntobanco.server.hold.Tally`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
@@ -17,7 +20,7 @@ from sqlalchemy import ColumnElement, Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
 from puntobanco.server.db.models import CoupRecord, GameTable, SettlementLineRecord, ShoeRecord
-from puntobanco.server.hold import KINDS, PAIRS, Tally
+from puntobanco.server.hold import KINDS, Tally
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,30 +78,46 @@ def tally_rows(session: Session, *, start: datetime | None = None, end: datetime
                 .where(and_(*conditions))
                 .group_by(CoupRecord.id, CoupRecord.table_id, CoupRecord.shoe_id, day)
                 .subquery("per_coup"))
-    outer: list[Any] = [per_coup.c.table_id, per_coup.c.shoe_id, per_coup.c.day,
+    vector = [per_coup.c[f"t_{_label(kind)}"] for kind in KINDS]
+    outer: list[Any] = [per_coup.c.table_id, per_coup.c.shoe_id, per_coup.c.day, *vector,
                         func.count().label("coups")]
     for kind in KINDS:
         name = _label(kind)
-        outer += [func.sum(per_coup.c[f"{p}_{name}"]).label(f"{p}_{name}") for p in "tnw"]
-    for a, b in PAIRS:
-        outer.append(func.sum(per_coup.c[f"t_{_label(a)}"] * per_coup.c[f"t_{_label(b)}"])
-                     .label(f"x_{_label(a)}__{_label(b)}"))
+        outer += [func.sum(per_coup.c[f"{p}_{name}"]).label(f"{p}_{name}") for p in "nw"]
     query: Select[Any] = (select(*outer).group_by(per_coup.c.table_id, per_coup.c.shoe_id,
-                                                  per_coup.c.day)
+                                                  per_coup.c.day, *vector)
                           .order_by(per_coup.c.day, per_coup.c.table_id, per_coup.c.shoe_id))
-    rows: list[ReportRow] = []
+    groups: dict[tuple[int, int, str], _Group] = {}
+    names = [_label(kind) for kind in KINDS]
     for row in session.execute(query).mappings():
-        kinds = {kind: _label(kind) for kind in KINDS}
-        tally = Tally(
-            coups=int(row["coups"]),
-            bets={kind: int(row[f"n_{name}"]) for kind, name in kinds.items()},
-            handle={kind: int(row[f"t_{name}"]) for kind, name in kinds.items()},
-            win={kind: int(row[f"w_{name}"]) for kind, name in kinds.items()},
-            cross={(a, b): int(row[f"x_{_label(a)}__{_label(b)}"]) for a, b in PAIRS})
         day_value = row["day"]
         day_text = day_value.isoformat() if isinstance(day_value, date) else str(day_value)[:10]
-        rows.append(ReportRow(int(row["table_id"]), int(row["shoe_id"]), day_text, tally))
-    return rows
+        key = (int(row["table_id"]), int(row["shoe_id"]), day_text)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = _Group()
+        coups = int(row["coups"])
+        stakes = tuple(int(row[f"t_{name}"]) for name in names)
+        group.coups += coups
+        group.stakes[stakes] = group.stakes.get(stakes, 0) + coups
+        for index, name in enumerate(names):
+            group.bets[index] += int(row[f"n_{name}"])
+            group.handle[index] += coups * stakes[index]
+            group.win[index] += int(row[f"w_{name}"])
+    return [ReportRow(table_id, shoe_id, day, Tally(
+        coups=group.coups, bets=dict(zip(KINDS, group.bets, strict=True)),
+        handle=dict(zip(KINDS, group.handle, strict=True)),
+        win=dict(zip(KINDS, group.win, strict=True)), stakes=group.stakes))
+        for (table_id, shoe_id, day), group in groups.items()]
+
+
+@dataclass(slots=True)
+class _Group:
+    coups: int = 0
+    bets: list[int] = field(default_factory=lambda: [0] * len(KINDS))
+    handle: list[int] = field(default_factory=lambda: [0] * len(KINDS))
+    win: list[int] = field(default_factory=lambda: [0] * len(KINDS))
+    stakes: dict[tuple[int, ...], int] = field(default_factory=dict)
 
 
 def shoes(session: Session, ids: Sequence[int]) -> dict[int, ShoeInfo]:
