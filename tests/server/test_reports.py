@@ -207,6 +207,52 @@ def test_issue11_report_csv_periods_and_operators_only(sqlite_url: str) -> None:
         assert live.http.get("/api/reports/tables/99", headers=boss.headers).status_code == 404
 
 
+def test_issue20_csv_gives_each_bet_its_expected_win_sd_z_band_tail_and_the_period(
+        db_url: str) -> None:
+    table_id = _seed(db_url)
+    with running(fast_settings(db_url)) as live:
+        boss = live.operator()
+        query = f"/api/reports/tables/{table_id}?from=2026-11-29&to=2026-11-30"
+        report = live.http.get(query, headers=boss.headers).json()
+        rows = list(csv.DictReader(io.StringIO(
+            live.http.get(query + "&format=csv", headers=boss.headers).text)))
+        assert [row["group"] for row in rows] == ["total", "shoe", "shoe", "day", "day"]
+        assert {(row["from"], row["to"]) for row in rows} == {("2026-11-29", "2026-11-30")}
+        total = rows[0]
+        for kind, figures in report["total"]["by_bet"].items():
+            for column in ("expected_win", "sd", "z", "tail"):
+                cell = total[f"{column}_{kind}"]
+                assert (cell == "" if figures[column] is None
+                        else float(cell) == pytest.approx(figures[column])), (kind, column)
+            band = figures["band"] or ["", ""]
+            assert [total[f"band_low_{kind}"], total[f"band_high_{kind}"]] == [
+                str(b) for b in band]
+        banco = report["total"]["by_bet"]["banco"]
+        hand = hold.theory(RULES)
+        assert float(total["expected_win_banco"]) == pytest.approx(3000 * float(hand.edge["banco"]))
+        assert banco["sd"] == pytest.approx(math.sqrt(
+            float(hand.cov["banco", "banco"]) * (2000**2 + 1000**2)))
+        assert float(total["z_banco"]) == pytest.approx((1000 - banco["expected_win"]) / banco["sd"])
+        assert total["lion_hold"] == "-1.0" and total["band_method"] == "exact"
+        # all time: the period's cells are empty
+        whole = live.http.get(f"/api/reports/tables/{table_id}?format=csv", headers=boss.headers)
+        assert {(row["from"], row["to"]) for row in csv.DictReader(io.StringIO(whole.text))} == {
+            ("", "")}
+
+
+def test_issue20_lion_win_share_only_where_the_house_won(db_url: str) -> None:
+    """Day 2: the house lost 10 € in all, all of it on the Lion Bonus: "100 % of the win" would
+    be a share of a loss, so there is none (null); the Lion's own hold says what it did."""
+    table_id = _seed(db_url)
+    with running(fast_settings(db_url)) as live:
+        boss = live.operator()
+        days = live.http.get(f"/api/reports/tables/{table_id}", headers=boss.headers).json()
+        lion = {day["day"]: day["lion"] for day in days["by_day"]}
+        assert lion["2026-11-30"] == {"handle": 1000, "house_win": -1000, "hold": -1.0,
+                                      "handle_share": 1.0, "win_share": None}
+        assert lion["2026-11-29"]["win_share"] == 0.0  # no Lion bet, the house won 20 €
+
+
 # --- the pure maths -------------------------------------------------------------------------
 
 

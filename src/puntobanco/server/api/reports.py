@@ -183,7 +183,7 @@ async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = N
                  for t in found["tables"]]
         lines.append({"group": "total", **found["total"]})
         lines += [{"group": "day", **line} for line in found["by_day"]]
-        return _csv(lines, f"tables-{start or 'all'}-{end or 'all'}.csv")
+        return _csv(lines, f"tables-{start or 'all'}-{end or 'all'}.csv", (start, end))
     return found
 
 
@@ -215,34 +215,45 @@ async def table_report(table_id: Id, casino: CasinoDep, _operator: Operator,
         lines = [{"group": "total", **found["total"]}]
         lines += [{"group": "shoe", **line} for line in found["by_shoe"]]
         lines += [{"group": "day", **line} for line in found["by_day"]]
-        return _csv(lines, f"table-{table_id}-{start or 'all'}-{end or 'all'}.csv")
+        return _csv(lines, f"table-{table_id}-{start or 'all'}-{end or 'all'}.csv",
+                    (start, end))
     return found
 
 
-CSV_COLUMNS = ("group", "table_id", "name", "shoe_id", "shoe_no", "day", "coups", "bets",
-               "handle", "house_win", "hold", "theoretical_edge", "expected_win", "sd", "z",
-               "band_low", "band_high", "lion_handle_share", "lion_win_share")
+CSV_COLUMNS = ("group", "table_id", "name", "shoe_id", "shoe_no", "day", "from", "to", "coups",
+               "bets", "handle", "house_win", "hold", "theoretical_edge", "expected_win", "sd",
+               "z", "band_low", "band_high", "tail", "band_method", "lion_hold",
+               "lion_handle_share", "lion_win_share")
+#: the figures each bet kind has its own columns for (``hold_banco``, ``tail_lion-punto`` …)
+CSV_PER_BET = ("bets", "handle", "house_win", "hold", "theoretical_edge", "expected_win", "sd",
+               "z", "band_low", "band_high", "tail")
 
 
-def _csv(lines: list[dict[str, Any]], filename: str) -> Response:
-    """One row per line: amounts in cents, ratios as fractions (0.0123 = 1.23 %)."""
-    per_kind = [f"{column}_{kind}" for kind in KINDS
-                for column in ("bets", "handle", "house_win", "hold", "theoretical_edge")]
+def _csv(lines: list[dict[str, Any]], filename: str,
+         period: tuple[str | None, str | None] = (None, None)) -> Response:
+    """One row per line: amounts in cents, ratios as fractions (0.0123 = 1.23 %); ``from`` and
+    ``to`` the period asked (empty: all time)."""
+    per_kind = [f"{column}_{kind}" for kind in KINDS for column in CSV_PER_BET]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=[*CSV_COLUMNS, *per_kind], extrasaction="ignore",
                             lineterminator="\n")
     writer.writeheader()
     for line in lines:
-        band = line.get("band") or [None, None]
-        row = {**line, "band_low": band[0], "band_high": band[1],
+        row = {**_flat(line), "from": period[0], "to": period[1],
+               "lion_hold": line["lion"]["hold"],
                "lion_handle_share": line["lion"]["handle_share"],
                "lion_win_share": line["lion"]["win_share"]}
         for kind, figures in line["by_bet"].items():
-            for column in ("bets", "handle", "house_win", "hold", "theoretical_edge"):
-                row[f"{column}_{kind}"] = figures[column]
+            row.update({f"{column}_{kind}": value for column, value in _flat(figures).items()
+                        if column in CSV_PER_BET})
         writer.writerow({key: "" if value is None else _cell(value) for key, value in row.items()})
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+def _flat(figures: dict[str, Any]) -> dict[str, Any]:
+    band = figures.get("band") or [None, None]
+    return {**figures, "band_low": band[0], "band_high": band[1]}
 
 
 def _cell(value: object) -> object:
