@@ -56,11 +56,12 @@ def _coup(session: Session, *, table_id: int, shoe_id: int, round_no: int, cards
                       bets={p: dict(s) for p, s in bets.items()},
                       lines={p: settle_spot(s, dealt, RULES) for p, s in bets.items()})
     session.execute(update(CoupRecord).where(CoupRecord.id == coup_id)
-                    .values(settled_at=settled_at))
+                    .values(opened_at=settled_at - timedelta(seconds=30), settled_at=settled_at))
 
 
 def _seed(url: str) -> int:
-    """Four coups on table "Report" (two shoes, two UTC days); returns the table's id.
+    """Four coups on table "Report" (two shoes, two UTC days, each coup opened 30 s before
+    it settles, the second of a day a minute after the first); returns the table's id.
 
     coup 1 (day 1, shoe 1) 9H 7S TD TC, Punto's natural 9 wins: Ann punto 10 € (+10 €),
            Bob banco 20 € (−20 €)                                   house −10 € + 20 €
@@ -84,9 +85,10 @@ def _seed(url: str) -> int:
         plays = [(shoes[0], "9H 7S TD TC", {ann: {BetKind.PUNTO: 1000},
                                             bob: {BetKind.BANCO: 2000}}, DAY1),
                  (shoes[0], "TH 8S TD TC", {ann: {BetKind.BANCO: 1000},
-                                            bob: {BetKind.EGALITE: 2000}}, DAY1),
+                                            bob: {BetKind.EGALITE: 2000}},
+                  DAY1 + timedelta(minutes=1)),
                  (shoes[1], "9H 7S TD TC", {cara: {BetKind.LION_PUNTO: 1000}}, DAY2),
-                 (shoes[1], "TH 8S TD TC", {}, DAY2)]
+                 (shoes[1], "TH 8S TD TC", {}, DAY2 + timedelta(minutes=1))]
         for round_no, (shoe_id, cards, bets, moment) in enumerate(plays, start=1):
             _coup(session, table_id=table.id, shoe_id=shoe_id, round_no=round_no, cards=cards,
                   bets=bets, settled_at=moment)
@@ -251,6 +253,52 @@ def test_issue20_lion_win_share_only_where_the_house_won(db_url: str) -> None:
         assert lion["2026-11-30"] == {"handle": 1000, "house_win": -1000, "hold": -1.0,
                                       "handle_share": 1.0, "win_share": None}
         assert lion["2026-11-29"]["win_share"] == 0.0  # no Lion bet, the house won 20 €
+
+
+def test_issue20_per_player_theoretical_win_average_bet_coups_per_hour_and_win_per_drop(
+        db_url: str) -> None:
+    """The comps' figures per player, by hand from the seed: Ann 10 € Punto then 10 € Banco a
+    minute later (one sitting of 1½ min), Bob 20 € Banco and 20 € Égalité, Cara 10 € Lion
+    Bonus on Punto (one coup of 30 s); each signed up with 1,000 € and Ann was credited 50 €."""
+    table_id = _seed(db_url)
+    edge = {kind: float(value) for kind, value in hold.theory(RULES).edge.items()}
+    with running(fast_settings(db_url)) as live:
+        boss = live.operator()
+        listed = live.http.get("/api/players?q=ann", headers=boss.headers).json()
+        ann_id = next(p["id"] for p in listed if p["username"] == "ann")
+        assert live.http.post(f"/api/players/{ann_id}/credit", json={"amount": 5000},
+                              headers=boss.headers).status_code == 200
+        found = live.http.get(f"/api/reports/players?table_id={table_id}",
+                              headers=boss.headers)
+        assert found.status_code == 200, found.text
+        by_name = {p["username"]: p for p in found.json()["players"]}
+        assert [p["username"] for p in found.json()["players"]] == ["bob", "cara", "ann"]
+        ann, bob, cara = by_name["ann"], by_name["bob"], by_name["cara"]
+        assert (ann["coups"], ann["bets"], ann["handle"], ann["house_win"]) == (2, 2, 2000, -2000)
+        assert ann["theoretical_win"] == pytest.approx(1000 * edge["punto"] + 1000 * edge["banco"])
+        assert ann["theoretical_edge"] == pytest.approx(ann["theoretical_win"] / 2000)
+        assert ann["average_bet"] == 1000
+        assert ann["hours"] == pytest.approx(90 / 3600) and ann["coups_per_hour"] == pytest.approx(80)
+        assert (ann["drop"], ann["win_per_drop"]) == (105_000, pytest.approx(-2000 / 105_000))
+        assert bob["theoretical_win"] == pytest.approx(2000 * edge["banco"] + 2000 * edge["egalite"])
+        assert (bob["house_win"], bob["average_bet"], bob["drop"]) == (4000, 2000, 100_000)
+        assert cara["theoretical_win"] == pytest.approx(1000 * edge["lion-punto"])
+        assert cara["coups_per_hour"] == pytest.approx(120)  # one coup of 30 s
+        # the two UTC days of the play: the sign-ups and the credit (today) are not in it
+        period = live.http.get("/api/reports/players?from=2026-11-29&to=2026-11-30&format=csv",
+                               headers=boss.headers)
+        rows = {row["username"]: row for row in csv.DictReader(io.StringIO(period.text))}
+        assert rows["ann"]["drop"] == "0" and rows["ann"]["win_per_drop"] == ""
+        assert float(rows["bob"]["theoretical_win"]) == pytest.approx(bob["theoretical_win"])
+        assert (rows["ann"]["from"], rows["ann"]["to"], rows["ann"]["table_id"]) == (
+            "2026-11-29", "2026-11-30", "")
+        second = live.http.get("/api/reports/players?from=2026-11-30&to=2026-11-30",
+                               headers=boss.headers).json()
+        assert [p["username"] for p in second["players"]] == ["cara"]
+        assert live.http.get("/api/reports/players?table_id=999",
+                             headers=boss.headers).status_code == 404
+        assert live.http.get("/api/reports/players",
+                             headers=live.signup("eve").headers).status_code == 403
 
 
 # --- the pure maths -------------------------------------------------------------------------

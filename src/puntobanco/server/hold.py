@@ -34,8 +34,9 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -244,3 +245,86 @@ def _class_counts(composition: tuple[int, ...], drawing: Any) -> list[int]:
     from puntobanco.analysis.exact import class_counts
 
     return class_counts(composition, drawing)
+
+
+# --- per player ------------------------------------------------------------------------------
+
+#: a longer pause between two of a player's coups at a table ends a sitting (for coups per hour)
+SITTING_GAP = timedelta(minutes=10)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCoup:
+    """One player's bets on one settled coup: the stake per kind (order of :data:`KINDS`),
+    how many bets, the house's win from them (cents), and when the coup opened and settled."""
+
+    player_id: int
+    table_id: int
+    shoe_id: int
+    opened_at: datetime
+    settled_at: datetime
+    stakes: Vector
+    bets: int
+    win: int
+
+
+def players(coups: Iterable[PlayerCoup], rules: Callable[[int], RuleSet],
+            drops: Mapping[int, int]) -> list[dict[str, Any]]:
+    """Each player's figures over the coups (``rules``: a shoe's rules by its id; ``drops``:
+    the money each player brought in over the period, cents), the highest theoretical win
+    first:
+
+    * ``theoretical_win`` = Σ stake × edge of each bet under the rules its shoe was dealt with
+      (the figure comps are based on), and ``theoretical_edge`` = it / handle;
+    * ``average_bet`` = handle / coups (the stake per decision, all its bets on a coup together);
+    * ``hours``: the player's sittings added up, a sitting running from the opening of its first
+      coup to the settlement of its last, and ending at a pause longer than :data:`SITTING_GAP`
+      or a change of table; ``coups_per_hour`` = coups / hours;
+    * ``win_per_drop`` = the house's win from the player / their drop.
+
+    >>> from datetime import datetime
+    >>> at = [datetime(2026, 1, 1, 20, m) for m in (0, 1, 2, 30, 31)]  # two sittings: 2½ + 1½ min
+    >>> coups = [PlayerCoup(7, 1, 1, t, t + timedelta(seconds=30), (0, 1000, 0, 0, 0), 1, 1000)
+    ...          for t in at]
+    >>> [one] = players(coups, lambda _: RuleSet(), {7: 20_000})
+    >>> one["coups"], one["hours"] * 60, one["average_bet"], one["win_per_drop"]
+    (5, 4.0, 1000.0, 0.25)
+    >>> round(one["theoretical_win"], 2)  # 5 Banco bets of 10 € at 1.4548 %
+    72.74
+    """
+    found: dict[int, dict[str, Any]] = {}
+    last: dict[int, PlayerCoup] = {}
+    started: dict[int, datetime] = {}
+    for coup in sorted(coups, key=lambda c: (c.player_id, c.opened_at, c.table_id)):
+        one = found.get(coup.player_id)
+        if one is None:
+            one = found[coup.player_id] = {"player_id": coup.player_id, "coups": 0, "bets": 0,
+                                           "handle": 0, "house_win": 0, "theo": Fraction(),
+                                           "seconds": 0.0}
+        edge = theory(rules(coup.shoe_id)).edge
+        one["coups"] += 1
+        one["bets"] += coup.bets
+        one["handle"] += sum(coup.stakes)
+        one["house_win"] += coup.win
+        one["theo"] += sum((stake * edge[kind] for kind, stake in zip(KINDS, coup.stakes,
+                                                                     strict=True)), Fraction())
+        before = last.get(coup.player_id)
+        if (before is None or before.table_id != coup.table_id
+                or coup.opened_at - before.settled_at > SITTING_GAP):
+            if before is not None:
+                one["seconds"] += (before.settled_at - started[coup.player_id]).total_seconds()
+            started[coup.player_id] = coup.opened_at
+        last[coup.player_id] = coup
+    for player_id, before in last.items():
+        found[player_id]["seconds"] += (before.settled_at - started[player_id]).total_seconds()
+    out = []
+    for player_id, one in found.items():
+        hours = one.pop("seconds") / 3600
+        theo = float(one.pop("theo"))
+        drop = drops.get(player_id, 0)
+        out.append({**one, "hold": _ratio(one["house_win"], one["handle"]),
+                    "theoretical_win": theo, "theoretical_edge": _ratio(theo, one["handle"]),
+                    "average_bet": _ratio(one["handle"], one["coups"]), "hours": hours,
+                    "coups_per_hour": _ratio(one["coups"], hours), "drop": drop,
+                    "win_per_drop": _ratio(one["house_win"], drop)})
+    return sorted(out, key=lambda one: (-one["theoretical_win"], one["player_id"]))

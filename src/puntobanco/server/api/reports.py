@@ -21,7 +21,7 @@ from puntobanco.server.api.deps import CasinoDep, Operator
 from puntobanco.server.api.schemas import ERRORS, Id
 from puntobanco.server.db import admin, audit, reports
 from puntobanco.server.db.audit import epoch_ms
-from puntobanco.server.hold import KINDS, Tally, summarise
+from puntobanco.server.hold import KINDS, Tally, players, summarise
 from puntobanco.server.settings import table_rules_from_json
 
 #: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
@@ -261,6 +261,66 @@ def _cell(value: object) -> object:
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
         return "'" + value
     return value
+
+
+class PlayerLine(BaseModel):
+    player_id: int
+    username: str
+    coups: int
+    bets: int
+    handle: int
+    house_win: int
+    hold: float | None
+    theoretical_win: float
+    theoretical_edge: float | None
+    average_bet: float | None
+    hours: float
+    coups_per_hour: float | None
+    drop: int
+    win_per_drop: float | None
+
+
+class PlayersReport(BaseModel):
+    start: str | None
+    end: str | None
+    table_id: int | None
+    players: list[PlayerLine]
+
+
+PLAYER_COLUMNS = tuple(PlayerLine.model_fields)
+
+
+@router.get("/reports/players", response_model=PlayersReport)
+async def players_report(casino: CasinoDep, _operator: Operator, start: FromQ = None,
+                         end: ToQ = None, table_id: RowId | None = None,
+                         format: FormatQ = "json") -> Any:
+    """Each player over the period (at one table with ``table_id``): theoretical win, average
+    bet, coups per hour, win per drop (``docs/operator.md``), highest theoretical win first."""
+    begin, stop = period(start, end)
+
+    def read(session: Session) -> dict[str, Any]:
+        if table_id is not None:
+            admin.table_row(session, table_id)
+        coups = reports.player_coups(session, start=begin, end=stop, table_id=table_id)
+        rules = _Rules(reports.shoes(session, [coup.shoe_id for coup in coups]))
+        found = players(coups, rules.of, reports.player_drops(session, start=begin, end=stop))
+        names = reports.player_names(session, [one["player_id"] for one in found])
+        return {"start": start, "end": end, "table_id": table_id,
+                "players": [{**one, "username": names[one["player_id"]]} for one in found]}
+
+    found = await casino.db.run_read(read)
+    if format == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=["from", "to", "table_id", *PLAYER_COLUMNS],
+                                lineterminator="\n")
+        writer.writeheader()
+        for one in found["players"]:
+            writer.writerow({key: "" if value is None else _cell(value) for key, value in
+                             {"from": start, "to": end, "table_id": table_id, **one}.items()})
+        name = f"players-{table_id or 'all'}-{start or 'all'}-{end or 'all'}.csv"
+        return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    return found
 
 
 @router.get("/audit", response_model=list[AuditLine])

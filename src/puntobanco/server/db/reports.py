@@ -19,8 +19,16 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
-from puntobanco.server.db.models import CoupRecord, GameTable, SettlementLineRecord, ShoeRecord
-from puntobanco.server.hold import KINDS, Tally
+from puntobanco.server.db.models import (
+    CoupRecord,
+    GameTable,
+    LedgerEntry,
+    LedgerTransaction,
+    Player,
+    SettlementLineRecord,
+    ShoeRecord,
+)
+from puntobanco.server.hold import KINDS, PlayerCoup, Tally
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,3 +142,58 @@ def shoes(session: Session, ids: Sequence[int]) -> dict[int, ShoeInfo]:
 def table_names(session: Session) -> dict[int, str]:
     return {int(i): n for i, n in session.execute(select(GameTable.id, GameTable.name)
                                                    .order_by(GameTable.id))}
+
+
+def player_coups(session: Session, *, start: datetime | None = None,
+                 end: datetime | None = None, table_id: int | None = None) -> list[PlayerCoup]:
+    """Each player's bets on each coup settled in ``[start, end)``: per kind the stake, the
+    number of bets and the house's win, and when the coup opened and settled."""
+    line = SettlementLineRecord
+    columns: list[Any] = [line.player_id, CoupRecord.table_id, CoupRecord.shoe_id,
+                          CoupRecord.opened_at, CoupRecord.settled_at,
+                          func.count().label("bets"), func.sum(-line.net).label("win")]
+    columns += [func.coalesce(func.sum(case((line.kind == kind, line.stake), else_=0)), 0)
+                .label(f"t_{_label(kind)}") for kind in KINDS]
+    conditions = [CoupRecord.status == "settled"]
+    if start is not None:
+        conditions.append(CoupRecord.settled_at >= start)
+    if end is not None:
+        conditions.append(CoupRecord.settled_at < end)
+    if table_id is not None:
+        conditions.append(CoupRecord.table_id == table_id)
+    query = (select(*columns).select_from(line).join(CoupRecord, CoupRecord.id == line.coup_id)
+             .where(and_(*conditions))
+             .group_by(line.player_id, CoupRecord.id, CoupRecord.table_id, CoupRecord.shoe_id,
+                       CoupRecord.opened_at, CoupRecord.settled_at))
+    return [PlayerCoup(int(row["player_id"]), int(row["table_id"]), int(row["shoe_id"]),
+                       row["opened_at"], row["settled_at"],
+                       tuple(int(row[f"t_{_label(kind)}"]) for kind in KINDS),
+                       int(row["bets"]), int(row["win"]))
+            for row in session.execute(query).mappings()]
+
+
+#: the ledger's reasons that bring money to a player's wallet from outside the tables
+DROP_REASONS = ("welcome", "credit")
+
+
+def player_drops(session: Session, *, start: datetime | None = None,
+                 end: datetime | None = None) -> dict[int, int]:
+    """Per player, the money credited to the wallet in ``[start, end)`` (a welcome or an
+    operator's credit: the chips bought, as it were), cents."""
+    conditions = [LedgerTransaction.reason.in_(DROP_REASONS), LedgerEntry.amount > 0,
+                  LedgerTransaction.player_id.is_not(None)]
+    if start is not None:
+        conditions.append(LedgerTransaction.created_at >= start)
+    if end is not None:
+        conditions.append(LedgerTransaction.created_at < end)
+    query = (select(LedgerTransaction.player_id, func.sum(LedgerEntry.amount))
+             .join(LedgerTransaction, LedgerTransaction.id == LedgerEntry.transaction_id)
+             .where(and_(*conditions)).group_by(LedgerTransaction.player_id))
+    return {int(player or 0): int(amount) for player, amount in session.execute(query)}
+
+
+def player_names(session: Session, ids: Sequence[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    return {int(i): n for i, n in session.execute(
+        select(Player.id, Player.username).where(Player.id.in_(sorted(set(ids)))))}
