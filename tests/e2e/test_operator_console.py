@@ -103,6 +103,14 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     line = page.locator(f"#report-tables tr[data-table='{table_id}']")
     line.wait_for()
     assert "14,29 %" in line.inner_text()  # 10 € won on 70 € handle (tests/server/test_reports.py)
+    # issue 20: per player, the theoretical win comps are based on (Bob: 20 € Banco at 1.4548 %
+    # and 20 € Égalité at 14.4382 %: 3.18 €), highest first, the average bet and the pace
+    page.locator("#report-players tr[data-player]").nth(2).wait_for()
+    names = page.eval_on_selector_all("#report-players tr[data-player] td:first-child",
+                                      "cells => cells.map(c => c.textContent)")
+    assert names[:3] == ["bob", "cara", "ann"]
+    bob = page.locator("#report-players tr[data-player]").first.inner_text()
+    assert "3,18" in bob and "20,00" in bob and "80" in bob, bob  # 2 coups in 1½ min
     line.click()
     page.locator("#hold-chart svg .point").nth(1).wait_for()
     assert page.locator("#hold-chart svg polygon.band").count() == 1
