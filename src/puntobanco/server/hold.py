@@ -254,25 +254,33 @@ SITTING_GAP = timedelta(minutes=10)
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerCoup:
-    """One player's bets on one settled coup: the stake per kind (order of :data:`KINDS`),
-    how many bets, the house's win from them (cents), and when the coup opened and settled."""
+class PlayerShoe:
+    """One player's bets in one shoe: the coups they bet on, their bets, their stakes per kind
+    (order of :data:`KINDS`) and the house's win from them, cents."""
 
     player_id: int
-    table_id: int
     shoe_id: int
-    opened_at: datetime
-    settled_at: datetime
-    stakes: Vector
+    coups: int
     bets: int
+    stakes: Vector
     win: int
 
 
-def players(coups: Iterable[PlayerCoup], rules: Callable[[int], RuleSet],
-            drops: Mapping[int, int]) -> list[dict[str, Any]]:
-    """Each player's figures over the coups (``rules``: a shoe's rules by its id; ``drops``:
-    the money each player brought in over the period, cents), the highest theoretical win
-    first:
+@dataclass(frozen=True, slots=True)
+class PlayerCoup:
+    """A coup a player bet on: where, when it opened and when it settled."""
+
+    player_id: int
+    table_id: int
+    opened_at: datetime
+    settled_at: datetime
+
+
+def players(shoes: Iterable[PlayerShoe], coups: Iterable[PlayerCoup],
+            rules: Callable[[int], RuleSet], drops: Mapping[int, int]) -> list[dict[str, Any]]:
+    """Each player's figures (``rules``: a shoe's rules by its id; ``coups``: by player, then
+    opening; ``drops``: the money each player brought in over the period, cents), the highest
+    theoretical win first:
 
     * ``theoretical_win`` = Σ stake × edge of each bet under the rules its shoe was dealt with
       (the figure comps are based on), and ``theoretical_edge`` = it / handle;
@@ -284,43 +292,47 @@ def players(coups: Iterable[PlayerCoup], rules: Callable[[int], RuleSet],
 
     >>> from datetime import datetime
     >>> at = [datetime(2026, 1, 1, 20, m) for m in (0, 1, 2, 30, 31)]  # two sittings: 2½ + 1½ min
-    >>> coups = [PlayerCoup(7, 1, 1, t, t + timedelta(seconds=30), (0, 1000, 0, 0, 0), 1, 1000)
-    ...          for t in at]
-    >>> [one] = players(coups, lambda _: RuleSet(), {7: 20_000})
+    >>> times = [PlayerCoup(7, 1, t, t + timedelta(seconds=30)) for t in at]
+    >>> shoe = PlayerShoe(7, 1, coups=5, bets=5, stakes=(0, 5000, 0, 0, 0), win=5000)
+    >>> [one] = players([shoe], times, lambda _: RuleSet(), {7: 20_000})
     >>> one["coups"], one["hours"] * 60, one["average_bet"], one["win_per_drop"]
     (5, 4.0, 1000.0, 0.25)
     >>> round(one["theoretical_win"], 2)  # 5 Banco bets of 10 € at 1.4548 %
     72.74
     """
     found: dict[int, dict[str, Any]] = {}
-    last: dict[int, PlayerCoup] = {}
-    started: dict[int, datetime] = {}
-    for coup in sorted(coups, key=lambda c: (c.player_id, c.opened_at, c.table_id)):
-        one = found.get(coup.player_id)
+    edges: dict[int, tuple[float, ...]] = {}
+    for shoe in shoes:
+        one = found.get(shoe.player_id)
         if one is None:
-            one = found[coup.player_id] = {"player_id": coup.player_id, "coups": 0, "bets": 0,
-                                           "handle": 0, "house_win": 0, "theo": Fraction(),
+            one = found[shoe.player_id] = {"player_id": shoe.player_id, "coups": 0, "bets": 0,
+                                           "handle": 0, "house_win": 0, "theo": 0.0,
                                            "seconds": 0.0}
-        edge = theory(rules(coup.shoe_id)).edge
-        one["coups"] += 1
-        one["bets"] += coup.bets
-        one["handle"] += sum(coup.stakes)
-        one["house_win"] += coup.win
-        one["theo"] += sum((stake * edge[kind] for kind, stake in zip(KINDS, coup.stakes,
-                                                                     strict=True)), Fraction())
-        before = last.get(coup.player_id)
-        if (before is None or before.table_id != coup.table_id
+        edge = edges.get(shoe.shoe_id)
+        if edge is None:
+            exact = theory(rules(shoe.shoe_id)).edge
+            edge = edges[shoe.shoe_id] = tuple(float(exact[kind]) for kind in KINDS)
+        one["coups"] += shoe.coups
+        one["bets"] += shoe.bets
+        one["handle"] += sum(shoe.stakes)
+        one["house_win"] += shoe.win
+        one["theo"] += sum(stake * e for stake, e in zip(shoe.stakes, edge, strict=True))
+    before: PlayerCoup | None = None
+    began = datetime.min
+    for coup in coups:
+        if (before is None or before.player_id != coup.player_id
+                or before.table_id != coup.table_id
                 or coup.opened_at - before.settled_at > SITTING_GAP):
-            if before is not None:
-                one["seconds"] += (before.settled_at - started[coup.player_id]).total_seconds()
-            started[coup.player_id] = coup.opened_at
-        last[coup.player_id] = coup
-    for player_id, before in last.items():
-        found[player_id]["seconds"] += (before.settled_at - started[player_id]).total_seconds()
+            if before is not None and before.player_id in found:
+                found[before.player_id]["seconds"] += (before.settled_at - began).total_seconds()
+            began = coup.opened_at
+        before = coup
+    if before is not None and before.player_id in found:
+        found[before.player_id]["seconds"] += (before.settled_at - began).total_seconds()
     out = []
     for player_id, one in found.items():
         hours = one.pop("seconds") / 3600
-        theo = float(one.pop("theo"))
+        theo = one.pop("theo")
         drop = drops.get(player_id, 0)
         out.append({**one, "hold": _ratio(one["house_win"], one["handle"]),
                     "theoretical_win": theo, "theoretical_edge": _ratio(theo, one["handle"]),

@@ -301,9 +301,11 @@ async def players_report(casino: CasinoDep, _operator: Operator, start: FromQ = 
     def read(session: Session) -> dict[str, Any]:
         if table_id is not None:
             admin.table_row(session, table_id)
-        coups = reports.player_coups(session, start=begin, end=stop, table_id=table_id)
-        rules = _Rules(reports.shoes(session, [coup.shoe_id for coup in coups]))
-        found = players(coups, rules.of, reports.player_drops(session, start=begin, end=stop))
+        shoes = reports.player_shoes(session, start=begin, end=stop, table_id=table_id)
+        rules = _Rules(reports.shoes(session, [shoe.shoe_id for shoe in shoes]))
+        found = players(shoes, reports.player_coups(session, start=begin, end=stop,
+                                                    table_id=table_id),
+                        rules.of, reports.player_drops(session, start=begin, end=stop))
         names = reports.player_names(session, [one["player_id"] for one in found])
         return {"start": start, "end": end, "table_id": table_id,
                 "players": [{**one, "username": names[one["player_id"]]} for one in found]}

@@ -28,7 +28,7 @@ from puntobanco.server.db.models import (
     SettlementLineRecord,
     ShoeRecord,
 )
-from puntobanco.server.hold import KINDS, PlayerCoup, Tally
+from puntobanco.server.hold import KINDS, PlayerCoup, PlayerShoe, Tally
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,16 +144,8 @@ def table_names(session: Session) -> dict[int, str]:
                                                    .order_by(GameTable.id))}
 
 
-def player_coups(session: Session, *, start: datetime | None = None,
-                 end: datetime | None = None, table_id: int | None = None) -> list[PlayerCoup]:
-    """Each player's bets on each coup settled in ``[start, end)``: per kind the stake, the
-    number of bets and the house's win, and when the coup opened and settled."""
-    line = SettlementLineRecord
-    columns: list[Any] = [line.player_id, CoupRecord.table_id, CoupRecord.shoe_id,
-                          CoupRecord.opened_at, CoupRecord.settled_at,
-                          func.count().label("bets"), func.sum(-line.net).label("win")]
-    columns += [func.coalesce(func.sum(case((line.kind == kind, line.stake), else_=0)), 0)
-                .label(f"t_{_label(kind)}") for kind in KINDS]
+def _coup_conditions(start: datetime | None, end: datetime | None,
+                     table_id: int | None) -> list[ColumnElement[bool]]:
     conditions = [CoupRecord.status == "settled"]
     if start is not None:
         conditions.append(CoupRecord.settled_at >= start)
@@ -161,15 +153,40 @@ def player_coups(session: Session, *, start: datetime | None = None,
         conditions.append(CoupRecord.settled_at < end)
     if table_id is not None:
         conditions.append(CoupRecord.table_id == table_id)
+    return conditions
+
+
+def player_shoes(session: Session, *, start: datetime | None = None,
+                 end: datetime | None = None, table_id: int | None = None) -> list[PlayerShoe]:
+    """Each player's bets per shoe over the coups settled in ``[start, end)``: coups, bets,
+    stake per kind and the house's win."""
+    line = SettlementLineRecord
+    columns: list[Any] = [line.player_id, CoupRecord.shoe_id,
+                          func.count(func.distinct(CoupRecord.id)).label("coups"),
+                          func.count().label("bets"), func.sum(-line.net).label("win")]
+    columns += [func.coalesce(func.sum(case((line.kind == kind, line.stake), else_=0)), 0)
+                .label(f"t_{_label(kind)}") for kind in KINDS]
     query = (select(*columns).select_from(line).join(CoupRecord, CoupRecord.id == line.coup_id)
-             .where(and_(*conditions))
-             .group_by(line.player_id, CoupRecord.id, CoupRecord.table_id, CoupRecord.shoe_id,
-                       CoupRecord.opened_at, CoupRecord.settled_at))
-    return [PlayerCoup(int(row["player_id"]), int(row["table_id"]), int(row["shoe_id"]),
-                       row["opened_at"], row["settled_at"],
-                       tuple(int(row[f"t_{_label(kind)}"]) for kind in KINDS),
-                       int(row["bets"]), int(row["win"]))
-            for row in session.execute(query).mappings()]
+             .where(and_(*_coup_conditions(start, end, table_id)))
+             .group_by(line.player_id, CoupRecord.shoe_id))
+    return [PlayerShoe(int(row[0]), int(row[1]), int(row[2]), int(row[3]),
+                       tuple(int(value) for value in row[5:]), int(row[4]))
+            for row in session.execute(query)]
+
+
+def player_coups(session: Session, *, start: datetime | None = None,
+                 end: datetime | None = None, table_id: int | None = None) -> list[PlayerCoup]:
+    """Every coup each player bet on (settled in ``[start, end)``), by player then opening."""
+    line = SettlementLineRecord
+    query = (select(line.player_id, CoupRecord.table_id, CoupRecord.opened_at,
+                    CoupRecord.settled_at).select_from(line)
+             .join(CoupRecord, CoupRecord.id == line.coup_id)
+             .where(and_(*_coup_conditions(start, end, table_id)))
+             .group_by(line.player_id, CoupRecord.id, CoupRecord.table_id, CoupRecord.opened_at,
+                       CoupRecord.settled_at)
+             .order_by(line.player_id, CoupRecord.opened_at, CoupRecord.id))
+    return [PlayerCoup(player, table, opened, settled or opened)
+            for player, table, opened, settled in session.execute(query)]
 
 
 #: the ledger's reasons that bring money to a player's wallet from outside the tables
