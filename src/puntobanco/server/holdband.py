@@ -61,7 +61,7 @@ IntArray = npt.NDArray[np.int64]
 #: Coups up to which the band is the convolution (beyond: the saddlepoint approximation).
 CONVOLUTION_COUPS = 200
 #: Largest FFT of the convolution (points); a wider window is taken on a coarser lattice.
-MAX_POINTS = 1 << 12
+MAX_POINTS = 1 << 11
 #: Mass the convolution's window may leave outside on each side (Chernoff bound).
 WINDOW_MASS = 1e-9
 LOW_Q, HIGH_Q = 0.025, 0.975
@@ -147,10 +147,14 @@ def win_band(parts: Sequence[tuple[RuleSet, Mapping[Vector, int]]], observed: fl
                            np.array(list(merged.values()), dtype=np.int64)))
     if not blocks:
         return None
-    width = max(values.shape[1] for values, _, _ in blocks)
-    values = np.concatenate([np.pad(v, ((0, 0), (0, width - v.shape[1])), mode="edge")
-                             for v, _, _ in blocks])
-    probs = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for _, p, _ in blocks])
+    if len(blocks) == 1:
+        values, probs = blocks[0][0], blocks[0][1]
+    else:
+        width = max(values.shape[1] for values, _, _ in blocks)
+        values = np.concatenate([np.pad(v, ((0, 0), (0, width - v.shape[1])), mode="edge")
+                                 for v, _, _ in blocks])
+        probs = np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])))
+                                for _, p, _ in blocks])
     step = int(np.gcd.reduce(np.abs(values), axis=None)) or 1
     unit = step / scale  # cents per lattice step
     sets = _Sets(values // step, probs, np.concatenate([c for _, _, c in blocks]))
@@ -213,7 +217,7 @@ class _Cgf:
         else:
             return edge
         found = _root(lambda t: self.at(t)[0] - t * self.at(t)[1] - log_mass, theta,
-                      increasing=sign < 0, tolerance=1e-4, side=1.0)
+                      increasing=sign < 0, tolerance=1e-2, side=1.0)
         return self.at(found)[1]
 
 
