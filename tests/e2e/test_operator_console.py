@@ -163,8 +163,10 @@ def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
           {label: 'b', handle: 0, house_win: 0, expected_win: 0, sd: 0},
           {label: 'c', handle: 30000, house_win: -100, expected_win: 450, sd: 400}];
         const points = chart.holdSeries(rows);
+        const exact = chart.holdSeries([{label: 'd', handle: 10000, house_win: 300,
+          expected_win: 150, sd: 300, cumulative_band: [-0.05, 0.07]}]);
         const svg = chart.holdChartSvg(points, {width: 400, height: 200});
-        return {points, circles: (svg.match(/<circle/g) || []).length,
+        return {points, exact, circles: (svg.match(/<circle/g) || []).length,
                 empty: chart.holdChartSvg([], {words: {empty: 'nothing'}})};
     }""")
     page.close()
@@ -176,6 +178,8 @@ def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
     assert second["edge"] == pytest.approx(600 / 40000)
     assert second["low"] == pytest.approx(600 / 40000 - 1.959964 * 500 / 40000)  # √(300²+400²)
     assert found["circles"] == 2 and "nothing" in found["empty"]
+    # issue 20: the server's band from the distribution of the win, where it gives one
+    assert (found["exact"][0]["low"], found["exact"][0]["high"]) == (-0.05, 0.07)
 
 
 def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any, output_dir: Path,

@@ -198,3 +198,31 @@ def test_issue20_window_coarse_lattice_and_saddlepoint_agree_with_the_monte_carl
 def test_issue20_nothing_staked_has_no_band() -> None:
     assert holdband.win_band([(RULES, {(0, 0, 0, 0, 0): 3})]) is None
     assert holdband.win_band([(RULES, {(1000, 0, 0, 0, 0): 3})], kind=1) is None
+
+
+def test_issue20_cumulative_bands_convolve_then_follow_the_saddlepoint() -> None:
+    """A chart's cumulative band: the prefix's own convolution up to CONVOLUTION_COUPS coups,
+    then Cornish–Fisher with the exact cumulants, within 0.5 % of the band's width of the
+    saddlepoint of the same prefix (Lion-heavy shoes of 72 coups)."""
+    rng = np.random.default_rng(4)
+    shoes = []
+    for _ in range(6):
+        stakes: dict[tuple[int, ...], int] = {}
+        for _ in range(72):
+            vector = (int(rng.choice([0, 1000, 5000])), int(rng.choice([0, 2000, 10000])),
+                      int(rng.choice([0, 0, 500])), 0, int(rng.choice([0, 1000, 2500, 10000])))
+            stakes[vector] = stakes.get(vector, 0) + 1
+        shoes.append([(RULES, stakes)])
+    bands = holdband.cumulative_bands(shoes)
+    for count, band in enumerate(bands, start=1):
+        prefix = [part for shoe in shoes[:count] for part in shoe]
+        alone = holdband.win_band(prefix)
+        assert band is not None and alone is not None
+        if 72 * count <= holdband.CONVOLUTION_COUPS:
+            assert band == (alone.low, alone.high)
+        else:
+            assert alone.method == "saddlepoint"
+            width = alone.high - alone.low
+            assert abs(band[0] - alone.low) < 0.005 * width, count
+            assert abs(band[1] - alone.high) < 0.005 * width, count
+    assert holdband.cumulative_bands([[(RULES, {(0, 0, 0, 0, 0): 2})]]) == [None]

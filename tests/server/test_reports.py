@@ -165,6 +165,11 @@ def test_issue11_report_matches_hand_computed_figures_on_sqlite_and_postgresql(
         # per shoe and per UTC day (coups 1-2 on 29 November, 3-4 on the 30th)
         assert [(s["shoe_no"], s["coups"], s["handle"], s["house_win"])
                 for s in report["by_shoe"]] == [(1, 2, 6000, 2000), (2, 2, 1000, -1000)]
+        # the chart's band after each shoe: shoe 1's own, then all four coups' (the total's)
+        first, last = report["by_shoe"]
+        assert first["cumulative_band"] == first["band"]
+        assert last["cumulative_band"] == pytest.approx(total["band"])
+        assert report["by_day"][-1]["cumulative_band"] == pytest.approx(total["band"])
         assert [(d["day"], d["coups"], d["handle"]) for d in report["by_day"]] == [
             ("2026-11-29", 2, 6000), ("2026-11-30", 2, 1000)]
         # a period: the second day alone

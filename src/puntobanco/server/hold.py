@@ -44,7 +44,7 @@ from typing import Any
 from puntobanco.bets import BetKind
 from puntobanco.cards import full_composition
 from puntobanco.rules import RuleSet
-from puntobanco.server.holdband import Band, Vector, win_band
+from puntobanco.server.holdband import Band, Vector, cumulative_bands, win_band
 
 #: the bet kinds, in the order of payment (L6), as the server spells them
 KINDS: tuple[str, ...] = tuple(kind.value for kind in BetKind)
@@ -179,6 +179,21 @@ def summarise(parts: Iterable[tuple[Tally, RuleSet]]) -> dict[str, Any]:
                      # the Lion Bonus itself did
                      "win_share": _ratio(lion_win, total_win) if total_win > 0 else None},
             "by_bet": per_kind}
+
+
+def summarise_series(lines: Sequence[Sequence[tuple[Tally, RuleSet]]]) -> list[dict[str, Any]]:
+    """:func:`summarise` of each line of a chart (shoes or days, in order), each with the
+    ``cumulative_band`` of the hold over it and every line before it
+    (:func:`puntobanco.server.holdband.cumulative_bands`)."""
+    figures = [summarise(line) for line in lines]
+    bands = cumulative_bands([[(rules, tally.stakes) for tally, rules in line if tally.coups]
+                              for line in lines])
+    handle = 0
+    for one, band in zip(figures, bands, strict=True):
+        handle += one["handle"]
+        one["cumulative_band"] = (None if band is None or not handle
+                                  else [band[0] / handle, band[1] / handle])
+    return figures
 
 
 def _ratio(part: float, whole: float) -> float | None:

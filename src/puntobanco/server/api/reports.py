@@ -21,7 +21,7 @@ from puntobanco.server.api.deps import CasinoDep, Operator
 from puntobanco.server.api.schemas import ERRORS, Id
 from puntobanco.server.db import admin, audit, reports
 from puntobanco.server.db.audit import epoch_ms
-from puntobanco.server.hold import KINDS, Tally, players, summarise
+from puntobanco.server.hold import KINDS, Tally, players, summarise, summarise_series
 from puntobanco.server.settings import table_rules_from_json
 
 #: a row id in a query (bounded, so that no database is asked about a number it cannot hold)
@@ -70,10 +70,12 @@ class ShoeLine(Summary):
     shoe_id: int
     shoe_no: int
     started_at: int
+    cumulative_band: list[float] | None = None
 
 
 class DayLine(Summary):
     day: str
+    cumulative_band: list[float] | None = None
 
 
 class TablesReport(BaseModel):
@@ -148,6 +150,13 @@ class _Rules:
         return [(row.tally, self.of(row.shoe_id)) for row in rows]
 
 
+def _series(key: str, groups: list[tuple[Any, list[reports.ReportRow]]],
+            rules: _Rules) -> list[dict[str, Any]]:
+    """A chart's lines in order (shoes or days), each with its cumulative band."""
+    found = summarise_series([rules.parts(part) for _, part in groups])
+    return [{key: name, **figures} for (name, _), figures in zip(groups, found, strict=True)]
+
+
 def _read(session: Session, start: datetime | None, end: datetime | None,
           table_id: int | None) -> tuple[list[reports.ReportRow], _Rules, dict[int, str]]:
     rows = reports.tally_rows(session, start=start, end=end, table_id=table_id)
@@ -174,8 +183,7 @@ async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = N
                             **summarise(rules.parts(by_table.get(table_id, [])))}
                            for table_id, name in names.items()],
                 "total": summarise(rules.parts(rows)),
-                "by_day": [{"day": day, **summarise(rules.parts(part))}
-                           for day, part in sorted(days.items())]}
+                "by_day": _series("day", sorted(days.items()), rules)}
 
     found = await casino.db.run_read(read)
     if format == "csv":
@@ -201,12 +209,11 @@ async def table_report(table_id: Id, casino: CasinoDep, _operator: Operator,
         for row in rows:
             shoes[row.shoe_id].append(row)
             days[row.day].append(row)
-        by_shoe = sorted(({"shoe_id": shoe_id, "shoe_no": rules.shoes[shoe_id].shoe_no,
-                           "started_at": epoch_ms(rules.shoes[shoe_id].started_at),
-                           **summarise(rules.parts(part))} for shoe_id, part in shoes.items()),
-                         key=lambda line: line["shoe_no"])
-        by_day = [{"day": day, **summarise(rules.parts(part))}
-                  for day, part in sorted(days.items())]
+        ordered = sorted(shoes.items(), key=lambda item: rules.shoes[item[0]].shoe_no)
+        by_shoe = [{**line, "shoe_no": rules.shoes[line["shoe_id"]].shoe_no,
+                    "started_at": epoch_ms(rules.shoes[line["shoe_id"]].started_at)}
+                   for line in _series("shoe_id", ordered, rules)]
+        by_day = _series("day", sorted(days.items()), rules)
         return {"table_id": table_id, "name": names[table_id], "start": start, "end": end,
                 "total": summarise(rules.parts(rows)), "by_shoe": by_shoe, "by_day": by_day}
 
