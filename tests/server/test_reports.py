@@ -302,6 +302,10 @@ def test_issue20_per_player_theoretical_win_average_bet_coups_per_hour_and_win_p
         assert [p["username"] for p in second["players"]] == ["cara"]
         assert live.http.get("/api/reports/players?table_id=999",
                              headers=boss.headers).status_code == 404
+        for query in ["table_id=-1", "table_id=abc", "table_id=99999999999", "from=2026-13-01",
+                      "format=xml"]:
+            bad = live.http.get(f"/api/reports/players?{query}", headers=boss.headers)
+            assert 400 <= bad.status_code < 500 and bad.json()["error"]["code"], query
         assert live.http.get("/api/reports/players",
                              headers=live.signup("eve").headers).status_code == 403
 
