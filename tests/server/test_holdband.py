@@ -18,6 +18,8 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from puntobanco.analysis.exact import class_counts
 from puntobanco.analysis.tables import settlement_table
@@ -226,3 +228,30 @@ def test_issue20_cumulative_bands_convolve_then_follow_the_saddlepoint() -> None
             assert abs(band[0] - alone.low) < 0.005 * width, count
             assert abs(band[1] - alone.high) < 0.005 * width, count
     assert holdband.cumulative_bands([[(RULES, {(0, 0, 0, 0, 0): 2})]]) == [None]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.tuples(*(st.sampled_from([0, 0, 100, 500, 2000, 123_456_700])
+                                   for _ in range(5))),
+                       st.integers(1, 150), min_size=1, max_size=6),
+       st.integers(-10**9, 10**9), st.booleans(), st.booleans())
+def test_issue20_any_stakes_give_an_ordered_band_inside_the_range_and_a_probability(
+        stakes: dict[tuple[int, ...], int], observed: int, saddle: bool, two_rules: bool) -> None:
+    """Any stakes, either method, one or two rule sets (Égalité 8:1 and 9:1 in one period)."""
+    parts = [(RULES, stakes), (RuleSet(tie_pays=9), stakes)] if two_rules else [(RULES, stakes)]
+    forced = holdband.CONVOLUTION_COUPS
+    try:
+        if saddle:
+            holdband.CONVOLUTION_COUPS = 0
+        band = holdband.win_band(parts, observed=observed)
+    finally:
+        holdband.CONVOLUTION_COUPS = forced
+    if not any(any(v) for v in stakes):
+        assert band is None
+        return
+    assert band is not None and band.tail is not None
+    worst = -len(parts) * sum(n * (20 * v[3] + 20 * v[4] + 9 * v[2] + v[0] + v[1])
+                              for v, n in stakes.items())
+    best = len(parts) * sum(n * sum(v) for v, n in stakes.items())
+    assert worst <= band.low <= band.high <= best
+    assert 0.0 <= band.tail <= 1.0

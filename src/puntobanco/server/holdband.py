@@ -136,6 +136,9 @@ def win_band(parts: Sequence[tuple[RuleSet, Mapping[Vector, int]]], observed: fl
         return None
     sets, unit = built
     target = None if observed is None else observed / unit
+    if (sets.values.min(axis=1) == sets.values.max(axis=1)).all():  # one possible result
+        fixed = float(sets.counts @ sets.values[:, 0]) * unit
+        return Band(fixed, fixed, None if observed is None else 1.0, "exact")
     if int(sets.counts.sum()) <= CONVOLUTION_COUPS:
         low, high, tail, method = _convolution(sets, target)
     else:
@@ -365,8 +368,9 @@ def _convolution(sets: _Sets, target: float | None) -> tuple[float, float, float
     mass = np.roll(mass, -start)
     cumulative = np.cumsum(mass)
 
-    def quantile(q: float) -> float:
-        return float((first + int(np.searchsorted(cumulative, q - 1e-12))) * coarse)
+    def quantile(q: float) -> float:  # a coarse point may lie past the range's end: not W's
+        point = (first + int(np.searchsorted(cumulative, q - 1e-12))) * coarse
+        return float(min(max(point, cgf.low), cgf.high))
 
     tail = None
     if target is not None:
@@ -395,6 +399,8 @@ def _lr_upper(cgf: _Cgf, theta: float) -> float:
     if abs(theta) * math.sqrt(cgf.var) < 1e-4 or w2 <= 0:
         return 0.5 - cgf.k3 / (6 * math.sqrt(2 * math.pi) * cgf.var * math.sqrt(cgf.var))
     r = math.copysign(math.sqrt(w2), theta)
+    if k2 <= 0:  # θ so far out that the tilted law sits on the range's end
+        return 0.0 if theta > 0 else 1.0
     u = theta * math.sqrt(k2)
     density = math.exp(-r * r / 2) / math.sqrt(2 * math.pi)
     return min(1.0, max(0.0, _normal_upper(r) + density * (1 / u - 1 / r)))
