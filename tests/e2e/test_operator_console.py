@@ -103,6 +103,14 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     line = page.locator(f"#report-tables tr[data-table='{table_id}']")
     line.wait_for()
     assert "14,29 %" in line.inner_text()  # 10 € won on 70 € handle (tests/server/test_reports.py)
+    # issue 20: per player, the theoretical win comps are based on (Bob: 20 € Banco at 1.4548 %
+    # and 20 € Égalité at 14.4382 %: 3.18 €), highest first, the average bet and the pace
+    page.locator("#report-players tr[data-player]").nth(2).wait_for()
+    names = page.eval_on_selector_all("#report-players tr[data-player] td:first-child",
+                                      "cells => cells.map(c => c.textContent)")
+    assert names[:3] == ["bob", "cara", "ann"]
+    bob = page.locator("#report-players tr[data-player]").first.inner_text()
+    assert "3,18" in bob and "20,00" in bob and "80" in bob, bob  # 2 coups in 1½ min
     line.click()
     page.locator("#hold-chart svg .point").nth(1).wait_for()
     assert page.locator("#hold-chart svg polygon.band").count() == 1
@@ -155,8 +163,10 @@ def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
           {label: 'b', handle: 0, house_win: 0, expected_win: 0, sd: 0},
           {label: 'c', handle: 30000, house_win: -100, expected_win: 450, sd: 400}];
         const points = chart.holdSeries(rows);
+        const exact = chart.holdSeries([{label: 'd', handle: 10000, house_win: 300,
+          expected_win: 150, sd: 300, cumulative_band: [-0.05, 0.07]}]);
         const svg = chart.holdChartSvg(points, {width: 400, height: 200});
-        return {points, circles: (svg.match(/<circle/g) || []).length,
+        return {points, exact, circles: (svg.match(/<circle/g) || []).length,
                 empty: chart.holdChartSvg([], {words: {empty: 'nothing'}})};
     }""")
     page.close()
@@ -168,6 +178,8 @@ def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
     assert second["edge"] == pytest.approx(600 / 40000)
     assert second["low"] == pytest.approx(600 / 40000 - 1.959964 * 500 / 40000)  # √(300²+400²)
     assert found["circles"] == 2 and "nothing" in found["empty"]
+    # issue 20: the server's band from the distribution of the win, where it gives one
+    assert (found["exact"][0]["low"], found["exact"][0]["high"]) == (-0.05, 0.07)
 
 
 def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any, output_dir: Path,

@@ -24,6 +24,7 @@ OPERATOR_ROUTES = [
     ("POST", "/api/tables/1/resume"), ("GET", "/api/operator/tables"),
     ("GET", "/api/operator/tables/1"), ("POST", "/api/tables"), ("PATCH", "/api/tables/1"),
     ("GET", "/api/reports/tables"), ("GET", "/api/reports/tables/1"), ("GET", "/api/audit"),
+    ("GET", "/api/reports/players"),
 ]
 
 

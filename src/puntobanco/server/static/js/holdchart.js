@@ -1,6 +1,7 @@
 // Hold against the theoretical house edge over time, drawn as SVG (no library): the cumulative
-// hold after each point (a shoe or a day), the cumulative theoretical edge, and its 95 % band
-// (edge ± 1.96 · sd / handle, docs/operator.md). Pure: rows in, an SVG string out.
+// hold after each point (a shoe or a day), the cumulative theoretical edge, and its 95 % band:
+// the server's cumulative_band (from the distribution of the win, docs/operator.md), or
+// edge ± 1.96 · sd / handle for a row without one. Pure: rows in, an SVG string out.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const Z95 = 1.959964;
@@ -17,7 +18,8 @@ export function holdSeries(rows) {
     variance += row.sd * row.sd;
     const edge = expected / handle;
     const half = (Z95 * Math.sqrt(variance)) / handle;
-    points.push({ label: row.label, hold: win / handle, edge, low: edge - half, high: edge + half });
+    const [low, high] = row.cumulative_band ?? [edge - half, edge + half];
+    points.push({ label: row.label, hold: win / handle, edge, low, high });
   }
   return points;
 }

@@ -81,6 +81,8 @@ export const tableReport = (id, from, to) =>
   request("GET", `/api/reports/tables/${id}${q({ from, to })}`);
 export const reportCsvPath = (id, from, to) =>
   `/api/reports/tables${id ? `/${id}` : ""}${q({ from, to, format: "csv" })}`;
+export const playersReport = (from, to) => request("GET", `/api/reports/players${q({ from, to })}`);
+export const playersCsvPath = (from, to) => `/api/reports/players${q({ from, to, format: "csv" })}`;
 export const auditLog = (params) => request("GET", `/api/audit${q(params)}`);
 export const dealers = () => request("GET", "/api/dealers");
 export const createDealer = (username, password, lang) =>

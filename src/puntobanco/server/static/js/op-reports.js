@@ -21,11 +21,11 @@ const period = () => {
   return [form.from.value || undefined, form.to.value || undefined];
 };
 
-async function saveCsv(tableId) {
+async function saveCsv(tableId, players = false) {
   const [from, to] = period();
-  const blob = await api.download(api.reportCsvPath(tableId, from, to));
-  const link = el("a", { href: URL.createObjectURL(blob),
-    download: `${tableId ? `table-${tableId}` : "tables"}-${from || "all"}-${to || "all"}.csv` });
+  const blob = await api.download(players ? api.playersCsvPath(from, to) : api.reportCsvPath(tableId, from, to));
+  const name = players ? "players-all" : tableId ? `table-${tableId}` : "tables";
+  const link = el("a", { href: URL.createObjectURL(blob), download: `${name}-${from || "all"}-${to || "all"}.csv` });
   document.body.append(link);
   link.click();
   link.remove();
@@ -35,6 +35,7 @@ export function initReports(guard) {
   guardCall = guard;
   $("report-form").addEventListener("submit", (event) => { event.preventDefault(); guard(showReports()); });
   $("room-csv").addEventListener("click", () => guard(saveCsv(null)));
+  $("players-csv").addEventListener("click", () => guard(saveCsv(null, true)));
   $("table-csv").addEventListener("click", () => guard(saveCsv(selected === "room" ? null : selected)));
   for (const button of document.querySelectorAll("#table-report .toggle button")) {
     button.addEventListener("click", () => { chartBy = button.dataset.by; drawTableReport(); });
@@ -57,8 +58,9 @@ const figureCells = (f) => [
   el("td", { class: "num" }, percent(f.theoretical_edge)),
   el("td", { class: "num" }, f.z === null ? "—" : decimal(f.z)),
   el("td", { class: "num" }, f.band ? `${percent(f.band[0], 1)} … ${percent(f.band[1], 1)}` : "—"),
+  el("td", { class: "num" }, f.tail === null || f.tail === undefined ? "—" : percent(f.tail, 2)),
 ];
-const figureHeads = () => ["coups", "bets", "handle", "house_win", "hold", "theoretical", "z", "band"]
+const figureHeads = () => ["coups", "bets", "handle", "house_win", "hold", "theoretical", "z", "band", "tail"]
   .map((k) => el("th", { class: "num" }, t(k)));
 
 export async function showReports() {
@@ -74,8 +76,24 @@ export async function showReports() {
     dataset: { table: "room" }, onclick: () => openRoom(report) },
   el("td", {}, el("b", {}, t("total"))), ...figureCells(report.total), lion(report.total));
   $("report-tables").replaceChildren(head, ...rows, total);
+  await showPlayers(from, to);
   if (selected === "room") openRoom(report);
   else if (selected !== null) await openTable(selected);
+}
+
+/** Per player: the theoretical win comps are based on, average bet, pace and win per drop. */
+async function showPlayers(from, to) {
+  const found = await api.playersReport(from, to);
+  const heads = ["coups", "handle", "house_win", "theo_win", "avg_bet", "coups_per_hour", "win_per_drop"];
+  const rows = found.players.map((p) => el("tr", { dataset: { player: p.player_id } },
+    el("td", {}, p.username), el("td", { class: "num" }, p.coups), el("td", { class: "num" }, money(p.handle)),
+    el("td", { class: `num ${signClass(p.house_win)}` }, money(p.house_win)),
+    el("td", { class: "num" }, money(p.theoretical_win)), el("td", { class: "num" }, money(p.average_bet)),
+    el("td", { class: "num" }, p.coups_per_hour === null ? "—" : decimal(p.coups_per_hour, 0)),
+    el("td", { class: "num" }, percent(p.win_per_drop, 1))));
+  $("report-players").replaceChildren(
+    el("tr", {}, el("th", {}, t("player")), ...heads.map((k) => el("th", { class: "num" }, t(k)))),
+    ...(rows.length ? rows : [el("tr", {}, el("td", { colspan: heads.length + 1 }, t("no_players")))]));
 }
 
 /** The whole room: its figures per bet and its chart per UTC day. */
