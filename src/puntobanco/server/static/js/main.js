@@ -10,7 +10,7 @@ import {
   tf, translatePage,
 } from "./i18n.js";
 import { formatCents, formatNet } from "./money.js";
-import { renderPayouts } from "./payouts.js";
+import { renderPayouts, returned } from "./payouts.js";
 import { renderRecall } from "./recall.js";
 import { renderRoads } from "./roadview.js";
 import { drawFair, drawShoe } from "./shoe.js";
@@ -43,11 +43,14 @@ const state = {
   voidTold: new Set(), // voided coups already explained
   preview: null, // the road prediction shown ("banco" | "punto" | null)
   wasDown: false,
+  retryAt: 0, // when the socket tries again (the banner counts down to it)
+  database: null, // {code, since} while the server's database is unavailable
 };
 
 let felt = null;
 let messageTimer = null;
 let connectionTimer = null;
+let countdownTimer = null;
 
 const sum = (bets) => Object.values(bets || {}).reduce((total, cents) => total + cents, 0);
 
@@ -95,14 +98,19 @@ function renderPanel() {
 /** The controls, the total staked and the hint, from the state. */
 function renderControls() {
   if (!felt) return;
-  const open = state.phase === "open" && Boolean(state.player) && !state.spectator;
+  // Nothing that needs the server looks usable while the connection is down.
+  const open = state.phase === "open" && Boolean(state.player) && !state.spectator
+    && state.connection === "open" && !state.database;
   const staked = sum(state.myBets);
   felt.setControls({
     undo: open && state.history.length > 0, clear_all: open && staked > 0,
     repeat: open && sum(state.lastBets) > 0, double: open && staked > 0,
   }, staked);
   felt.setHint(state.phase === "open" && open && staked === 0 ? t("ui.select_chip") : "");
+  felt.setOffline(state.connection === "reconnecting");
   $("#spectator").hidden = !state.spectator;
+  // A spectator has no coups of his own: no recall panel (and no signed-in request for it).
+  $(".recall-panel").hidden = !state.player;
 }
 
 function drawRoads() {
@@ -160,7 +168,8 @@ function renderAll() {
   renderShoe();
   renderFair();
   renderSound();
-  if (state.connection === "reconnecting") $("#connection").textContent = t("ui.reconnecting");
+  if (state.connection === "reconnecting") renderReconnecting();
+  renderDatabase();
   $("#username").textContent = state.player ? state.player.username : "";
   const select = $("#table-select");
   for (const option of select.options) {
@@ -234,6 +243,9 @@ async function enter(player) {
   $("#join").hidden = true;
   renderAll();
   await loadTables();
+  // The table has the focus after signing up or in (not <body>): the keyboard starts there.
+  if (document.activeElement === document.body || !document.activeElement
+      || $("#auth").contains(document.activeElement)) $("#felt").focus();
 }
 
 async function doLogout() {
@@ -312,16 +324,26 @@ function applyRules(rules) {
   felt.setRules(rules);
 }
 
+/** "Connection lost, reconnecting in 2 s…", counting down to the next try. */
+function renderReconnecting() {
+  const left = Math.max(0, state.retryAt - Date.now());
+  $("#connection").textContent = left >= 500 ? tf("ui.lost", { s: Math.round(left / 1000) })
+    : t("ui.reconnecting");
+}
+
 function connectionStatus(status, delay = 0) {
   state.connection = status;
   document.body.dataset.connection = status;
   const banner = $("#connection");
   clearTimeout(connectionTimer);
+  clearInterval(countdownTimer);
   if (status === "reconnecting") {
     state.wasDown = true;
     banner.className = "connection connection-down";
     banner.hidden = false;
-    banner.textContent = tf("ui.lost", { s: Math.max(1, Math.round(delay / 1000)) });
+    state.retryAt = Date.now() + delay;
+    renderReconnecting();
+    countdownTimer = setInterval(renderReconnecting, 250);
     felt.root.classList.add("offline");
   } else if (status === "open") {
     felt.root.classList.remove("offline");
@@ -344,6 +366,7 @@ function connectionStatus(status, delay = 0) {
 }
 
 async function refreshRecall() {
+  if (!state.player || state.spectator) return; // a spectator has no coups, and no token
   try {
     state.recall = await api.myCoups(20);
   } catch {
@@ -467,8 +490,27 @@ function handTotal(cards) {
   return cards.reduce((sum, c) => sum + value(c), 0) % 10;
 }
 
+/** "The table has paused: the database cannot be reached. …" */
+function pausedText() {
+  const why = state.database && state.database.code === "storage-full" ? "ui.db_full" : "ui.db_unavailable";
+  return tf("ui.db_paused", { why: t(why) });
+}
+
+function renderDatabase() {
+  const banner = $("#paused");
+  banner.hidden = !state.database;
+  banner.textContent = state.database ? pausedText() : "";
+}
+
 const handlers = {
   snapshot: (m) => applySnapshot(m.table),
+  // The server's database is down or full: no bet can be recorded, so none is offered until it
+  // says the database is back (then the banner goes by itself).
+  database: (m) => {
+    state.database = m.available ? null : { code: m.code, since: m.since };
+    renderDatabase();
+    renderControls();
+  },
   "shoe-started": (m) => {
     if (m.rules) applyRules(m.rules); // an operator's new settings start with a new shoe
     state.shoe = { id: m.shoe_id, shoe_no: m.shoe_no, commitment: m.commitment, cards_left: m.cards_left,
@@ -594,7 +636,7 @@ function handle(message) {
 /** The win/loss overlay, the chips moving, the tone, the announcement: after a settlement. */
 function feedback(lines) {
   const net = lines.reduce((total, line) => total + line.net, 0);
-  felt.showOutcome(net);
+  felt.showOutcome(net, lines.reduce((total, line) => total + returned(line), 0));
   play(net > 0 ? "win" : net < 0 ? "lose" : "chip");
   const balance = $(".balance-box");
   for (const line of lines) {
@@ -605,12 +647,32 @@ function feedback(lines) {
   announce(`${t(net > 0 ? "ui.you_win" : net < 0 ? "ui.you_lose" : "ui.even")} ${formatNet(net, lang())}`);
 }
 
-/** A refusal in words: the server's sentence, with the box's minimum when it is the reason. */
-function refusalText(err, bet) {
-  if (err.code === "below-minimum" && state.rules && bet && state.rules.limits[bet]) {
-    return `${err.message} (${tf("ui.minimum", { amount: formatCents(state.rules.limits[bet][0], lang()) })})`;
+/** A refusal in words: the server's sentence with the figures, the stake the box would hold
+ * (when known) and the limit it passes: "… (stake €60.00; maximum €50.00)". */
+function refusalText(err, bet, asked = null) {
+  const limits = state.rules && bet && state.rules.limits[bet];
+  const which = { "below-minimum": ["ui.minimum", 0], "above-maximum": ["ui.maximum", 1] }[err.code];
+  if (!limits || !which) return err.message;
+  const figures = [tf(which[0], { amount: formatCents(limits[which[1]], lang()) })];
+  if (asked !== null) figures.unshift(tf("ui.asked", { amount: formatCents(asked, lang()) }));
+  return `${err.message} (${figures.join("; ")})`;
+}
+
+/** The stake a chip puts on a box: the chip, or what is left up to the box's maximum (with the
+ * note that says so); null when the box is already at its maximum (and that is said). */
+function chipStake(bet, chip) {
+  const limits = state.rules && state.rules.limits[bet];
+  const current = state.myBets[bet] || 0;
+  if (!limits || current + chip <= limits[1]) return { stake: chip, note: "" };
+  const high = limits[1];
+  const money = (cents) => formatCents(cents, lang());
+  if (current >= high) {
+    showMessage(tf("ui.at_maximum", { box: betName(bet), max: money(high) }));
+    return null;
   }
-  return err.message;
+  const rest = high - current;
+  return { stake: rest, note: tf("ui.capped", { placed: money(rest), chip: money(chip), box: betName(bet),
+    max: money(high) }) };
 }
 
 /** Whether a bet action may go to the server now; if not, say why (or ask to sign up). */
@@ -621,6 +683,10 @@ function canAct() {
   }
   if (!state.socket || !state.socket.isUp()) {
     showMessage(t("ui.offline"));
+    return false;
+  }
+  if (state.database) {
+    showMessage(pausedText());
     return false;
   }
   return true;
@@ -636,18 +702,25 @@ function applyBets(answer) {
 
 async function placeChip(bet) {
   if (!felt.chip || state.tableId === null || !canAct()) return;
-  const stake = felt.chip;
+  const chip = felt.chip;
+  const plan = chipStake(bet, chip);
+  if (!plan) {
+    felt.flashBox(bet, "refused");
+    return;
+  }
+  const { stake, note } = plan;
+  const asked = (state.myBets[bet] || 0) + stake;
   try {
     const answer = await api.placeBet(state.tableId, bet, stake, state.coupId ?? null);
-    felt.flyChip(felt.chipButton(stake), felt.boxNode(bet), stake);
+    felt.flyChip(felt.chipButton(chip), felt.boxNode(bet), stake);
     state.history.push({ bet, stake });
     applyBets(answer);
     felt.flashBox(bet, "placed");
     play("chip");
-    showMessage("");
+    showMessage(note, "info");
   } catch (err) {
     felt.flashBox(bet, "refused");
-    showMessage(refusalText(err, bet));
+    showMessage(refusalText(err, bet, asked));
   }
 }
 

@@ -8,7 +8,9 @@
 
 export const PING_MS = 2000;
 export const DEAD_MS = 5000;
-const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
+// Short and capped: the page is back within ~1.5 s of the server's return (issue 19); the jitter
+// spreads a crowd of pages over the retry.
+const BACKOFF_MS = [250, 500, 1000, 1200];
 
 export class TableSocket {
   constructor(tableId, token, { onMessage, onStatus }) {
