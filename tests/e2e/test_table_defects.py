@@ -230,3 +230,37 @@ def test_issue19_database_outage_pauses_betting_in_every_language(
     assert page.get_attribute(".control-double", "aria-disabled") == "false"
     assert server.errors == []
     page.context.close()
+
+
+def test_issue19_hand_dealt_messages_correct_void_and_update_the_shoe(
+        open_table: tuple[Any, FakeServer]) -> None:
+    """The messages of a hand-dealt table (issue 17's catalogue): card-corrected, round-voided
+    and shoe-event change the felt in place, in the player's language."""
+    page, server = open_table
+    server.send({"type": "my-bets", "coup_id": 25, "my_bets": {"banco": 2500}, "balance": 84_500})
+    page.wait_for_selector("[data-box=banco] .box-mine[data-cents='2500']")
+    server.send({"type": "bets-closed", "round_no": 25, "coup_id": 25})
+    for side, position, card, punto, banco in [("punto", 0, "4H", 4, None),
+                                               ("banco", 0, "3C", 4, 3),
+                                               ("punto", 1, "2S", 6, 3),
+                                               ("banco", 1, "KD", 6, 3)]:
+        server.send({"type": "card-dealt", "coup_id": 25, "side": side, "position": position,
+                     "card": card, "punto_total": punto, "banco_total": banco})
+    page.wait_for_selector("#cards-banco .pos-1 .card[data-card='KD']")
+    server.send({"type": "card-corrected", "side": "banco", "position": 1, "card": "4D",
+                 "was": "KD", "punto_total": 6, "banco_total": 7})
+    page.wait_for_selector("#cards-banco .pos-1 .card[data-card='4D']")
+    assert page.text_content("#total-banco") == "7"
+    assert (page.text_content("#message") or "").startswith("Card corrected: K")
+    server.send({"type": "my-bets", "coup_id": 25, "my_bets": {}, "balance": 87_000})
+    server.send({"type": "round-voided", "round_no": 25, "coup_id": 25,
+                 "cards": ["4H", "3C", "2S", "4D"]})
+    page.wait_for_function("() => document.querySelector('#message').textContent"
+                           ".startsWith('Round voided')")
+    assert page.text_content("#message") == "Round voided: €25.00 returned to your balance."
+    assert page.locator("#felt .card").count() == 0
+    assert page.get_attribute("#balance", "data-cents") == "87000"
+    shoe = {**server.snapshot["shoe"], "cards_left": 200, "cut_card_out": True}
+    server.send({"type": "shoe-event", "event": "cut-card", "shoe": shoe})
+    page.wait_for_selector("#shoe-left[data-cards='200']")
+    assert "Cut card" in (page.text_content("#shoe-flags") or "")

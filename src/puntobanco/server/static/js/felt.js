@@ -463,6 +463,12 @@ export class Felt {
     this.hands[side].total.textContent = String(side === "punto" ? puntoTotal : bancoTotal);
   }
 
+  /** A card-corrected message: the dealer's mistyped card replaced, face up, in its place. */
+  correctCard(side, position, card, puntoTotal, bancoTotal) {
+    this.slot(side, position).replaceChildren(cardElement(card));
+    this.setTotals(puntoTotal, bancoTotal);
+  }
+
   setTotals(puntoTotal, bancoTotal) {
     if (puntoTotal !== null && puntoTotal !== undefined) this.hands.punto.total.textContent = String(puntoTotal);
     if (bancoTotal !== null && bancoTotal !== undefined) this.hands.banco.total.textContent = String(bancoTotal);

@@ -9,6 +9,7 @@ import {
   LANGUAGES, betName, guessLanguage, lang, onLangChange, pickLanguage, setLang, setServerWords, t,
   tf, translatePage,
 } from "./i18n.js";
+import { cardLabel } from "./cards.js";
 import { formatCents, formatNet } from "./money.js";
 import { renderPayouts, returned } from "./payouts.js";
 import { renderRecall } from "./recall.js";
@@ -45,6 +46,7 @@ const state = {
   wasDown: false,
   retryAt: 0, // when the socket tries again (the banner counts down to it)
   database: null, // {code, since} while the server's database is unavailable
+  voidedStakes: 0, // stakes given back on a coup being voided (said with round-voided)
 };
 
 let felt = null;
@@ -543,6 +545,10 @@ const handlers = {
     felt.setBets(state.myBets, state.totals, state.phase === "open");
   },
   "my-bets": (m) => {
+    // Stakes taken back after betting closed: the round is being voided (round-voided follows).
+    if (state.phase !== "open" && m.coup_id === state.coupId && sum(m.my_bets) === 0) {
+      state.voidedStakes = sum(state.myBets);
+    }
     state.myBets = m.my_bets || {};
     setBalance(m.balance);
     felt.setBets(state.myBets, state.totals, state.phase === "open");
@@ -578,6 +584,33 @@ const handlers = {
       felt.setPhase("dealt");
     }
     felt.dealCard(m.side, m.position, m.card, m.punto_total, m.banco_total);
+  },
+  // A hand-dealt table (docs/dealer.md): the dealer fixed a mistyped card, voided the round, or
+  // the shoe changed (cut card, last coup, counted cards).
+  "card-corrected": (m) => {
+    felt.correctCard(m.side, m.position, m.card, m.punto_total, m.banco_total);
+    const text = tf("ui.card_corrected", { was: cardLabel(m.was), card: cardLabel(m.card) });
+    showMessage(text, "info");
+    announce(text);
+  },
+  "round-voided": (m) => {
+    state.phase = "settled";
+    felt.setPhase("settled");
+    felt.clearCards();
+    felt.setBets(state.myBets, state.totals, false);
+    if (state.voidedStakes) {
+      tellVoid(m.coup_id, state.voidedStakes);
+      state.voidedStakes = 0;
+    } else if (!state.voidTold.has(m.coup_id)) {
+      showMessage(t("ui.round_voided"), "info");
+      announce(t("ui.round_voided"));
+    }
+    renderPanel();
+    renderControls();
+  },
+  "shoe-event": (m) => {
+    if (m.shoe) state.shoe = { ...(state.shoe || {}), ...m.shoe };
+    renderShoe();
   },
   "coup-dealt": (m) => {
     state.lastCoup = m.coup;
