@@ -62,8 +62,16 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         exposure = card.locator(".exposure").inner_text()
         assert "−25,00" in exposure  # worst: a Banco win pays 25 €
         page.screenshot(path=str(output_dir / "operator-tables-desktop.png"), full_page=True)
-        card.locator(".pause-button").click()
+        # The window the table deals, not the settings' 15 s: serve --betting-seconds 60.
+        assert card.locator(".window").get_attribute("data-seconds") == "60"
+        assert "60 s (fixée au lancement du serveur" in card.locator(".window").inner_text()
+        # Issue 19: the card is updated in place; keyboard focus stays on the pause button.
+        card.locator(".pause-button").focus()
+        page.wait_for_timeout(1700)  # at least one refresh
+        assert page.evaluate("document.activeElement.classList.contains('pause-button')")
+        page.keyboard.press("Enter")
         card.locator(".badge.paused").wait_for()
+        assert page.evaluate("document.activeElement.classList.contains('pause-button')")
         assert live.http.get("/api/tables").json()[0]["paused"] is True
         # the settings form: Égalité 9:1 from the next shoe (kept while the card refreshes)
         card.locator("summary").click()
@@ -73,6 +81,14 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         assert card.locator("select[name=tie_pays]").input_value() == "9"
         card.locator(".rules-form button[type=submit]").click()
         wait_until(lambda: live.http.get("/api/tables").json()[0]["next_rules"]["tie_pays"] == 9)
+        # the "Saved" note and a value typed (not saved yet) survive the refreshes
+        card.locator(".form-note.pos").wait_for()
+        card.locator("input[name=decks]").fill("6")
+        page.wait_for_timeout(1700)
+        assert card.locator(".form-note").inner_text() == "Enregistré."
+        assert card.locator("input[name=decks]").input_value() == "6"
+        assert page.evaluate("document.activeElement.name") == "decks"
+        card.locator("input[name=decks]").fill("8")
 
         # players: credit 5 €, then suspend (the open Banco bet is given back)
         page.click("#tabs button[data-tab=players]")
@@ -120,7 +136,13 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     page.locator("#audit tr[data-action=player-suspend]").wait_for()
     actions = page.eval_on_selector_all("#audit tr[data-action]", "rows => rows.map(r => r.dataset.action)")
     assert actions == ["player-suspend", "player-credit", "table-rules", "table-pause"]
-    assert "{\"suspended\":false} → {\"suspended\":true}" in page.inner_text("#audit")
+    # Issue 19: sentences with euros and names, never JSON or cents.
+    audit = page.inner_text("#audit")
+    assert "{" not in audit and "#" not in audit, audit
+    credit = page.inner_text("#audit tr[data-action=player-credit]").replace("\xa0", " ") \
+        .replace("\u202f", " ")
+    assert "Joueur lea" in credit and "+5,00 €" in credit and "975,00 € → 980,00 €" in credit
+    assert "Égalité paie 8:1 → 9:1" in page.inner_text("#audit tr[data-action=table-rules]")
     page.click(".langs button[data-lang=it]")
     page.wait_for_function(
         "() => document.querySelector('#tabs button[data-tab=audit]').textContent === 'Registro'")
@@ -139,6 +161,25 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     page.locator("#hold-chart svg .point").first.wait_for()
     _no_sideways_scroll(page)
     page.screenshot(path=str(output_dir / "operator-reports-tablet.png"), full_page=True)
+
+    # Issue 19, a phone in Spanish: the hold chart's legend and the "Dealt by" select are whole.
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.click(".langs button[data-lang=es]")
+    page.locator(f"#report-tables tr[data-table='{table_id}']").click()
+    page.locator("#hold-chart svg .point").first.wait_for()
+    page.wait_for_timeout(300)
+    cut = page.evaluate("""() => { const svg = document.querySelector('#hold-chart svg')
+        .getBoundingClientRect();
+      return [...document.querySelectorAll('#hold-chart .legend')].map((n) => n.getBBox())
+        .filter((b) => b.x + b.width > svg.width * (document.querySelector('#hold-chart svg')
+          .viewBox.baseVal.width / svg.width) + 0.5).length; }""")
+    assert cut == 0
+    _no_sideways_scroll(page)
+    page.click("#tabs button[data-tab=tables]")
+    select = page.locator("#new-table select[name=dealing]").bounding_box()
+    assert select["x"] >= 0 and select["x"] + select["width"] <= 360, select
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(output_dir / "operator-phone-es.png"), full_page=True)
     assert errors == []
     context.close()
 

@@ -64,6 +64,7 @@ export const login = (username, password) => request("POST", "/api/login", { use
 export const logout = () => request("POST", "/api/logout");
 export const me = () => request("GET", "/api/me");
 export const liveTables = () => request("GET", "/api/operator/tables");
+export const tables = () => request("GET", "/api/tables");
 export const createTable = (name, rules, dealing = "server") =>
   request("POST", "/api/tables", { name, rules, dealing });
 export const patchTable = (id, change) => request("PATCH", `/api/tables/${id}`, change);

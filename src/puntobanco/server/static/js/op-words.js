@@ -5,6 +5,7 @@ export const LANGUAGES = ["fr", "it", "es", "en"];
 const WORDS = {
   fr: {
     title: "Console de l'opérateur", player: "Joueur", bet: "Mise", login: "Connexion", username: "Identifiant",
+    window_now: "Fenêtre de mise jouée", window_fixed: "fixée au lancement du serveur (serve --betting-seconds)", dealer: "Croupier", no_tables: "aucune table", actions: "Actions",
     password: "Mot de passe", logout: "Déconnexion", not_operator: "Réservé à l'opérateur de la salle.",
     tab_tables: "Tables", tab_players: "Joueurs", tab_reports: "Rapports", tab_audit: "Journal",
     new_table: "Nouvelle table", name: "Nom", create: "Créer", rename: "Renommer",
@@ -38,6 +39,7 @@ const WORDS = {
   },
   it: {
     title: "Console dell'operatore", player: "Giocatore", bet: "Puntata", login: "Accedi", username: "Nome utente",
+    window_now: "Finestra di puntata in uso", window_fixed: "fissata all'avvio del server (serve --betting-seconds)", dealer: "Croupier", no_tables: "nessun tavolo", actions: "Azioni",
     password: "Password", logout: "Esci", not_operator: "Riservato all'operatore della sala.",
     tab_tables: "Tavoli", tab_players: "Giocatori", tab_reports: "Rapporti", tab_audit: "Registro",
     new_table: "Nuovo tavolo", name: "Nome", create: "Crea", rename: "Rinomina",
@@ -71,6 +73,7 @@ const WORDS = {
   },
   es: {
     title: "Consola del operador", player: "Jugador", bet: "Apuesta", login: "Entrar", username: "Usuario",
+    window_now: "Ventana de apuestas en uso", window_fixed: "fijada al iniciar el servidor (serve --betting-seconds)", dealer: "Crupier", no_tables: "ninguna mesa", actions: "Acciones",
     password: "Contraseña", logout: "Salir", not_operator: "Reservado al operador de la sala.",
     tab_tables: "Mesas", tab_players: "Jugadores", tab_reports: "Informes", tab_audit: "Registro",
     new_table: "Nueva mesa", name: "Nombre", create: "Crear", rename: "Renombrar",
@@ -104,6 +107,7 @@ const WORDS = {
   },
   en: {
     title: "Operator console", player: "Player", bet: "Bet", login: "Sign in", username: "Username",
+    window_now: "Betting window dealt", window_fixed: "fixed when the server was started (serve --betting-seconds)", dealer: "Dealer", no_tables: "no table", actions: "Actions",
     password: "Password", logout: "Sign out", not_operator: "Only the operator may do this.",
     tab_tables: "Tables", tab_players: "Players", tab_reports: "Reports", tab_audit: "Audit log",
     new_table: "New table", name: "Name", create: "Create", rename: "Rename",
