@@ -146,6 +146,8 @@ class FakeServer:
                    "spots": 0, "next_rules": snap["rules"], "players": 0}]
         tables += [{**tables[1], "id": 3 + i, "name": name}
                    for i, name in enumerate(self.extra_tables)]
+        if method == "POST" and path in ("/api/signup", "/api/login"):
+            return 200, {"token": "fake-token", "player": self.player()}
         if method == "PATCH" and path == "/api/me":
             return 200, self.player(body["lang"])
         if path.startswith("/api/tables/1/bets") and method in ("POST", "DELETE"):

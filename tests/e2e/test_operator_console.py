@@ -15,6 +15,8 @@ import pytest
 from server.support import LiveServer, fast_settings, running, wait_until
 from server.test_reports import _seed
 
+from .a11y import violations
+
 pytestmark = pytest.mark.e2e
 
 DESKTOP = {"width": 1366, "height": 900}
@@ -23,7 +25,11 @@ TABLET = {"width": 820, "height": 1180}
 
 def _no_sideways_scroll(page: Any) -> None:
     width = page.evaluate("document.scrollingElement.scrollWidth")
-    assert width <= page.viewport_size["width"] + 1, width
+    wide = page.evaluate("""(vw) => [...document.querySelectorAll('body *')].filter((n) => {
+        const r = n.getBoundingClientRect(); return r.width && r.right > vw + 1; })
+        .slice(0, 5).map((n) => n.tagName + '#' + n.id + '.' + n.className)""",
+                         page.viewport_size["width"])
+    assert width <= page.viewport_size["width"] + 1, (width, wide)
 
 
 def test_issue11_operator_console_in_chromium(browser: Any, output_dir: Path,
@@ -271,6 +277,20 @@ def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any
                 _no_sideways_scroll(page)
         page.screenshot(path=str(output_dir / "operator-dealers-320.png"), full_page=True)
         page.set_viewport_size(TABLET)
+        # Issue 19: every tab without a critical or serious axe-core violation, one h1.
+        found = {}
+        for tab in ("tables", "players", "reports", "dealers", "audit"):
+            page.click(f"#tabs button[data-tab={tab}]")
+            page.locator(f"#tab-{tab}:not([hidden])").wait_for()
+            if tab == "reports":
+                page.locator("#report-tables tr[data-table]").first.click()
+                page.locator("#hold-chart svg").wait_for()
+            if tab == "players":
+                page.locator("#players tr").first.wait_for()
+            page.wait_for_timeout(200)
+            found[tab] = violations(page)
+        assert found == {tab: [] for tab in found}, found
+        assert page.locator("h1").count() == 1
         # the audit log names both actions
         page.click("#tabs button[data-tab=audit]")
         page.locator("#audit tr[data-action=dealer-tables]").wait_for()
@@ -283,10 +303,15 @@ def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any
         # the dealer drives the table assigned, from the dealer page
         dealer = browser.new_page(viewport={"width": 1024, "height": 768})
         dealer.goto(f"{live.url}/dealer?lang=it")
+        dealer.wait_for_selector("#auth-username")
+        assert violations(dealer) == []
         dealer.fill("#auth-username", "lucia")
         dealer.fill("#auth-password", "croupier1")
         dealer.click("#auth-form button[type=submit]")
         dealer.wait_for_selector("#desk:not([hidden])")
         dealer.wait_for_function("(name) => document.getElementById('table-name').textContent "
                                  "=== name", arg="Salón privado")
+        dealer.wait_for_timeout(300)
+        assert violations(dealer) == []
+        assert dealer.locator("h1").count() == 1
         dealer.close()

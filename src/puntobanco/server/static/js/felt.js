@@ -101,8 +101,11 @@ export class Felt {
     for (const bet of BOXES) {
       const box = div(`box box-${bet}${bet.startsWith("lion") ? " box-lion" : ""}`);
       box.dataset.box = bet;
-      box.setAttribute("role", "button");
-      box.tabIndex = 0;
+      // The box's button covers it (its name says the bet, the pays and the stake); the × is
+      // its sibling, never a button inside a button.
+      const hit = document.createElement("button");
+      hit.type = "button";
+      hit.className = "box-hit";
       const name = div("box-name");
       if (bet.startsWith("lion")) {
         name.innerHTML = '<svg class="lion-mark" viewBox="0 0 40 40" aria-hidden="true">'
@@ -129,17 +132,10 @@ export class Felt {
         this.onClear(bet);
       });
       stake.append(chips, clear);
-      box.append(name, pays, limits, stake, mine, others);
+      for (const part of [name, pays, limits, chips, mine, others]) part.setAttribute("aria-hidden", "true");
+      box.append(hit, name, pays, limits, stake, mine, others);
       box.addEventListener("click", () => this.onBox(bet));
-      box.addEventListener("keydown", (event) => {
-        // Only the box itself: Enter or Space on its × (a button inside it) clears, nothing more.
-        if (event.target !== box) return;
-        if (event.key === "Enter" || event.key === " ") {
-          event.preventDefault();
-          this.onBox(bet);
-        }
-      });
-      this.boxes[bet] = { box, name, pays, limits, stake, chips, mine, others, clear };
+      this.boxes[bet] = { box, hit, name, pays, limits, stake, chips, mine, others, clear };
       this.boxRow.append(box);
     }
 
@@ -300,7 +296,9 @@ export class Felt {
     this.tray.setAttribute("aria-label", t("ui.chips"));
     this.controls.setAttribute("aria-label", t("ui.staked"));
     for (const button of this.tray.querySelectorAll(".chip-button")) {
-      button.setAttribute("aria-label", `${t("ui.chip")} ${formatCents(Number(button.dataset.chip), lang)}`);
+      // The name begins with what the chip shows ("1K"), then says it in full.
+      const cents = Number(button.dataset.chip);
+      button.setAttribute("aria-label", `${chipLabel(cents)} · ${t("ui.chip")} ${formatCents(cents, lang)}`);
     }
     for (const name of CONTROLS) this.controlButtons[name].textContent = t(`ui.${name}`);
     if (!this.overlay.hidden) {
@@ -340,9 +338,9 @@ export class Felt {
       parts.mine.dataset.cents = String(mine);
       parts.others.textContent = total > 0 ? `${t("ui.table_total")} ${formatCents(total, this.lang)}` : "";
       parts.clear.hidden = !(open && mine > 0);
-      const label = [betName(bet), parts.pays.textContent];
+      const label = [betName(bet), parts.pays.textContent, parts.limits.textContent];
       if (mine > 0) label.push(`${t("ui.your_bet")} ${formatCents(mine, this.lang)}`);
-      parts.box.setAttribute("aria-label", label.filter(Boolean).join(", "));
+      parts.hit.setAttribute("aria-label", label.filter(Boolean).join(", "));
     }
   }
 

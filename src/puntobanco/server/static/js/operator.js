@@ -307,7 +307,7 @@ async function refreshPlayers() {
   const found = await api.players($("player-search").value.trim());
   if (asked !== playersAsked) return; // a later search has been sent: its answer will be drawn
   const head = el("tr", {}, ...["username", "balance", "status", "since", "credit", ""].map((k, i) =>
-    el("th", { class: i === 1 ? "num" : "" }, k ? t(k) : "")));
+    el("th", { class: i === 1 ? "num" : "" }, k ? t(k) : el("span", { class: "visually-hidden" }, t("actions")))));
   $("players").replaceChildren(head, ...found.map(playerRow));
 }
 
