@@ -3,6 +3,7 @@
 // shoe and fairness panels); the views draw, they do not decide.
 
 import * as api from "./api.js";
+import { early } from "./early.js";
 import { verifyShoe } from "./fair.js";
 import { BOXES, Felt } from "./felt.js";
 import {
@@ -281,8 +282,12 @@ function fillTableSelect() {
   if (state.tableId !== null) select.value = String(state.tableId);
 }
 
+let tablesAsked = null; // the table list asked for at start, with the words and the player
+
 async function loadTables() {
-  state.tables = await api.tables();
+  const asked = tablesAsked;
+  tablesAsked = null;
+  state.tables = await (asked ? asked.catch(() => api.tables()) : api.tables());
   fillTableSelect();
   const stored = localStorage.getItem("pb.table");
   const chosen = state.tables.find((tb) => String(tb.id) === stored) || state.tables[0];
@@ -316,7 +321,10 @@ function openTable(id) {
   if (table) applyRules(table.rules);
   $("#table-name").textContent = table ? table.name : "";
   const token = state.spectator ? null : api.getToken();
-  state.socket = new TableSocket(id, token, { onMessage: handle, onStatus: connectionStatus });
+  const held = early.socket; // opened by early.js for the last table (taken once)
+  early.socket = null;
+  state.socket = new TableSocket(id, token, { onMessage: handle, onStatus: connectionStatus,
+    early: held });
   state.socket.connect();
   refreshRecall();
 }
@@ -877,23 +885,36 @@ async function boot() {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(drawRoads, 150);
   });
+  // The words, the player and the tables were asked for at once by early.js, while the page's
+  // modules loaded (a slow line pays their latency once, early).
+  const wordsAsked = early.words;
+  const meAsked = early.me;
+  tablesAsked = early.tables;
   try {
-    setServerWords(await api.words());
+    setServerWords(await wordsAsked);
   } catch (err) {
     showMessage(err.message);
   }
   renderAll();
   let player = null;
-  if (api.getToken()) {
+  if (meAsked) {
     try {
-      const answer = await api.me();
+      const answer = await meAsked;
       player = answer.player || answer;
     } catch {
       api.setToken(null);
     }
   }
-  if (player) await enter(player);
-  else showAuth();
+  if (player) {
+    await enter(player);
+  } else {
+    showAuth();
+    if (early.socket) { // opened for a player who is not signed in any more
+      early.socket.release();
+      early.socket.socket.close();
+      early.socket = null;
+    }
+  }
   document.body.dataset.ready = "true";
 }
 
