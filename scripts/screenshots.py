@@ -20,7 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
-
 from tests.e2e.conftest import CHROMIUM_ARGS  # noqa: E402
 from tests.e2e.fake import ORIGIN, FakeServer, coup, snapshot  # noqa: E402
 
