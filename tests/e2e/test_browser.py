@@ -231,7 +231,7 @@ def test_sign_up_bet_watch_the_coup_and_switch_language(
         assert _text(page, "[data-box=banco] .box-title") == i18n.bet_name("banco", code)
         assert _text(page, "[data-box=lion-banco] .box-title") == i18n.bet_name("lion-banco", code)
         assert _text(page, ".balance-label") == i18n.word("balance", code)
-        assert _text(page, "#payouts h3").startswith(i18n.word("payouts", code))
+        assert _text(page, "#payouts h2").startswith(i18n.word("payouts", code))
         assert _text(page, "#payouts tr.line .line-bet") == i18n.bet_name("banco", code)
         page.wait_for_function(
             "([url, token, code]) => fetch(url, {headers: {Authorization: 'Bearer ' + token}})"

@@ -273,3 +273,14 @@ def test_table_names_are_unique_ignoring_case(sqlite_server: LiveServer) -> None
                                           "message": "A table with that name exists."}
     assert [t["name"] for t in http.get("/api/tables").json()] == ["Sanremo", "Enghien", "QA1"]
     assert http.post("/api/tables", json={"name": "QA2"}, headers=boss.headers).status_code == 201
+
+
+def test_issue19_words_carry_a_cache_validator(sqlite_server: LiveServer) -> None:
+    """``/api/words`` has an ETag: a page that has the words gets a bodiless 304."""
+    first = sqlite_server.http.get("/api/words")
+    etag = first.headers["etag"]
+    assert first.status_code == 200 and etag.startswith('"') and first.json()["en"]
+    again = sqlite_server.http.get("/api/words", headers={"If-None-Match": etag})
+    assert (again.status_code, again.content, again.headers["etag"]) == (304, b"", etag)
+    other = sqlite_server.http.get("/api/words", headers={"If-None-Match": '"stale"'})
+    assert other.status_code == 200 and other.json() == first.json()

@@ -139,6 +139,11 @@ class TableItem(BaseModel):
     spots: int
     paused: bool = Field(default=False, description="paused by the operator (docs/operator.md)")
     dealing: Literal["server", "dealer"] = "server"
+    betting_seconds: int | float | None = Field(
+        default=None, description="the betting window the table deals now (seconds)")
+    betting_seconds_fixed: bool = Field(
+        default=False, description="the window is fixed by `serve --betting-seconds`, not by the "
+        "table's settings")
 
 
 class ShoeInfo(BaseModel):

@@ -666,5 +666,11 @@ class TableDealer:
         return {"id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
                 "next_rules": self.settings.rules_json(), "phase": self.view.phase,
                 "players": self.hub.players(), "spots": self.spots(),
-                "paused": self.paused}
+                "paused": self.paused,
+                # the window the table deals now: ``serve --betting-seconds`` overrides the
+                # settings (the console says so instead of showing the settings' value)
+                "betting_seconds": (self.config.betting_seconds
+                                    if self.config.betting_seconds is not None
+                                    else self.betting_seconds),
+                "betting_seconds_fixed": self.config.betting_seconds is not None}
 

@@ -66,6 +66,7 @@ export const me = () => request("GET", "/api/me");
 export const liveTables = () => request("GET", "/api/operator/tables");
 // the process's database and disk (issue 22); a 503 still carries the same JSON
 export const health = () => fetch("/healthz", { cache: "no-store" }).then((answer) => answer.json());
+export const tables = () => request("GET", "/api/tables");
 export const createTable = (name, rules, dealing = "server") =>
   request("POST", "/api/tables", { name, rules, dealing });
 export const patchTable = (id, change) => request("PATCH", `/api/tables/${id}`, change);

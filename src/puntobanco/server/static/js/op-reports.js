@@ -132,7 +132,7 @@ function drawTableReport() {
     : lastReport.by_day.map((r) => ({ ...r, label: r.day }));
   const box = $("hold-chart");
   box.innerHTML = holdChartSvg(holdSeries(rows), {
-    width: Math.max(320, Math.floor(box.clientWidth || 720)), height: 300,
+    width: Math.max(240, Math.floor(box.clientWidth || 720)), height: 300,
     words: { hold: t("hold"), edge: t("theoretical"), band: t("band"), empty: t("empty") },
     format: (ratio) => percent(ratio, 1),
   });
@@ -145,11 +145,71 @@ function drawTableReport() {
 }
 
 // --- audit log --------------------------------------------------------------------------------
+// Each entry reads in words: its target by kind and name ("Dealer marco", never "Player #13"),
+// its change with euros, bet names and table names (never raw JSON, never cents).
 
-const compact = (value) => (value === null || value === undefined ? "∅" : JSON.stringify(value));
+const LIMIT_KINDS = ["punto", "banco", "egalite", "lion-punto", "lion-banco"];
+let tableNames = {};
+
+function settingText(key, value) {
+  if (value === null || value === undefined) return "—";
+  if (key === "tie_pays") return `${value}:1`;
+  if (key === "betting_seconds") return `${value} s`;
+  if (Array.isArray(value)) return value.join(", ");
+  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${k} ${v}`).join(", ");
+  return String(value);
+}
+
+/** "Tie pays 8:1 → 9:1; Player €10.00–€5,000.00 → €20.00–€5,000.00". */
+function rulesChange(before, after) {
+  const parts = [];
+  for (const key of Object.keys(after || {})) {
+    const old = (before || {})[key];
+    const now = after[key];
+    if (key === "limits") {
+      for (const kind of LIMIT_KINDS) {
+        const a = old && old[kind];
+        const b = now && now[kind];
+        if (JSON.stringify(a) === JSON.stringify(b)) continue;
+        const range = (pair) => (pair ? `${money(pair[0])}–${money(pair[1])}` : "—");
+        parts.push(`${t(`bet.${kind}`)} ${range(a)} → ${range(b)}`);
+      }
+    } else {
+      const label = { decks: t("decks"), tie_pays: t("tie_pays"), betting_seconds: t("betting_seconds") }[key] ?? key;
+      parts.push(`${label.replace(/ \((s|€)\)$/, "")} ${settingText(key, old)} → ${settingText(key, now)}`);
+    }
+  }
+  return parts.join("; ");
+}
+
+const tablesText = (ids) => (ids && ids.length
+  ? ids.map((id) => tableNames[id] || `#${id}`).join(", ") : t("no_tables"));
+
+/** What an entry changed, in words. */
+export function changeText(entry) {
+  const before = entry.before || {};
+  const after = entry.after || {};
+  switch (entry.action) {
+    case "table-create": return `${after.name ?? ""}`;
+    case "table-rename": return `${before.name} → ${after.name}`;
+    case "table-rules": return rulesChange(before, after);
+    case "player-credit":
+      return `+${money(after.amount)} · ${t("balance")} ${money(before.balance)} → ${money(after.balance)}`;
+    case "dealer-create": return `${after.username ?? ""} · ${t("lang")} ${String(after.lang ?? "").toUpperCase()}`;
+    case "dealer-tables": return `${tablesText(before.tables)} → ${tablesText(after.tables)}`;
+    default: return "—"; // a pause or a suspension: the action says it all
+  }
+}
+
+function targetText(entry) {
+  const kind = entry.action.startsWith("dealer-") ? "dealer" : entry.target_kind === "table" ? "table" : "player";
+  const name = entry.target_name || (entry.action === "table-create" && entry.after && entry.after.name);
+  return `${t(kind)} ${name || `#${entry.target_id}`}`;
+}
 
 export async function showAudit(fresh) {
   const select = $("audit-action");
+  select.setAttribute("aria-label", t("action"));
   if (!select.options.length || select.dataset.lang !== t("all_actions")) {
     const chosen = select.value;
     select.replaceChildren(el("option", { value: "" }, t("all_actions")),
@@ -158,7 +218,8 @@ export async function showAudit(fresh) {
   }
   const params = { limit: 50, action: select.value || undefined };
   if (!fresh && oldestAudit !== null) params.before_id = oldestAudit;
-  const entries = await api.auditLog(params);
+  const [entries, tables] = await Promise.all([api.auditLog(params), api.tables().catch(() => [])]);
+  tableNames = Object.fromEntries(tables.map((table) => [table.id, table.name]));
   const table = $("audit");
   if (fresh) {
     table.replaceChildren(el("tr", {}, ...["when", "who", "action", "target", "change"].map((k) => el("th", {}, t(k)))));
@@ -167,9 +228,8 @@ export async function showAudit(fresh) {
     table.append(el("tr", { dataset: { action: entry.action } },
       el("td", {}, when(entry.at)), el("td", {}, entry.operator),
       el("td", {}, t(`action.${entry.action}`)),
-      el("td", {}, `${t(entry.target_kind === "table" ? "table" : "player")} #${entry.target_id}`,
-        entry.target_name ? ` · ${entry.target_name}` : ""),
-      el("td", { class: "change" }, `${compact(entry.before)} → ${compact(entry.after)}`)));
+      el("td", { class: "target" }, targetText(entry)),
+      el("td", { class: "change" }, changeText(entry))));
   }
   if (entries.length) oldestAudit = entries[entries.length - 1].id;
   $("audit-more").hidden = entries.length < params.limit;

@@ -6,6 +6,7 @@ const WORDS = {
   fr: {
     db_ok: "Base de données joignable", db_away: "Base de données injoignable — mises refusées", db_full: "Stockage plein — mises refusées", disk_free: "Disque : {free} libres, {reserve} réservés aux mises en jeu",
     title: "Console de l'opérateur", player: "Joueur", bet: "Mise", login: "Connexion", username: "Identifiant",
+    window_now: "Fenêtre de mise jouée", window_fixed: "fixée au lancement du serveur (serve --betting-seconds)", dealer: "Croupier", no_tables: "aucune table", actions: "Actions",
     password: "Mot de passe", logout: "Déconnexion", not_operator: "Réservé à l'opérateur de la salle.",
     tab_tables: "Tables", tab_players: "Joueurs", tab_reports: "Rapports", tab_audit: "Journal",
     new_table: "Nouvelle table", name: "Nom", create: "Créer", rename: "Renommer",
@@ -41,6 +42,7 @@ const WORDS = {
   it: {
     db_ok: "Database raggiungibile", db_away: "Database irraggiungibile — puntate rifiutate", db_full: "Spazio pieno — puntate rifiutate", disk_free: "Disco: {free} liberi, {reserve} riservati alle puntate in gioco",
     title: "Console dell'operatore", player: "Giocatore", bet: "Puntata", login: "Accedi", username: "Nome utente",
+    window_now: "Finestra di puntata in uso", window_fixed: "fissata all'avvio del server (serve --betting-seconds)", dealer: "Croupier", no_tables: "nessun tavolo", actions: "Azioni",
     password: "Password", logout: "Esci", not_operator: "Riservato all'operatore della sala.",
     tab_tables: "Tavoli", tab_players: "Giocatori", tab_reports: "Rapporti", tab_audit: "Registro",
     new_table: "Nuovo tavolo", name: "Nome", create: "Crea", rename: "Rinomina",
@@ -76,6 +78,7 @@ const WORDS = {
   es: {
     db_ok: "Base de datos accesible", db_away: "Base de datos inaccesible — apuestas rechazadas", db_full: "Almacenamiento lleno — apuestas rechazadas", disk_free: "Disco: {free} libres, {reserve} reservados a las apuestas en juego",
     title: "Consola del operador", player: "Jugador", bet: "Apuesta", login: "Entrar", username: "Usuario",
+    window_now: "Ventana de apuestas en uso", window_fixed: "fijada al iniciar el servidor (serve --betting-seconds)", dealer: "Crupier", no_tables: "ninguna mesa", actions: "Acciones",
     password: "Contraseña", logout: "Salir", not_operator: "Reservado al operador de la sala.",
     tab_tables: "Mesas", tab_players: "Jugadores", tab_reports: "Informes", tab_audit: "Registro",
     new_table: "Nueva mesa", name: "Nombre", create: "Crear", rename: "Renombrar",
@@ -111,6 +114,7 @@ const WORDS = {
   en: {
     db_ok: "Database reachable", db_away: "Database unreachable — bets refused", db_full: "Storage full — bets refused", disk_free: "Disk: {free} free, {reserve} kept for the bets in play",
     title: "Operator console", player: "Player", bet: "Bet", login: "Sign in", username: "Username",
+    window_now: "Betting window dealt", window_fixed: "fixed when the server was started (serve --betting-seconds)", dealer: "Dealer", no_tables: "no table", actions: "Actions",
     password: "Password", logout: "Sign out", not_operator: "Only the operator may do this.",
     tab_tables: "Tables", tab_players: "Players", tab_reports: "Reports", tab_audit: "Audit log",
     new_table: "New table", name: "Name", create: "Create", rename: "Rename",

@@ -8,10 +8,12 @@
 
 export const PING_MS = 2000;
 export const DEAD_MS = 5000;
-const BACKOFF_MS = [500, 1000, 2000, 4000, 8000];
+// Short and capped: the page is back within ~1.5 s of the server's return (issue 19); the jitter
+// spreads a crowd of pages over the retry.
+const BACKOFF_MS = [250, 500, 1000, 1200];
 
 export class TableSocket {
-  constructor(tableId, token, { onMessage, onStatus }) {
+  constructor(tableId, token, { onMessage, onStatus, early = null }) {
     this.tableId = tableId;
     this.token = token || "";
     this.onMessage = onMessage;
@@ -23,6 +25,21 @@ export class TableSocket {
     this.retryTimer = null;
     this.lastHeard = 0;
     this.up = false;
+    // A socket early.js opened for this table before the page was ready (its messages kept).
+    this.early = early;
+  }
+
+  /** The early socket, if it is this table's and still usable (else it is closed). */
+  takeEarly() {
+    const held = this.early;
+    this.early = null;
+    if (!held) return null;
+    if (held.tableId === String(this.tableId) && held.token === this.token && held.socket.readyState <= 1) {
+      return held;
+    }
+    held.release();
+    held.socket.close();
+    return null;
   }
 
   url() {
@@ -35,20 +52,22 @@ export class TableSocket {
     this.closed = false;
     clearTimeout(this.retryTimer);
     let socket;
+    const held = this.takeEarly();
     try {
-      socket = new WebSocket(this.url());
+      socket = held ? held.socket : new WebSocket(this.url());
     } catch {
       this.lost(null);
       return;
     }
     this.socket = socket;
-    socket.addEventListener("open", () => {
+    const opened = () => {
       if (this.socket !== socket) return;
       this.lastHeard = Date.now();
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.check(socket), PING_MS);
-    });
-    socket.addEventListener("message", (event) => {
+    };
+    socket.addEventListener("open", opened);
+    const received = (event) => {
       if (this.socket !== socket) return;
       this.lastHeard = Date.now();
       if (!this.up) { // up once the server speaks (its snapshot), not when the socket opens
@@ -63,7 +82,8 @@ export class TableSocket {
         return;
       }
       if (message.type !== "pong") this.onMessage(message);
-    });
+    };
+    socket.addEventListener("message", received);
     socket.addEventListener("close", (event) => {
       if (this.socket !== socket || this.closed) return;
       // 4401: the token was refused, 4404: no such table; a retry would be refused too.
@@ -75,6 +95,11 @@ export class TableSocket {
       }
       this.lost(socket);
     });
+    if (held) { // what came before the page was ready, in order, then the live messages
+      held.release();
+      if (socket.readyState === WebSocket.OPEN) opened();
+      for (const event of held.messages) received(event);
+    }
   }
 
   /** Every PING_MS: give the socket up when nothing came for DEAD_MS, else ping if it has
