@@ -67,7 +67,9 @@ def test_par_options_reach_the_rules(monkeypatch: pytest.MonkeyPatch,
     # issue 12: the PAR report spells its rules as the server does (one RuleSet <-> JSON mapping)
     assert data["rules"] == {"drawing": "seed-literal", "banco_payout": "commission",
                              "commission": "0.04", "tie_pays": 9,
-                             "lion_paytable": [30, 10, 6, 4, 2, 1], "lion_natural_pays": 1}
+                             "banco_reduced_pays": {"6": "0.5"},
+                             "lion_paytable": [30, 10, 6, 4, 2, 1], "lion_natural_pays": 1,
+                             "lion_natural_tie_pays": 0}
     pays = {row["outcome"]: row["pays"] for row in data["bets"]["banco"]["outcomes"]}
     assert pays == {"win": "24/25", "push": "0", "lose": "-1"}
     assert data["bets"]["egalite"]["outcomes"][0]["pays"] == "9"
@@ -122,8 +124,8 @@ def test_eor_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     (["par", "--format", "xml"], "not an output format"),
     (["par", "--drawing", "house"], "not a drawing table"),
     (["par", "--banco", "free"], "not a banco payout"),
-    (["par", "--tie-pays", "0"], "8:1 or 9:1"),
-    (["par", "--tie-pays", "100"], "8:1 or 9:1"),
+    (["par", "--tie-pays", "0"], "pays 1:1 to 1000:1 (b3: 8:1, or 9:1), not 0:1"),
+    (["par", "--tie-pays", "1001"], "pays 1:1 to 1000:1"),
     (["eor", "--composition", "6,0,0,0,0,0,0,0,0,0"], "at least 7 cards"),
 ])
 def test_bad_options_end_in_one_sentence(args: list[str], mentions: str) -> None:

@@ -201,12 +201,22 @@ def design(
         if low_pay < 0 or max_pay < low_pay:
             raise PuntoBancoError("--min-pay is at least 0 and at most --max-pay.",
                                   code="bad-design")
+        wins = parse_values(natural_win, what="--natural-win")
+        ties = parse_values(natural_tie, what="--natural-tie")
+        # design proposes only what a table can deal: every value tried is a RuleSet's
+        search.verify_expressible(ruleset, "--natural-win", [
+            {"lion_natural_pays": w} for w in wins])
+        search.verify_expressible(ruleset, "--natural-tie", [
+            {"lion_natural_tie_pays": t} for t in ties])
+        search.verify_expressible(ruleset, "--max-pay/--min-pay/--half-pays", [
+            {"lion_paytable": (pay,) * 6} for pay in (low_pay, Fraction(max_pay), step)])
         result = search.search_lion(
             rows, target=goal, max_pay=max_pay, min_pay=low_pay, step=step,
-            natural_win=parse_values(natural_win, what="--natural-win"),
-            natural_tie=parse_values(natural_tie, what="--natural-tie"), min_hit=hit,
+            natural_win=wins, natural_tie=ties, min_hit=hit,
             monotone=not any_order, prefer=prefer, top=top, lose_margins=lose_margins,
-            reference=ruleset.lion_paytable, both_sides=other if side == "both" else None)
+            reference=ruleset.lion_paytable, both_sides=other if side == "both" else None,
+            base=ruleset, reference_natural=(Fraction(ruleset.lion_natural_pays),
+                                             Fraction(ruleset.lion_natural_tie_pays)))
         result = search.with_other_side(result, other)
     else:
         if cut_card_depth is None:
@@ -218,17 +228,24 @@ def design(
         if key == "banco":
             totals = [int(t) for t in parse_values(half_totals, what="--half-totals")
                       if t.denominator == 1 and 1 <= t <= 9]
+            rates = [c for c in parse_values(commissions, what="--commissions") if 0 <= c < 1]
+            reduced = parse_values(half_pay, what="--half-pay")
+            search.verify_expressible(ruleset, "--commissions", [
+                {"banco_payout": BancoPayout.COMMISSION, "commission": c} for c in rates])
+            search.verify_expressible(ruleset, "--half-pay", [
+                {"banco_payout": BancoPayout.HALF_ON_SIX, "banco_reduced_pays": ((6, p),)}
+                for p in reduced])
             result = search.search_banco(
-                rows, target=goal, commissions=[c for c in parse_values(
-                    commissions, what="--commissions") if 0 <= c < 1],
-                half_totals=totals, half_pays=parse_values(half_pay, what="--half-pay"),
+                rows, target=goal, commissions=rates,
+                half_totals=totals, half_pays=reduced,
                 prefer=prefer, top=top, reference_commission=ruleset.commission
-                if ruleset.banco_payout is BancoPayout.COMMISSION else None)
+                if ruleset.banco_payout is BancoPayout.COMMISSION else None, base=ruleset)
         else:
+            grid = parse_values(tie_grid, what="--tie-pays-grid")
+            search.verify_expressible(ruleset, "--tie-pays-grid", [{"tie_pays": k} for k in grid])
             result = search.search_egalite(search.egalite_rows(rows), target=goal,
-                                           pays=parse_values(tie_grid, what="--tie-pays-grid"),
-                                           prefer=prefer, top=top,
-                                           reference=Fraction(ruleset.tie_pays))
+                                           pays=grid, prefer=prefer, top=top,
+                                           reference=Fraction(ruleset.tie_pays), base=ruleset)
     text, renderable = _render(result, fmt)
     from puntobanco.cli.par import _emit
 
