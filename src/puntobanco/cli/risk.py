@@ -93,6 +93,20 @@ def risk(
         "--plot", help="Draw the distribution and P(behind) against N into this PNG file.",
         show_default=False, dir_okay=False)] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    side: Annotated[str, typer.Option(
+        "--side", help="Whose bankroll the session view follows: player or house.")] = "player",
+    behind: Annotated[str | None, typer.Option(
+        "--behind", help="Session view: P(ever behind by this amount within the session), "
+        "e.g. 50 or 50,100.", show_default=False)] = None,
+    drawdown: Annotated[str | None, typer.Option(
+        "--drawdown", help="Session view: P(largest fall from a peak ≥ this amount), and the "
+        "drawdown's quantiles.", show_default=False)] = None,
+    stop_loss: Annotated[float | None, typer.Option(
+        "--stop-loss", help="Session view: stop when this much down (how it ends, how long).",
+        show_default=False)] = None,
+    stop_win: Annotated[float | None, typer.Option(
+        "--stop-win", help="Session view: stop when this much up (with both stops and no "
+        "--coups, no coup limit).", show_default=False)] = None,
 ) -> None:
     """The house's result over N coups of a bet or mix: EV, SD, quantiles, P(behind)."""
     key = method.strip().lower()
@@ -136,6 +150,24 @@ def risk(
     data = summary.to_dict()
     data["decks"] = ruleset.decks
     data["composition"] = list(shoe)
+    from puntobanco.cli import _riskview as view
+
+    if side not in ("player", "house"):
+        raise PuntoBancoError(f"{side!r} is not a side: choose player or house.",
+                              code="bad-bet")
+    request = view.ViewRequest(
+        side=side, behind=view.parse_amounts(behind, option="--behind"),
+        drawdown=view.parse_amounts(drawdown, option="--drawdown"),
+        stop_loss=view.parse_amount(stop_loss, option="--stop-loss"),
+        stop_win=view.parse_amount(stop_win, option="--stop-win"),
+        coups_given=coups, coups=n, stake=stake)
+    if request.wanted:
+        exact = view.exact_view(request, dist, required=key == "exact")
+        simulated = None if key == "exact" else view.simulated_view(
+            request, ruleset.replace(cut_card=cut_card), shares, sessions=sessions, seed=seed,
+            composition=shoe)
+        data["session_view"] = view.view_document(request, exact=exact, simulated=simulated,
+                                                  sessions=sessions)
     if plot is not None:
         from puntobanco.analysis.riskplot import draw_risk_plot
 
@@ -149,6 +181,11 @@ def risk(
         print(json.dumps(data, indent=2))
         return
     text = _text(data, decks_text=shoe_description(shoe))
+    if "session_view" in data:
+        session_view = data["session_view"]
+        assert isinstance(session_view, dict)
+        text += "\n" + "\n".join(view.view_text(session_view,
+                                                money=lambda x: f"{x:,.2f}"))
     if plot is not None:
         text += f"\n  plot: {plot}"
     typer.echo(text)
