@@ -91,3 +91,35 @@ def test_issue20_bad_session_view_options_are_one_sentence(
         mentions: str) -> None:
     code, _, err = run_main(monkeypatch, capsys, "risk", "--bet", "punto", *args)
     assert code == 2 and mentions in err and "Traceback" not in err
+
+
+def test_issue20_simulated_risk_bounds_a_zero_and_labels_every_figure(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """8,000 coups of the Lion Bonus on Punto (exact P(behind) 2.3e-7): no simulated session
+    leaves the house behind, so P(behind) is its 95 % upper bound (≈ 3/n), not 0 ± 0; the SD
+    shown is the simulated one (session SD / √N) with the exact beside it; the crossings are
+    the exact 817 and 1,673, with the simulation's own P(behind) there and the bracket its
+    check points see."""
+    code, out, err = run_main(monkeypatch, capsys, "risk", "--bet", "lion-punto", "--coups",
+                              "8000", "--method", "simulate", "--sessions", "2000", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["prob_house_behind"] == 0
+    assert data["prob_house_behind_upper_bound_95"] == pytest.approx(3 / 2000, rel=0.01)
+    exact_sd = coup_distribution(full_composition(6), RuleSet(),
+                                 {"lion-punto": Fraction(1)}).std_dev
+    assert data["sd_per_unit_exact"] == pytest.approx(exact_sd)
+    assert data["sd_per_unit"] != data["sd_per_unit_exact"]
+    assert abs(data["sd_per_unit"] - exact_sd) < 4 * data["sd_per_unit_std_error"]
+    assert data["sd_per_unit_method"].startswith("simulated")
+    assert data["coups_until_behind_below"] == {"5%": 817, "1%": 1673}
+    at = data["prob_house_behind_at_exact_crossings_simulated"]
+    assert at["5%"]["coups"] == 817 and abs(at["5%"]["prob_house_behind"] - 0.05) < 0.03
+    bracket = data["coups_until_behind_below_simulated_bracket"]["5%"]
+    assert set(bracket) == {"after", "by"}
+    code, out, err = run_main(monkeypatch, capsys, "risk", "--bet", "lion-punto", "--coups",
+                              "8000", "--method", "simulate", "--sessions", "2000")
+    assert code == 0, err
+    assert "± 0.0000%" not in out and "95 % upper bound" in out
+    assert "817 coups (exact); simulated P(behind) there" in out
+    assert "simulated" in next(line for line in out.splitlines() if "SD per unit" in line)

@@ -6,8 +6,9 @@ numpy and matplotlib are imported inside the command, so ``puntobanco --help`` s
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -43,29 +44,71 @@ def _text(summary_dict: dict[str, object], *, decks_text: str) -> str:
     assert isinstance(q, dict)
     safe = summary_dict["coups_until_behind_below"]
     assert isinstance(safe, dict)
+    simulated = "sessions" in summary_dict
+    data: dict[str, Any] = summary_dict
 
-    def coups_text(value: object) -> str:
-        return "never (no house edge)" if value is None else f"{value:,} coups"
+    def coups_text(level: str) -> str:
+        value = safe.get(level)
+        if value is None:
+            return "never (no house edge)"
+        text = f"{value:,} coups" + (" (exact)" if simulated else "")
+        if not simulated:
+            return text
+        at = (data.get("prob_house_behind_at_exact_crossings_simulated") or {}).get(level)
+        bracket = (data.get("coups_until_behind_below_simulated_bracket") or {}).get(level, {})
+        if at is not None:
+            text += (f"; simulated P(behind) there {at['prob_house_behind']:.2%} ± "
+                     f"{at['std_error']:.2%}")
+        else:
+            text += "; beyond the session, not simulated"
+        if bracket:
+            by = bracket.get("by")
+            text += (f"; check points: after {bracket['after']:,}, by "
+                     + ("—" if by is None else f"{by:,}"))
+        return text
 
+    if simulated:
+        ev_exact = float(Fraction(str(data["ev_exact"])))
+        ev_line = (f"simulated {data['ev_per_unit']:+.4%} ± {data['ev_per_unit_std_error']:.4%}; "
+                   f"exact {ev_exact:+.6%}")
+        sd_line = (f"simulated {data['sd_per_unit']:.4f} ± {data['sd_per_unit_std_error']:.4f} "
+                   f"(session SD / √N); exact {data['sd_per_unit_exact']:.6f} (one coup)")
+        vol_line = f"{data['volatility_index']:.4f} (simulated SD)"
+        if "prob_house_behind_upper_bound_95" in data:
+            behind = (f"< {data['prob_house_behind_upper_bound_95']:.4%} (no simulated session "
+                      "behind; 95 % upper bound)")
+        elif "prob_house_behind_lower_bound_95" in data:
+            behind = (f"> {data['prob_house_behind_lower_bound_95']:.4%} (every simulated "
+                      "session behind; 95 % lower bound)")
+        else:
+            behind = (f"simulated {data['prob_house_behind']:.4%} ± "
+                      f"{data['prob_house_behind_std_error']:.4%}")
+        quantile_head = "  house result after the session (quantiles, simulated):"
+    else:
+        ev_line = f"{data['ev_per_unit']:+.6%}"
+        sd_line = f"{data['sd_per_unit']:.6f}"
+        vol_line = f"{data['volatility_index']:.4f}"
+        behind = f"{data['prob_house_behind']:.4%}"
+        quantile_head = "  house result after the session (quantiles):"
     lines = [
         f"Risk for the house — {summary_dict['bet']}, {summary_dict['coups']:,} coups of "
         f"{summary_dict['stake']:g} ({decks_text}); method: {summary_dict['method']}",
         "",
-        f"  EV per unit (house)          {summary_dict['ev_per_unit']:+.6%}",
-        f"  SD per unit                  {summary_dict['sd_per_unit']:.6f}",
-        f"  volatility index (90 %)      {summary_dict['volatility_index']:.4f}",
-        "  house result after the session (quantiles):",
+        f"  EV per unit (house)          {ev_line}",
+        f"  SD per unit                  {sd_line}",
+        f"  volatility index (90 %)      {vol_line}",
+        quantile_head,
         "    " + "  ".join(f"{k} {v:+,.2f}" for k, v in q.items()),
-        f"  P(house behind)              {summary_dict['prob_house_behind']:.4%}",
-        f"  behind with < 5 % from       {coups_text(safe.get('5%'))}",
-        f"  behind with < 1 % from       {coups_text(safe.get('1%'))}",
+        f"  P(house behind)              {behind}",
+        f"  behind with < 5 % from       {coups_text('5%')}",
+        f"  behind with < 1 % from       {coups_text('1%')}",
     ]
     if "numerical_error" in summary_dict:
         lines.append(f"  FFT round-off (measured)     {summary_dict['numerical_error']:.1e}")
-    if "sessions" in summary_dict:
-        lines.append(f"  {summary_dict['sessions']:,} simulated sessions, seed {summary_dict['seed']}; "
-                     f"P(behind) ± {summary_dict['prob_house_behind_std_error']:.4%} (1 s.e.); "
-                     "EV, SD per unit and the crossings are the exact off-the-top figures.")
+    if simulated:
+        lines.append(f"  {summary_dict['sessions']:,} simulated sessions of whole shoes, seed "
+                     f"{summary_dict['seed']}; ± is one standard error. The crossings are the "
+                     "exact off-the-top figures.")
     return "\n".join(lines)
 
 
@@ -137,11 +180,15 @@ def risk(
                                   code="bad-sessions")
         from puntobanco.sim.sessions import simulate_sessions, simulated_summary
 
-        marks = sorted({max(1, round(n * f)) for f in (0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85)})
+        exact_crossings = safe_crossings(dist)
+        # check points for the P(behind) curve, and the exact crossings themselves, where the
+        # simulation then reports its own P(behind)
+        marks = sorted({max(1, round(n * f)) for f in (0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85)}
+                       | {c for c in exact_crossings.values() if c is not None and c < n})
         run = simulate_sessions(ruleset.replace(cut_card=cut_card), shares, coups=n,
                                 sessions=sessions, seed=seed, composition=shoe, checkpoints=marks)
         summary = simulated_summary(run, bet=label, ev=dist.mean, sd=dist.std_dev, stake=stake,
-                                    exact_crossings=safe_crossings(dist))
+                                    exact_crossings=exact_crossings)
         if plot is not None:  # the exact distribution beside the simulated one, if it fits
             try:
                 session = session_distribution(dist, n)
