@@ -613,7 +613,7 @@ def search_banco(rows: OutcomeRows, *, target: tuple[float, float],
                         {"banco_payout": BancoPayout.COMMISSION, "commission": rate}))
     for total in totals:
         if f"win-with-{total}" not in wins:
-            continue  # shoe-average rows single out the 6 only
+            continue  # a total Banco cannot win with
         for pay in pays:
             vector = {**dict.fromkeys(wins, Fraction(1)), "tie": Fraction(0)}
             vector[f"win-with-{total}"] = pay
