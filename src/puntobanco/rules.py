@@ -192,6 +192,11 @@ def pay_value(pay: Pay) -> Pay:
     return int(pay) if Fraction(pay).denominator == 1 else Fraction(pay)
 
 
+def _odds(pay: Pay) -> str:
+    """``0:1``, ``8:1``, ``17:2``: a pay as odds, whatever its sign."""
+    return f"{pay}:1" if isinstance(pay, int) else f"{pay.numerator}:{pay.denominator}"
+
+
 def pay_ratio(pay: Pay) -> str:
     """A pay as a layout prints it: ``8:1``, ``3:2``, ``1:2``, ``push`` or ``loses``.
 
@@ -244,7 +249,7 @@ class RuleSet:
         self._normalise_pays()
         if not 1 <= self.tie_pays <= MAX_PAY:
             raise RuleSetError(f"Égalité pays 1:1 to {MAX_PAY}:1 (B3: 8:1, or 9:1), "
-                               f"not {self.tie_pays}:1.")
+                               f"not {_odds(self.tie_pays)}.")
         if self.commission.denominator > MAX_COMMISSION_DENOMINATOR:
             raise RuleSetError(f"A commission is a fraction whose denominator is at most "
                                f"{MAX_COMMISSION_DENOMINATOR}.")

@@ -9,8 +9,10 @@ calls neither ``bets.settle_bet`` nor the analysis tables.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,6 +39,7 @@ from puntobanco.sim import tables as sim_tables
 from puntobanco.sim.sessions import simulate_sessions
 
 from .bruteforce import Kind, enumerate_kinds
+from .test_cli import run_main
 
 SHOE = full_composition(1)  # one deck: the brute force takes about a second
 BASE = RuleSet(decks=1, cut_card=14)
@@ -188,3 +191,48 @@ def test_issue20_the_core_settles_a_coup_under_designed_pays() -> None:
     (line,) = settle_spot({BetKind.BANCO: 1000}, banco_five, rules)
     assert (line.net, line.reason.value) == (750, "win-with-5")
     assert settle_spot({BetKind.BANCO: 1000}, banco_five, RuleSet())[0].net == 1000
+
+
+def test_issue20_par_and_risk_price_a_design_candidate_from_its_rules_file(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    """The command-line road: design → a candidate's JSON → ``par --rules`` and ``risk --rules``
+    give the edges design reported, which the independent enumeration confirms."""
+    code, out, err = run_main(monkeypatch, capsys, "design", "--decks", "1", "--natural-win",
+                              "1,1.5,2", "--natural-tie", "push,lose", "--half-pays",
+                              "--lose-margins", "--max-pay", "8", "--top", "2", "-f", "json")
+    assert code == 0, err
+    for candidate in json.loads(out)["best"]:
+        path = tmp_path / f"candidate-{candidate['rank']}.json"
+        path.write_text(json.dumps(candidate), encoding="utf-8")
+        code, out, err = run_main(monkeypatch, capsys, "par", "--decks", "1", "--rules",
+                                  str(path), "-f", "json")
+        assert code == 0, err
+        sheet = json.loads(out)
+        assert sheet["rules"] == candidate["rules"]
+        rules = rules_from_json(candidate["rules"], base=BASE)
+        expected = independent_edges(rules)
+        for side in ("punto", "banco"):
+            assert sheet["bets"][f"lion-{side}"]["house_edge"] == pytest.approx(
+                candidate[f"{side}_house_edge"], abs=1e-15)
+            assert Fraction(sheet["bets"][f"lion-{side}"]["ev"]) == -expected[f"lion-{side}"]
+        code, out, err = run_main(monkeypatch, capsys, "risk", "--decks", "1", "--rules",
+                                  str(path), "--bet", "lion-banco", "--coups", "50", "--json")
+        assert code == 0, err
+        assert Fraction(json.loads(out)["ev_exact"]) == expected["lion-banco"]
+
+
+@pytest.mark.parametrize(("content", "extra", "mentions"), [
+    ('{"rules": {"tie_pays": "8.5"}}', ["--tie-pays", "9"], "not beside it"),
+    ("not json", [], "is not a JSON file"),
+    ('{"limits": {}}', [], "sets none of a table's pays"),
+    ('{"tie_pays": "25/3"}', [], "chip unit"),
+    ('{"tie_pays": 9}', ["--compare"], "par alone"),
+])
+def test_issue20_a_bad_rules_file_is_one_sentence(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        content: str, extra: list[str], mentions: str) -> None:
+    path = tmp_path / "rules.json"
+    path.write_text(content, encoding="utf-8")
+    code, _, err = run_main(monkeypatch, capsys, "par", "--rules", str(path), *extra)
+    assert code == 2 and mentions in err and "Traceback" not in err

@@ -105,7 +105,7 @@ def _render(result: SearchResult, fmt: str) -> tuple[str | None, Any]:
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def design(
     *,
     rules: RuleOptions,

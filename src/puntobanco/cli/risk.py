@@ -113,7 +113,7 @@ def _text(summary_dict: dict[str, object], *, decks_text: str) -> str:
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def risk(
     *,
     rules: RuleOptions,
