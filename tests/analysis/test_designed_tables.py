@@ -9,7 +9,9 @@ calls neither ``bets.settle_bet`` nor the analysis tables.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -32,7 +34,7 @@ from puntobanco.analysis.risk import coup_distribution
 from puntobanco.bets import BetKind, Outcome, settle_spot, verify_spot
 from puntobanco.cards import full_composition, parse_cards
 from puntobanco.coup import deal_coup
-from puntobanco.rules import LOSES, BancoPayout, RuleSet
+from puntobanco.rules import LOSES, BancoPayout, Drawing, RuleSet
 from puntobanco.rules_json import PAYOUT_KEYS, rules_from_json, rules_to_json
 from puntobanco.server.settings import table_rules_from_json
 from puntobanco.sim import tables as sim_tables
@@ -72,8 +74,13 @@ def independent_pay(bet: str, kind: Kind, rules: RuleSet) -> Fraction:
     return Fraction(-1)
 
 
+@functools.cache
+def _kinds(composition: tuple[int, ...], drawing: Drawing) -> Counter[Kind]:
+    return enumerate_kinds(composition, drawing)
+
+
 def independent_edges(rules: RuleSet, composition: Sequence[int] = SHOE) -> dict[str, Fraction]:
-    kinds = enumerate_kinds(composition, rules.drawing)
+    kinds = _kinds(tuple(composition), rules.drawing)
     total = sum(kinds.values())
     return {bet: -sum((count * independent_pay(bet, kind, rules) for kind, count in kinds.items()),
                       Fraction(0)) / total

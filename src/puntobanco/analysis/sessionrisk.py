@@ -215,6 +215,8 @@ def prob_drawdown_at_least(walk: Walk, amount: float, coups: int) -> DrawdownRes
         raise PuntoBancoError(f"A session has at least one coup, not {coups}.",
                               code="bad-coups")
     level = walk.grid(amount)
+    if level > coups * walk.largest_loss:  # no run of so few coups can fall that far
+        return DrawdownResult(amount=amount, coups=coups, probability=0.0, numerical_error=0.0)
     walk.check_work(level, coups, "drawdown")
     mass = np.zeros(level)
     mass[0] = 1.0
