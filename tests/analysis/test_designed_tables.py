@@ -36,6 +36,7 @@ from puntobanco.cards import full_composition, parse_cards
 from puntobanco.coup import deal_coup
 from puntobanco.rules import LOSES, BancoPayout, Drawing, RuleSet
 from puntobanco.rules_json import PAYOUT_KEYS, rules_from_json, rules_to_json
+from puntobanco.server.hold import theory
 from puntobanco.server.settings import table_rules_from_json
 from puntobanco.sim import tables as sim_tables
 from puntobanco.sim.sessions import simulate_sessions
@@ -139,6 +140,8 @@ def test_issue20_a_designed_table_is_priced_by_par_exactly(bet: str, candidate: 
         assert -sheet.bets[other].ev == expected[other], other
     # risk's per-coup distribution is the same bet
     assert coup_distribution(SHOE, rules, {bet: Fraction(1)}).mean == expected[bet]
+    # and the operator's reports hold the table to the same theoretical edges
+    assert dict(theory(rules).edge) == expected
 
 
 @pytest.mark.parametrize(("bet", "candidate", "rules"), DESIGNED,
