@@ -56,6 +56,7 @@ def test_issue20_risk_session_view_house_side_text(monkeypatch: pytest.MonkeyPat
     expected = prob_ever_behind(walk, 20, 200).probability
     line = next(line for line in out.splitlines() if "P(ever behind by 20.00)" in line)
     assert f"{expected:.4%}" in line and "the house's float" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
 
 
 def test_issue20_simulated_session_view_is_labelled_with_errors_and_bounds(
@@ -121,5 +122,8 @@ def test_issue20_simulated_risk_bounds_a_zero_and_labels_every_figure(
                               "8000", "--method", "simulate", "--sessions", "2000")
     assert code == 0, err
     assert "± 0.0000%" not in out and "95 % upper bound" in out
-    assert "817 coups (exact); simulated P(behind) there" in out
-    assert "simulated" in next(line for line in out.splitlines() if "SD per unit" in line)
+    lines = out.splitlines()
+    crossing = next(i for i, line in enumerate(lines) if "817 coups (exact)" in line)
+    assert "simulated P(behind) there" in lines[crossing + 1]
+    assert "simulated" in next(line for line in lines if "SD per unit" in line)
+    assert max(len(line) for line in lines) <= 80

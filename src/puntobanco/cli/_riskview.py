@@ -197,56 +197,64 @@ def view_document(request: ViewRequest, *, exact: Mapping[str, Any],
     return doc
 
 
+#: The session view's label column; every line fits 80 columns.
+_LABEL = 38
+
+
+def _row(label: str, values: list[str]) -> list[str]:
+    first, *rest = values or ["—"]
+    return [label.ljust(_LABEL) + first, *(" " * _LABEL + value for value in rest)]
+
+
 def view_text(doc: Mapping[str, Any], *, money: Callable[[float], str]) -> list[str]:
-    """The console lines of the session view."""
+    """The console lines of the session view (at most 80 columns): each figure, the simulated
+    one first (labelled) and the exact one under it."""
+    import textwrap
+
     side = "a player's bankroll" if doc["side"] == "player" else "the house's float"
-    lines = ["", f"Session view — {side}, {doc['coups']:,} coups; {doc['method']}"]
+    lines = ["", *textwrap.wrap(f"Session view — {side}, {doc['coups']:,} coups; "
+                                f"{doc['method']}", 80)]
     exact = doc["exact"]
     simulated = doc.get("simulated")
 
-    def figure(section: str, key: str, percent: bool = True) -> str:
-        shown = percent_text if percent else money
-        parts = []
+    def figure(section: str, key: str, shown: Callable[[float], str]) -> list[str]:
+        out = []
         if simulated is not None and section in simulated:
-            value = simulated[section][key] if key else simulated[section]
-            parts.append("simulated " + _estimate_text(value, shown))
-        exact_value = (exact.get(section) or {}).get(key) if key else exact.get(section)
+            value = simulated[section][key]
+            out += _estimate_lines(value, shown)
+        exact_value = (exact.get(section) or {}).get(key)
         if exact_value is not None:
-            parts.append(("exact " if simulated is not None else "") + shown(exact_value))
+            out.append(shown(exact_value) + (" exact" if simulated is not None else ""))
         elif simulated is not None:
-            parts.append("exact: chain too large")
-        return "; ".join(parts)
+            out.append("exact: chain too large")
+        return out
 
-    for amount in (doc["exact"].get("ever_behind") or (simulated or {}).get("ever_behind") or {}):
-        lines.append(f"  P(ever behind by {money(float(amount))})".ljust(40)
-                     + figure("ever_behind", amount))
-    for amount in (exact.get("drawdown_at_least") or (simulated or {}).get("drawdown_at_least")
-                   or {}):
-        lines.append(f"  P(drawdown ≥ {money(float(amount))})".ljust(40)
-                     + figure("drawdown_at_least", amount))
-    quantiles = exact.get("drawdown_quantiles") or (simulated or {}).get("drawdown_quantiles")
-    if quantiles:
-        for key in quantiles:
-            lines.append(f"  drawdown {key}".ljust(40) + figure("drawdown_quantiles", key, False))
-    stops = exact.get("stop_session") or (simulated or {}).get("stop_session")
-    if stops is not None or "stop_session" in exact:
+    def keys(section: str) -> list[str]:
+        return list(exact.get(section) or (simulated or {}).get(section) or {})
+
+    for amount in keys("ever_behind"):
+        lines += _row(f"  P(ever behind by {money(float(amount))})",
+                      figure("ever_behind", amount, percent_text))
+    for amount in keys("drawdown_at_least"):
+        lines += _row(f"  P(drawdown ≥ {money(float(amount))})",
+                      figure("drawdown_at_least", amount, percent_text))
+    for key in keys("drawdown_quantiles"):
+        lines += _row(f"  drawdown {key}", figure("drawdown_quantiles", key, money))
+    if "stop_session" in exact or "stop_session" in (simulated or {}):
         limit = doc["stop_coup_limit"]
         lines.append(f"  stop-loss {_stop(doc['stop_loss'], money)} / stop-win "
                      f"{_stop(doc['stop_win'], money)}, "
                      + ("no coup limit" if limit is None else f"at most {limit:,} coups") + ":")
-        for key, label in (("ends_by_loss", "ends at the stop-loss"),
-                           ("ends_by_win", "ends at the stop-win"),
-                           ("ends_by_coups", "ends at the coup limit")):
-            lines.append(f"    {label}".ljust(40) + _stop_figure(exact, simulated, key, True,
-                                                                   money))
-        for key, label in (("expected_coups", "expected length (coups)"),
-                           ("expected_coups_if_loss", "  … if it ends at the stop-loss"),
-                           ("expected_coups_if_win", "  … if it ends at the stop-win")):
-            lines.append(f"    {label}".ljust(40) + _stop_figure(exact, simulated, key, False,
-                                                                   lambda x: f"{x:,.1f}"))
-        lines.append("    expected result".ljust(40) + _stop_figure(exact, simulated,
-                                                                    "expected_result", False,
-                                                                    money))
+        rows: list[tuple[str, str, Callable[[float], str]]] = [
+            ("ends_by_loss", "ends at the stop-loss", percent_text),
+            ("ends_by_win", "ends at the stop-win", percent_text),
+            ("ends_by_coups", "ends at the coup limit", percent_text),
+            ("expected_coups", "expected length (coups)", lambda x: f"{x:,.1f}"),
+            ("expected_coups_if_loss", "  … if it ends at the stop-loss", lambda x: f"{x:,.1f}"),
+            ("expected_coups_if_win", "  … if it ends at the stop-win", lambda x: f"{x:,.1f}"),
+            ("expected_result", "expected result", money)]
+        for key, label, shown in rows:
+            lines += _row(f"    {label}", _stop_figure(exact, simulated, key, shown))
     return lines
 
 
@@ -255,27 +263,29 @@ def _stop(value: float | None, money: Callable[[float], str]) -> str:
 
 
 def _stop_figure(exact: Mapping[str, Any], simulated: Mapping[str, Any] | None, key: str,
-                 percent: bool, shown_money: Callable[[float], str]) -> str:
-    shown = percent_text if percent else shown_money
-    parts = []
+                 shown: Callable[[float], str]) -> list[str]:
+    out = []
     if simulated is not None:
         value = simulated["stop_session"][key]
-        parts.append("simulated " + ("—" if value is None else _estimate_text(value, shown)))
+        out += ["— simulated"] if value is None else _estimate_lines(value, shown)
     exact_stops = exact.get("stop_session")
     if exact_stops is not None:
         value = exact_stops[key]
-        parts.append(("exact " if simulated is not None else "")
-                     + ("—" if value is None else shown(value)))
+        out.append(("—" if value is None else shown(value))
+                   + (" exact" if simulated is not None else ""))
     elif simulated is not None:
-        parts.append("exact: chain too large")
-    return "; ".join(parts)
+        out.append("exact: chain too large")
+    return out
 
 
-def _estimate_text(value: Any, shown: Callable[[float], str]) -> str:
+def _estimate_lines(value: Any, shown: Callable[[float], str]) -> list[str]:
+    """A simulated figure, labelled: ``x ± se simulated``, or its 95 % bound."""
     if not isinstance(value, Mapping):
-        return shown(float(value))
+        return [f"{shown(float(value))} simulated"]
     if "upper_bound_95" in value:
-        return f"< {shown(value['upper_bound_95'])} (seen in no session; 95 % upper bound)"
+        return [f"< {shown(value['upper_bound_95'])} simulated: no session",
+                "(95 % upper bound)"]
     if "lower_bound_95" in value:
-        return f"> {shown(value['lower_bound_95'])} (seen in every session; 95 % lower bound)"
-    return f"{shown(value['value'])} ± {shown(value['std_error'])}"
+        return [f"> {shown(value['lower_bound_95'])} simulated: every session",
+                "(95 % lower bound)"]
+    return [f"{shown(value['value'])} ± {shown(value['std_error'])} simulated"]

@@ -39,7 +39,20 @@ def _session_length(coups: int | None, handle: float | None, stake: float) -> in
     return n
 
 
+#: The console report's width: every line fits 80 columns (values wrap under their label).
+WIDTH = 80
+_LABEL = 31
+
+
+def _row(label: str, *values: str) -> list[str]:
+    """A label and its values, one per line, aligned under the first."""
+    first, *rest = values
+    return [f"  {label}".ljust(_LABEL) + first, *(" " * _LABEL + value for value in rest)]
+
+
 def _text(summary_dict: dict[str, object], *, decks_text: str) -> str:
+    import textwrap
+
     q = summary_dict["quantiles"]
     assert isinstance(q, dict)
     safe = summary_dict["coups_until_behind_below"]
@@ -47,68 +60,70 @@ def _text(summary_dict: dict[str, object], *, decks_text: str) -> str:
     simulated = "sessions" in summary_dict
     data: dict[str, Any] = summary_dict
 
-    def coups_text(level: str) -> str:
+    def crossing(level: str) -> list[str]:
         value = safe.get(level)
         if value is None:
-            return "never (no house edge)"
-        text = f"{value:,} coups" + (" (exact)" if simulated else "")
+            return ["never (no house edge)"]
         if not simulated:
-            return text
+            return [f"{value:,} coups"]
+        out = [f"{value:,} coups (exact)"]
         at = (data.get("prob_house_behind_at_exact_crossings_simulated") or {}).get(level)
         bracket = (data.get("coups_until_behind_below_simulated_bracket") or {}).get(level, {})
         if at is not None:
-            text += (f"; simulated P(behind) there {at['prob_house_behind']:.2%} ± "
-                     f"{at['std_error']:.2%}")
+            out.append(f"simulated P(behind) there {at['prob_house_behind']:.2%} ± "
+                       f"{at['std_error']:.2%}")
         else:
-            text += "; beyond the session, not simulated"
+            out.append("beyond the session: not simulated")
         if bracket:
             by = bracket.get("by")
-            text += (f"; check points: after {bracket['after']:,}, by "
-                     + ("—" if by is None else f"{by:,}"))
-        return text
+            out.append(f"simulated check points: after {bracket['after']:,}, by "
+                       + ("—" if by is None else f"{by:,}"))
+        return out
 
     if simulated:
         ev_exact = float(Fraction(str(data["ev_exact"])))
-        ev_line = (f"simulated {data['ev_per_unit']:+.4%} ± {data['ev_per_unit_std_error']:.4%}; "
-                   f"exact {ev_exact:+.6%}")
-        sd_line = (f"simulated {data['sd_per_unit']:.4f} ± {data['sd_per_unit_std_error']:.4f} "
-                   f"(session SD / √N); exact {data['sd_per_unit_exact']:.6f} (one coup)")
-        vol_line = f"{data['volatility_index']:.4f} (simulated SD)"
+        ev = [f"{data['ev_per_unit']:+.4%} ± {data['ev_per_unit_std_error']:.4%} simulated",
+              f"{ev_exact:+.6%} exact"]
+        sd = [f"{data['sd_per_unit']:.4f} ± {data['sd_per_unit_std_error']:.4f} simulated "
+              "(SD / √N)", f"{data['sd_per_unit_exact']:.6f} exact (one coup)"]
+        volatility = [f"{data['volatility_index']:.4f} (simulated SD)"]
         if "prob_house_behind_upper_bound_95" in data:
-            behind = (f"< {data['prob_house_behind_upper_bound_95']:.4%} (no simulated session "
-                      "behind; 95 % upper bound)")
+            behind = [f"< {data['prob_house_behind_upper_bound_95']:.4%} simulated: no session "
+                      "behind", "(95 % upper bound)"]
         elif "prob_house_behind_lower_bound_95" in data:
-            behind = (f"> {data['prob_house_behind_lower_bound_95']:.4%} (every simulated "
-                      "session behind; 95 % lower bound)")
+            behind = [f"> {data['prob_house_behind_lower_bound_95']:.4%} simulated: every "
+                      "session behind", "(95 % lower bound)"]
         else:
-            behind = (f"simulated {data['prob_house_behind']:.4%} ± "
-                      f"{data['prob_house_behind_std_error']:.4%}")
+            behind = [f"{data['prob_house_behind']:.4%} ± "
+                      f"{data['prob_house_behind_std_error']:.4%} simulated"]
         quantile_head = "  house result after the session (quantiles, simulated):"
     else:
-        ev_line = f"{data['ev_per_unit']:+.6%}"
-        sd_line = f"{data['sd_per_unit']:.6f}"
-        vol_line = f"{data['volatility_index']:.4f}"
-        behind = f"{data['prob_house_behind']:.4%}"
+        ev = [f"{data['ev_per_unit']:+.6%}"]
+        sd = [f"{data['sd_per_unit']:.6f}"]
+        volatility = [f"{data['volatility_index']:.4f}"]
+        behind = [f"{data['prob_house_behind']:.4%}"]
         quantile_head = "  house result after the session (quantiles):"
+    head = (f"Risk for the house — {summary_dict['bet']}, {summary_dict['coups']:,} coups of "
+            f"{summary_dict['stake']:g} ({decks_text}); method: {summary_dict['method']}")
     lines = [
-        f"Risk for the house — {summary_dict['bet']}, {summary_dict['coups']:,} coups of "
-        f"{summary_dict['stake']:g} ({decks_text}); method: {summary_dict['method']}",
+        *textwrap.wrap(head, WIDTH),
         "",
-        f"  EV per unit (house)          {ev_line}",
-        f"  SD per unit                  {sd_line}",
-        f"  volatility index (90 %)      {vol_line}",
+        *_row("EV per unit (house)", *ev),
+        *_row("SD per unit", *sd),
+        *_row("volatility index (90 %)", *volatility),
         quantile_head,
         "    " + "  ".join(f"{k} {v:+,.2f}" for k, v in q.items()),
-        f"  P(house behind)              {behind}",
-        f"  behind with < 5 % from       {coups_text('5%')}",
-        f"  behind with < 1 % from       {coups_text('1%')}",
+        *_row("P(house behind)", *behind),
+        *_row("behind with < 5 % from", *crossing("5%")),
+        *_row("behind with < 1 % from", *crossing("1%")),
     ]
     if "numerical_error" in summary_dict:
-        lines.append(f"  FFT round-off (measured)     {summary_dict['numerical_error']:.1e}")
+        lines += _row("FFT round-off (measured)", f"{summary_dict['numerical_error']:.1e}")
     if simulated:
-        lines.append(f"  {summary_dict['sessions']:,} simulated sessions of whole shoes, seed "
-                     f"{summary_dict['seed']}; ± is one standard error. The crossings are the "
-                     "exact off-the-top figures.")
+        lines += textwrap.wrap(
+            f"{summary_dict['sessions']:,} simulated sessions of whole shoes, seed "
+            f"{summary_dict['seed']}; ± is one standard error. The crossings are the exact "
+            "off-the-top figures.", WIDTH, initial_indent="  ", subsequent_indent="  ")
     return "\n".join(lines)
 
 
