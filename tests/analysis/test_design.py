@@ -270,3 +270,5 @@ def test_issue20_the_default_objective_covers_both_sides(monkeypatch: pytest.Mon
     assert data["target_reached"] is False and data["findings"]
     code, _, err = run_main(monkeypatch, capsys, "design", "--punto-share", "0.7")
     assert code == 2 and "--side mix" in err
+    code, _, err = run_main(monkeypatch, capsys, "design", "--bet", "banco", "--side", "punto")
+    assert code == 2 and "goes with --bet lion" in err

@@ -85,6 +85,7 @@ def test_issue20_simulated_session_view_is_labelled_with_errors_and_bounds(
     (["--drawdown", "nan"], "--drawdown takes positive amounts"),
     (["--stop-loss", "0"], "--stop-loss is a positive amount"),
     (["--side", "dealer"], "not a side"),
+    (["--side", "house"], "give it with --behind"),
     (["--stop-loss", "5", "--coups", "100000000", "--method", "exact"], "use --method simulate"),
 ])
 def test_issue20_bad_session_view_options_are_one_sentence(

@@ -113,11 +113,10 @@ def design(
                                      "(commission or a total paid 1:2) or egalite.")] = "lion",
     target: Annotated[str, typer.Option("--target", help="House edge wanted: 10% or a range "
                                         "8%:12%.")] = "10%",
-    side: Annotated[str, typer.Option("--side", help="Lion Bonus objective: both (the worse "
-                                      "side's distance to the target: one pay table serves "
-                                      "both), mix (the handle-weighted edge, --punto-share), "
-                                      "punto or banco (that side only).")]
-    = "both",
+    side_option: Annotated[str | None, typer.Option(
+        "--side", help="Lion Bonus objective: both (default; the worse side's distance to the "
+        "target: one pay table serves both), mix (the handle-weighted edge, --punto-share), "
+        "punto or banco (that side only).", show_default=False)] = None,
     punto_share: Annotated[str | None, typer.Option(
         "--punto-share", help="With --side mix: Punto's share of the Lion Bonus handle "
         "(default 1/2).", show_default=False)] = None,
@@ -171,6 +170,10 @@ def design(
     if prefer not in ("low", "high"):
         raise PuntoBancoError(f"{prefer!r} is not a preference: choose low or high.",
                               code="bad-design")
+    if side_option is not None and key != "lion":
+        raise PuntoBancoError("--side chooses the Lion Bonus sides a table is scored on: it "
+                              "goes with --bet lion.", code="bad-design")
+    side = side_option or "both"
     if side not in ("punto", "banco", "both", "mix"):
         raise PuntoBancoError(f"{side!r} is not a side: choose both, mix, punto or banco.",
                               code="bad-design")

@@ -151,8 +151,9 @@ def risk(
         "--plot", help="Draw the distribution and P(behind) against N into this PNG file.",
         show_default=False, dir_okay=False)] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
-    side: Annotated[str, typer.Option(
-        "--side", help="Whose bankroll the session view follows: player or house.")] = "player",
+    side: Annotated[str | None, typer.Option(
+        "--side", help="Whose bankroll the session view follows: player (default) or house.",
+        show_default=False)] = None,
     behind: Annotated[str | None, typer.Option(
         "--behind", help="Session view: P(ever behind by this amount within the session), "
         "e.g. 50 or 50,100.", show_default=False)] = None,
@@ -214,15 +215,19 @@ def risk(
     data["composition"] = list(shoe)
     from puntobanco.cli import _riskview as view
 
-    if side not in ("player", "house"):
+    if side not in (None, "player", "house"):
         raise PuntoBancoError(f"{side!r} is not a side: choose player or house.",
                               code="bad-bet")
     request = view.ViewRequest(
-        side=side, behind=view.parse_amounts(behind, option="--behind"),
+        side=side or "player", behind=view.parse_amounts(behind, option="--behind"),
         drawdown=view.parse_amounts(drawdown, option="--drawdown"),
         stop_loss=view.parse_amount(stop_loss, option="--stop-loss"),
         stop_win=view.parse_amount(stop_win, option="--stop-win"),
         coups_given=coups, coups=n, stake=stake)
+    if side is not None and not request.wanted:
+        raise PuntoBancoError("--side chooses whose bankroll the session view follows: give it "
+                              "with --behind, --drawdown, --stop-loss or --stop-win.",
+                              code="bad-bet")
     if request.wanted:
         exact = view.exact_view(request, dist, required=key == "exact")
         simulated = None if key == "exact" else view.simulated_view(
