@@ -124,8 +124,8 @@ def test_eor_formats(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
     (["par", "--format", "xml"], "not an output format"),
     (["par", "--drawing", "house"], "not a drawing table"),
     (["par", "--banco", "free"], "not a banco payout"),
-    (["par", "--tie-pays", "0"], "pays 1:1 to 1000:1 (b3: 8:1, or 9:1), not 0:1"),
-    (["par", "--tie-pays", "1001"], "pays 1:1 to 1000:1"),
+    (["par", "--tie-pays", "0"], "8:1 or 9:1"),
+    (["par", "--tie-pays", "100"], "8:1 or 9:1"),
     (["eor", "--composition", "6,0,0,0,0,0,0,0,0,0"], "at least 7 cards"),
 ])
 def test_bad_options_end_in_one_sentence(args: list[str], mentions: str) -> None:

@@ -206,7 +206,7 @@ def test_issue20_the_core_settles_a_coup_under_designed_pays() -> None:
 def test_issue20_par_and_risk_price_a_design_candidate_from_its_rules_file(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         tmp_path: Path) -> None:
-    """The command-line road: design → a candidate's JSON → ``par --rules`` and ``risk --rules``
+    """The command-line road: design → a candidate's JSON → ``par --rules-file`` and ``risk --rules-file``
     give the edges design reported, which the independent enumeration confirms."""
     code, out, err = run_main(monkeypatch, capsys, "design", "--decks", "1", "--natural-win",
                               "1,1.5,2", "--natural-tie", "push,lose", "--half-pays",
@@ -215,7 +215,7 @@ def test_issue20_par_and_risk_price_a_design_candidate_from_its_rules_file(
     for candidate in json.loads(out)["best"]:
         path = tmp_path / f"candidate-{candidate['rank']}.json"
         path.write_text(json.dumps(candidate), encoding="utf-8")
-        code, out, err = run_main(monkeypatch, capsys, "par", "--decks", "1", "--rules",
+        code, out, err = run_main(monkeypatch, capsys, "par", "--decks", "1", "--rules-file",
                                   str(path), "-f", "json")
         assert code == 0, err
         sheet = json.loads(out)
@@ -226,7 +226,7 @@ def test_issue20_par_and_risk_price_a_design_candidate_from_its_rules_file(
             assert sheet["bets"][f"lion-{side}"]["house_edge"] == pytest.approx(
                 candidate[f"{side}_house_edge"], abs=1e-15)
             assert Fraction(sheet["bets"][f"lion-{side}"]["ev"]) == -expected[f"lion-{side}"]
-        code, out, err = run_main(monkeypatch, capsys, "risk", "--decks", "1", "--rules",
+        code, out, err = run_main(monkeypatch, capsys, "risk", "--decks", "1", "--rules-file",
                                   str(path), "--bet", "lion-banco", "--coups", "50", "--json")
         assert code == 0, err
         assert Fraction(json.loads(out)["ev_exact"]) == expected["lion-banco"]
@@ -244,5 +244,5 @@ def test_issue20_a_bad_rules_file_is_one_sentence(
         content: str, extra: list[str], mentions: str) -> None:
     path = tmp_path / "rules.json"
     path.write_text(content, encoding="utf-8")
-    code, _, err = run_main(monkeypatch, capsys, "par", "--rules", str(path), *extra)
+    code, _, err = run_main(monkeypatch, capsys, "par", "--rules-file", str(path), *extra)
     assert code == 2 and mentions in err and "Traceback" not in err

@@ -88,7 +88,7 @@ def par(
     if compare:
         if rules.rules_file is not None:  # issue 20: an option is honoured or refused
             raise PuntoBancoError("par --compare sets the published variants side by side; "
-                                  "price a --rules file with par alone.", code="bad-rules")
+                                  "price a --rules-file with par alone.", code="bad-rules")
         from puntobanco.cli._compare import compare_command
 
         compare_command(decks=rules.decks, fmt=fmt, out=out, rules=rules.drawing,

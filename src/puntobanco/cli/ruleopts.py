@@ -38,7 +38,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from puntobanco.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, Composition, full_composition
-from puntobanco.errors import PuntoBancoError
+from puntobanco.errors import PuntoBancoError, RuleSetError
 from puntobanco.money import parse_euros
 from puntobanco.rules import LION_PAYTABLE, BancoPayout, Drawing, Limits, RuleSet, parse_paytable
 
@@ -97,7 +97,7 @@ LimitOption = Annotated[
 ]
 RulesFileOption = Annotated[
     Path | None,
-    typer.Option("--rules", help="A table's pays from a rules JSON file: a candidate's \"rules\" "
+    typer.Option("--rules-file", help="A table's pays from a rules JSON file: a candidate's \"rules\" "
                  "object from design --format json, or a table's rules; replaces the pay options.",
                  show_default=False, metavar="FILE.json", dir_okay=False,
                  rich_help_panel=RULES_PANEL),
@@ -120,7 +120,7 @@ class RuleOptions:
     tie_pays: int = 8
     lion_paytable: str | None = None
     drawing: str = "standard"
-    #: ``--rules FILE.json`` (commands that ask for it: ``rule_options(rules_file=True)``).
+    #: ``--rules-file FILE.json`` (commands that ask for it: ``rule_options(rules_file=True)``).
     rules_file: Path | None = None
 
     def shoe_and_rules(self) -> tuple[Composition, RuleSet]:
@@ -135,7 +135,7 @@ class RuleOptions:
         given = [f"--{name.replace('_', '-')}" for name in _PAY_OPTIONS
                  if getattr(self, name) != getattr(defaults, name)]
         if given:
-            raise PuntoBancoError(f"--rules sets the pays: give {given[0]} in the file, not "
+            raise PuntoBancoError(f"--rules-file sets the pays: give {given[0]} in the file, not "
                                   "beside it.", code="bad-rules")
         return shoe, read_rules_file(self.rules_file, ruleset)
 
@@ -328,6 +328,8 @@ def shoe_and_rules(
                 f"--decks takes 1 to 8 decks, not {deck_count}.", code="bad-decks"
             )
         shoe = full_composition(deck_count)
+    if tie_pays not in (8, 9):  # B3's table settings; a designed table's pay comes by --rules-file
+        raise RuleSetError(f"Égalité pays 8:1 or 9:1 (B3), not {tie_pays}:1.")
     payout = parse_banco(banco)
     rate = parse_commission(commission)
     table = LION_PAYTABLE if lion_paytable is None else parse_paytable(lion_paytable)
