@@ -203,11 +203,12 @@ def test_issue20_the_core_settles_a_coup_under_designed_pays() -> None:
     assert settle_spot({BetKind.BANCO: 1000}, banco_five, RuleSet())[0].net == 1000
 
 
-def test_issue20_par_and_risk_price_a_design_candidate_from_its_rules_file(
+def test_issue20_par_risk_and_simulate_take_a_design_candidates_rules_file(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         tmp_path: Path) -> None:
-    """The command-line road: design → a candidate's JSON → ``par --rules-file`` and ``risk --rules-file``
-    give the edges design reported, which the independent enumeration confirms."""
+    """The command-line road: design → a candidate's JSON → ``par``, ``risk`` and ``simulate``
+    with ``--rules-file`` give the edges design reported, which the independent enumeration
+    confirms (the simulation within 4 standard errors)."""
     code, out, err = run_main(monkeypatch, capsys, "design", "--decks", "1", "--natural-win",
                               "1,1.5,2", "--natural-tie", "push,lose", "--half-pays",
                               "--lose-margins", "--max-pay", "8", "--top", "2", "-f", "json")
@@ -230,6 +231,13 @@ def test_issue20_par_and_risk_price_a_design_candidate_from_its_rules_file(
                                   str(path), "--bet", "lion-banco", "--coups", "50", "--json")
         assert code == 0, err
         assert Fraction(json.loads(out)["ev_exact"]) == expected["lion-banco"]
+        code, out, err = run_main(monkeypatch, capsys, "simulate", "--decks", "1",
+                                  "--rules-file", str(path), "--shoes", "1500", "--seed", "5",
+                                  "--json")
+        assert code == 0, err
+        simulated = json.loads(out)["bets"]["lion-banco"]
+        assert simulated["exact_ev"] == pytest.approx(-float(expected["lion-banco"]), abs=1e-15)
+        assert abs(simulated["z"]) < 4
 
 
 @pytest.mark.parametrize(("content", "extra", "mentions"), [
