@@ -143,9 +143,13 @@ def pay_from_json(value: Any, key: str) -> Pay:
 
     >>> pay_from_json("17/2", "tie_pays"), pay_from_json(-1, "lion_paytable")
     (Fraction(17, 2), -1)
+    >>> pay_from_json(8.5, "tie_pays"), pay_from_json(9.0, "tie_pays")
+    (Fraction(17, 2), 9)
     """
     if isinstance(value, int) and not isinstance(value, bool):
         return value
+    if isinstance(value, float):  # a JSON number such as 8.5: its shortest decimal, exactly
+        value = repr(value)
     if isinstance(value, str):
         negative = value.startswith("-")
         try:
