@@ -281,9 +281,10 @@ _PHRASES: dict[str, dict[str, str]] = {
     "pays.less": {
         "fr": "{pays} moins {percent}", "it": "{pays} meno il {percent}",
         "es": "{pays} menos el {percent}", "en": "{pays} less {percent}"},
-    "detail.win-with-6": {
-        "fr": "{banco} avec 6", "it": "{banco} con 6", "es": "{banco} con 6",
-        "en": "{banco} with 6"},
+    # a Banco win paid other than 1:1 (B2: the 6 at 1:2, or a table's other reduced totals)
+    **{f"detail.win-with-{t}": {
+        "fr": f"{{banco}} avec {t}", "it": f"{{banco}} con {t}", "es": f"{{banco}} con {t}",
+        "en": f"{{banco}} with {t}"} for t in range(1, 10)},
     "detail.win-commission": {
         "fr": "commission", "it": "commissione", "es": "comisión", "en": "commission"},
     "detail.natural-win": {

@@ -43,14 +43,22 @@ def head(result: SearchResult) -> list[str]:
         return ["Rank", "Payout", "House edge", "Std dev", "Hit frequency"]
     first = result.best[0] if result.best else result.spec
     columns = [] if first is None else [_ROW_LABELS.get(k, k) for k in first.pays]
+    if first is not None and first.side_edges is not None:
+        weighted = ["Weighted edge"] if result.objective.startswith("the handle") else []
+        return ["Rank", *columns, *weighted, "Punto edge", "Banco edge", "Std dev",
+                "Hit frequency"]
     other = [] if first is None or first.other_side_edge is None else ["Other side's edge"]
     return ["Rank", *columns, "House edge", *other, "Std dev", "Hit frequency"]
 
 
-def _row(candidate: Candidate, rank: str) -> list[str]:
+def _row(candidate: Candidate, rank: str, *, weighted: bool = False) -> list[str]:
     edge = f"{candidate.house_edge:.4%}"
     cells = ([candidate.name] if candidate.name
              else [_pays_cell(p) for p in candidate.pays.values()])
+    if candidate.side_edges is not None:
+        sides = [f"{e:.4%}" for e in candidate.side_edges]
+        return [rank, *cells, *([edge] if weighted else []), *sides,
+                f"{candidate.std_dev:.4f}", f"{candidate.hit_frequency:.4%}"]
     other = [] if candidate.other_side_edge is None else [f"{candidate.other_side_edge:.4%}"]
     return [rank, *cells, edge, *other,
             f"{candidate.std_dev:.4f}", f"{candidate.hit_frequency:.4%}"]
@@ -58,12 +66,14 @@ def _row(candidate: Candidate, rank: str) -> list[str]:
 
 def rows(result: SearchResult) -> list[list[str]]:
     spec = result.spec
+    weighted = result.objective.startswith("the handle")
     out = [_row(c, f"{c.rank} ({result.reference_name})" if spec is not None
-                and c.pays == spec.pays else str(c.rank)) for c in result.best]
+                and c.pays == spec.pays else str(c.rank), weighted=weighted)
+           for c in result.best]
     if result.spec is not None and all(c.pays != result.spec.pays for c in result.best):
         ref = result.reference_name
         place = f"{ref} ({result.spec_place:,})" if result.spec_place else f"{ref} (outside)"
-        out.append(_row(result.spec, place))
+        out.append(_row(result.spec, place, weighted=weighted))
     return out
 
 
@@ -78,9 +88,11 @@ def summary(result: SearchResult) -> str:
                                          f"SD {spec.std_dev:.4f})")
     exact = ("exact outcome counts, full shoe (off the top)" if result.rows.method == "exact"
              else result.rows.method)
+    findings = "".join(f" {sentence}" for sentence in result.findings)
     return (f"{result.candidates:,} candidates scored, {result.passed:,} meet the constraints, "
-            f"in {result.seconds:.2f} s; ranked by distance to the target, then by standard "
-            f"deviation{spec_text}. Probabilities: {exact}.")
+            f"in {result.seconds:.2f} s; objective: {result.objective}; ranked by distance to "
+            f"the target, then by standard deviation{spec_text}. Probabilities: {exact}."
+            f"{findings}")
 
 
 def to_dict(result: SearchResult) -> dict[str, Any]:

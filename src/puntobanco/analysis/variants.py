@@ -43,7 +43,7 @@ from puntobanco.analysis.multisets import MAX_CARDS, falling
 from puntobanco.analysis.risk import bet_key
 from puntobanco.analysis.tables import CLASS_COUNT, Shape, class_parts
 from puntobanco.cards import full_composition
-from puntobanco.rules import DRAGON_PAYTABLE, LION_PAYTABLE, BancoPayout, Drawing, RuleSet
+from puntobanco.rules import DRAGON_PAYTABLE, LION_PAYTABLE, BancoPayout, Drawing, Pay, RuleSet
 
 __all__ = [
     "VariantFigures",
@@ -183,7 +183,7 @@ GAMES: dict[str, str] = {
 
 
 def compare(decks: Sequence[int] = (6, 8), drawing: Drawing = Drawing.STANDARD, *,
-            lion_paytable: Sequence[int] = LION_PAYTABLE) -> list[VariantFigures]:
+            lion_paytable: Sequence[Pay] = LION_PAYTABLE) -> list[VariantFigures]:
     """Every game's bets, exactly, for each number of decks; the Lion Bonus with
     ``lion_paytable`` (SPEC's by default)."""
     labels = dict(GAMES)

@@ -105,7 +105,7 @@ def _render(result: SearchResult, fmt: str) -> tuple[str | None, Any]:
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def design(
     *,
     rules: RuleOptions,
@@ -113,9 +113,13 @@ def design(
                                      "(commission or a total paid 1:2) or egalite.")] = "lion",
     target: Annotated[str, typer.Option("--target", help="House edge wanted: 10% or a range "
                                         "8%:12%.")] = "10%",
-    side: Annotated[str, typer.Option("--side", help="Lion Bonus side whose edge is aimed at: "
-                                      "punto, banco or both (both edges in the target).")]
-    = "punto",
+    side_option: Annotated[str | None, typer.Option(
+        "--side", help="Lion Bonus objective: both (default; the worse side's distance to the "
+        "target: one pay table serves both), mix (the handle-weighted edge, --punto-share), "
+        "punto or banco (that side only).", show_default=False)] = None,
+    punto_share: Annotated[str | None, typer.Option(
+        "--punto-share", help="With --side mix: Punto's share of the Lion Bonus handle "
+        "(default 1/2).", show_default=False)] = None,
     max_pay: Annotated[int, typer.Option("--max-pay", help="Largest pay allowed (Lion).")] = 30,
     min_pay: Annotated[str, typer.Option("--min-pay", help="Smallest pay of a winning margin "
                                          "(Lion).")] = "1",
@@ -166,11 +170,18 @@ def design(
     if prefer not in ("low", "high"):
         raise PuntoBancoError(f"{prefer!r} is not a preference: choose low or high.",
                               code="bad-design")
-    if side not in ("punto", "banco", "both"):
-        raise PuntoBancoError(f"{side!r} is not a side: choose punto, banco or both.",
+    if side_option is not None and key != "lion":
+        raise PuntoBancoError("--side chooses the Lion Bonus sides a table is scored on: it "
+                              "goes with --bet lion.", code="bad-design")
+    side = side_option or "both"
+    if side not in ("punto", "banco", "both", "mix"):
+        raise PuntoBancoError(f"{side!r} is not a side: choose both, mix, punto or banco.",
                               code="bad-design")
     if top < 1:
         raise PuntoBancoError(f"--top shows at least one table, not {top}.", code="bad-design")
+    if punto_share is not None and (key != "lion" or side != "mix"):
+        raise PuntoBancoError("--punto-share weights the two Lion Bonus sides: it goes with "
+                              "--bet lion --side mix.", code="bad-design")
     goal = parse_target(target)
     # the shoe and drawing rule; the table's pays are the reference placed among the candidates
     shoe, ruleset = rules.shoe_and_rules()
@@ -186,28 +197,45 @@ def design(
     from puntobanco.analysis import design as search
 
     if key == "lion":
-        aimed = "banco" if side == "banco" else "punto"
-        other_side = "banco" if aimed == "punto" else "punto"
         if cut_card_depth is None:
-            rows = search.lion_rows(shoe, ruleset, side=aimed)
-            other = search.lion_rows(shoe, ruleset, side=other_side)
+            punto_rows = search.lion_rows(shoe, ruleset, side="punto")
+            banco_rows = search.lion_rows(shoe, ruleset, side="banco")
         else:
             from puntobanco.sim.shoestates import lion_rows_by_depth
 
-            rows = lion_rows_by_depth(ruleset, side=aimed, shoes=shoes, seed=seed)
-            other = lion_rows_by_depth(ruleset, side=other_side, shoes=shoes, seed=seed)
+            punto_rows = lion_rows_by_depth(ruleset, side="punto", shoes=shoes, seed=seed)
+            banco_rows = lion_rows_by_depth(ruleset, side="banco", shoes=shoes, seed=seed)
+        rows, other = (banco_rows, punto_rows) if side == "banco" else (punto_rows, banco_rows)
+        objective = {"punto": "the Punto side's house edge", "banco": "the Banco side's house "
+                     "edge", "both": "the worse side's distance (Punto and Banco)"}.get(side)
+        if side == "mix":
+            share = parse_number(punto_share or "1/2", what="--punto-share")
+            rows = search.mixed_rows(punto_rows, banco_rows, share)
+            objective = (f"the handle-weighted edge, Punto {float(share):.0%} and Banco "
+                         f"{float(1 - share):.0%}")
         step = Fraction(1, 2) if half_pays else Fraction(1)
         low_pay = parse_number(min_pay, what="--min-pay")
         if low_pay < 0 or max_pay < low_pay:
             raise PuntoBancoError("--min-pay is at least 0 and at most --max-pay.",
                                   code="bad-design")
+        wins = parse_values(natural_win, what="--natural-win")
+        ties = parse_values(natural_tie, what="--natural-tie")
+        # design proposes only what a table can deal: every value tried is a RuleSet's
+        search.verify_expressible(ruleset, "--natural-win", [
+            {"lion_natural_pays": w} for w in wins])
+        search.verify_expressible(ruleset, "--natural-tie", [
+            {"lion_natural_tie_pays": t} for t in ties])
+        search.verify_expressible(ruleset, "--max-pay/--min-pay/--half-pays", [
+            {"lion_paytable": (pay,) * 6} for pay in (low_pay, Fraction(max_pay), step)])
         result = search.search_lion(
             rows, target=goal, max_pay=max_pay, min_pay=low_pay, step=step,
-            natural_win=parse_values(natural_win, what="--natural-win"),
-            natural_tie=parse_values(natural_tie, what="--natural-tie"), min_hit=hit,
+            natural_win=wins, natural_tie=ties, min_hit=hit,
             monotone=not any_order, prefer=prefer, top=top, lose_margins=lose_margins,
-            reference=ruleset.lion_paytable, both_sides=other if side == "both" else None)
-        result = search.with_other_side(result, other)
+            reference=ruleset.lion_paytable, both_sides=other if side == "both" else None,
+            objective=objective,
+            base=ruleset, reference_natural=(Fraction(ruleset.lion_natural_pays),
+                                             Fraction(ruleset.lion_natural_tie_pays)))
+        result = search.with_side_edges(result, punto_rows, banco_rows)
     else:
         if cut_card_depth is None:
             rows = search.banco_rows(shoe, ruleset)
@@ -218,17 +246,26 @@ def design(
         if key == "banco":
             totals = [int(t) for t in parse_values(half_totals, what="--half-totals")
                       if t.denominator == 1 and 1 <= t <= 9]
+            rates = [c for c in parse_values(commissions, what="--commissions") if 0 <= c < 1]
+            reduced = parse_values(half_pay, what="--half-pay")
+            search.verify_expressible(ruleset, "--commissions", [
+                {"banco_payout": BancoPayout.COMMISSION, "commission": c} for c in rates])
+            search.verify_expressible(ruleset, "--half-pay", [
+                {"banco_payout": BancoPayout.HALF_ON_SIX, "banco_reduced_pays": ((6, p),)}
+                for p in reduced])
             result = search.search_banco(
-                rows, target=goal, commissions=[c for c in parse_values(
-                    commissions, what="--commissions") if 0 <= c < 1],
-                half_totals=totals, half_pays=parse_values(half_pay, what="--half-pay"),
+                rows, target=goal, commissions=rates,
+                half_totals=totals, half_pays=reduced,
                 prefer=prefer, top=top, reference_commission=ruleset.commission
-                if ruleset.banco_payout is BancoPayout.COMMISSION else None)
+                if ruleset.banco_payout is BancoPayout.COMMISSION else None, base=ruleset,
+                min_hit=hit)
         else:
+            grid = parse_values(tie_grid, what="--tie-pays-grid")
+            search.verify_expressible(ruleset, "--tie-pays-grid", [{"tie_pays": k} for k in grid])
             result = search.search_egalite(search.egalite_rows(rows), target=goal,
-                                           pays=parse_values(tie_grid, what="--tie-pays-grid"),
-                                           prefer=prefer, top=top,
-                                           reference=Fraction(ruleset.tie_pays))
+                                           pays=grid, prefer=prefer, top=top,
+                                           reference=Fraction(ruleset.tie_pays), base=ruleset,
+                                           min_hit=hit)
     text, renderable = _render(result, fmt)
     from puntobanco.cli.par import _emit
 

@@ -72,7 +72,7 @@ def _emit_format(fmt: str, out: Path | None, rich: Callable[[], Any],
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def par(
     *,
     rules: RuleOptions,
@@ -86,6 +86,9 @@ def par(
     """Print the exact PAR sheet: every bet's outcomes, combinations, pays, RTP and edge."""
     fmt = _check_format(output_format)
     if compare:
+        if rules.rules_file is not None:  # issue 20: an option is honoured or refused
+            raise PuntoBancoError("par --compare sets the published variants side by side; "
+                                  "price a --rules-file with par alone.", code="bad-rules")
         from puntobanco.cli._compare import compare_command
 
         compare_command(decks=rules.decks, fmt=fmt, out=out, rules=rules.drawing,

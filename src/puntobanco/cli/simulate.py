@@ -108,7 +108,7 @@ def shoe_sentence(rules: RuleSet, composition: Composition) -> str:
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def simulate(
     *,
     shoes: Annotated[int, typer.Option("--shoes", help="How many shoes to play.")] = 100_000,
@@ -183,7 +183,7 @@ def simulate(
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def count(
     *,
     shoes: Annotated[int, typer.Option("--shoes", help="How many shoes to study.")] = 10_000,

@@ -112,11 +112,14 @@ class OutOfServiceOut(BaseModel):
 class Rules(BaseModel):
     decks: int
     drawing: str
-    tie_pays: int
+    #: Pays: a whole number, or exact text such as "1.5" (-1: the row loses).
+    tie_pays: int | str
     banco_payout: str
     commission: str
-    lion_paytable: list[int]
-    lion_natural_pays: int
+    banco_reduced_pays: dict[str, int | str]
+    lion_paytable: list[int | str]
+    lion_natural_pays: int | str
+    lion_natural_tie_pays: int | str
     chip_unit: int
     cut_card: int
     limits: dict[str, list[int]]

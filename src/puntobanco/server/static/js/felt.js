@@ -32,15 +32,33 @@ export function chipNode(cents, colour, { small = false } = {}) {
   return chip;
 }
 
+/** A pay as odds: 8 → "8:1", "0.5" → "1:2", "8.5" → "17:2", "1/3" → "1:3". */
+function odds(pay) {
+  const text = String(pay);
+  if (text.includes("/")) return text.replace("/", ":");
+  const value = Number(text);
+  for (let d = 1; d <= 10000; d += 1) {
+    const n = Math.round(value * d);
+    if (Math.abs(n / d - value) < 1e-9) return `${n}:${d}`;
+  }
+  return `${text}:1`;
+}
+
 function paysText(bet, rules) {
   if (bet === "punto") return "1:1";
   if (bet === "banco") {
-    return rules.banco_payout === "commission"
-      ? `1:1 − ${Math.round(Number(rules.commission || 0.05) * 100)} %` : "1:1 · 6 → 1:2";
+    if (rules.banco_payout === "commission") {
+      return `1:1 − ${Math.round(Number(rules.commission || 0.05) * 100)} %`;
+    }
+    // B2: the 6 at 1:2, or a designed table's other reduced totals
+    const reduced = Object.entries(rules.banco_reduced_pays ?? { 6: "0.5" })
+      .map(([total, pay]) => `${total} → ${odds(pay)}`);
+    return ["1:1", ...reduced].join(" · ");
   }
-  if (bet === "egalite") return `${rules.tie_pays ?? 8}:1`;
+  if (bet === "egalite") return odds(rules.tie_pays ?? 8);
   const table = rules.lion_paytable || [20, 8, 4, 4, 2, 1];
-  return `${rules.lion_natural_pays ?? 1}:1 … ${Math.max(...table)}:1`;
+  const most = table.reduce((a, b) => (Number(b) > Number(a) ? b : a));
+  return `${odds(rules.lion_natural_pays ?? 1)} … ${odds(most)}`;
 }
 
 export class Felt {

@@ -231,6 +231,9 @@ export function detailText(detail, language = current) {
   const table = DETAILS[language] || DETAILS.en;
   const margin = /^win-by-(\d)$/.exec(detail || "");
   if (margin) return table["win-by"].replace("{n}", margin[1]);
+  // a Banco win paid other than 1:1: the 6 (B2), or a designed table's other totals
+  const total = /^win-with-(\d)$/.exec(detail || "");
+  if (total) return table["win-with-6"].replace("6", total[1]);
   return table[detail] ?? "";
 }
 

@@ -257,7 +257,9 @@ function rulesForm(table) {
   const form = el("form", { class: "rules-form" },
     el("label", {}, t("decks"), el("input", { name: "decks", type: "number", min: "1", max: "8", value: rules.decks })),
     el("label", {}, t("tie_pays"), el("select", { name: "tie_pays" },
-      ...[8, 9].map((n) => el("option", { value: n, selected: rules.tie_pays === n }, `${n}:1`)))),
+      // B3's 8:1 and 9:1, and a designed table's own pay (e.g. "8.5"), kept when saving
+      ...[...new Set([8, 9, rules.tie_pays])].map((n) => el("option",
+        { value: n, selected: String(rules.tie_pays) === String(n) }, `${n}:1`)))),
     el("label", {}, t("betting_seconds"), el("input", { name: "betting_seconds", type: "number", min: "1", max: "600", value: rules.betting_seconds })),
     el("span", {}),
     ...["punto", "banco", "egalite", "lion-punto"].map((kind) => el("label", {},
@@ -273,7 +275,10 @@ function rulesForm(table) {
     const cents = (name) => Math.round(Number(form[name].value) * 100);
     const limit = (kind) => [cents(`${kind}-min`), cents(`${kind}-max`)];
     const change = {
-      decks: Number(form.decks.value), tie_pays: Number(form.tie_pays.value),
+      decks: Number(form.decks.value),
+      // a whole pay as a number, a designed one as its exact text ("8.5", "17/2")
+      tie_pays: Number.isInteger(Number(form.tie_pays.value)) ? Number(form.tie_pays.value)
+        : form.tie_pays.value,
       betting_seconds: Number(form.betting_seconds.value),
       limits: { punto: limit("punto"), banco: limit("banco"), egalite: limit("egalite"),
         "lion-punto": limit("lion-punto"), "lion-banco": limit("lion-punto") },
