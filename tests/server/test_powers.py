@@ -210,6 +210,7 @@ def test_no_path_query_or_body_gets_a_500_and_each_refusal_speaks_the_requests_l
         answer = server.http.post(path, json=body, headers=spanish)
         assert (answer.status_code, answer.json()["error"]["code"]) == (400, "bad-request"), (
             path, answer.text)
+        assert answer.json()["error"]["message"].startswith("Una solicitud"), answer.text
     # the reports: the last day there is, as JSON and as CSV
     for path in ("/api/reports/tables", "/api/reports/tables/1"):
         for query in ("?to=9999-12-31", "?from=0001-01-01&to=9999-12-31"):

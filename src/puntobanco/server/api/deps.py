@@ -22,6 +22,7 @@ from starlette.routing import Match
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from puntobanco.server.api.guard import Guards, TooManyRequests, asked_lang
+from puntobanco.server.api.schemas import NUL_IN_BODY
 from puntobanco.server.db import auth
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.db.engine import Database, Gathered
@@ -208,6 +209,9 @@ async def on_validation_error(request: Request, error: Exception) -> JSONRespons
     if first.get("type") == "json_invalid":  # its location is a position in the text, not a field
         return error_response(request, "bad-request", "The request body is not valid JSON.",
                               key="bad-json")
+    if NUL_IN_BODY in str(first.get("msg", "")):  # schemas.Body: the body's NUL sentence
+        return error_response(request, "bad-request", "A request holds no NUL character.",
+                              key="bad-nul")
     field = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
     return error_response(request, "bad-request", f"The field {field} is not valid.", field=field)
 

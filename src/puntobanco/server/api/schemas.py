@@ -41,6 +41,10 @@ IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", min_lengt
                                               max_length=100, pattern=PRINTABLE)]
 
 
+#: the words of a body's NUL refusal, by which the error answer recognises it
+NUL_IN_BODY = "holds a NUL character"
+
+
 def nul_field(data: Any, where: str = "") -> str | None:
     """The first field of a JSON value with a NUL character in its text or a key, or ``None``.
 
@@ -78,7 +82,7 @@ class Body(BaseModel):
     def _no_nul(cls, data: Any) -> Any:
         field = nul_field(data)
         if field is not None:
-            raise ValueError(f"the field {field} holds a NUL character")
+            raise ValueError(f"the field {field} {NUL_IN_BODY}")
         return data
 
 
