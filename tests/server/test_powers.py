@@ -155,6 +155,30 @@ def test_a_suspended_players_surviving_session_opens_no_door_even_after_a_restar
             assert listed["suspended"] is True, listed
 
 
+def test_a_suspended_dealers_surviving_session_drives_no_table(server: LiveServer) -> None:
+    """The dealer's actions are a door too: a dealer whose account is suspended behind the
+    server's back (its session still stored) reads and drives nothing."""
+    boss = server.operator()
+    table = server.http.post("/api/tables", headers=boss.headers, json={
+        "name": "Salon", "dealing": "dealer"}).json()["id"]
+    dealer = server.http.post("/api/dealers", headers=boss.headers, json={
+        "username": "lucia", "password": "croupier1", "lang": "en"}).json()
+    server.http.put(f"/api/dealers/{dealer['id']}/tables", headers=boss.headers,
+                    json={"tables": [table]})
+    token = server.http.post("/api/login", json={"username": "lucia", "password": "croupier1"}
+                             ).json()["token"]
+    lucia = {"Authorization": f"Bearer {token}"}
+    assert server.http.get(f"/api/tables/{table}/dealer", headers=lucia).status_code == 200
+    _set_suspended_behind_the_servers_back(server.settings.database_url, dealer["id"])
+    for method, path in (("GET", f"/api/tables/{table}/dealer"),
+                         ("POST", f"/api/tables/{table}/dealer/shoe"),
+                         ("GET", "/api/dealer/tables")):
+        answer = server.http.request(method, path, headers=lucia,
+                                     json={"decks": 1} if method == "POST" else None)
+        assert (answer.status_code, answer.json()["error"]["code"]) == (401, "unauthorized"), (
+            path, answer.text)
+
+
 def test_a_suspension_closes_the_players_sockets_on_every_process(pg_cluster: Any) -> None:
     """Two server processes on one PostgreSQL database: the operator suspends a player on one,
     the player's socket on the other closes with 4401 at once (the log-out's relay)."""
