@@ -92,6 +92,7 @@ class ErrorCode(StrEnum):
     # the server only (their sentences and HTTP statuses: puntobanco.server.messages)
     BAD_REQUEST = "bad-request"
     BAD_JSON = "bad-json"
+    BAD_NUL = "bad-nul"  # a bad-request's sentence: a NUL character in a path, query or body
     BAD_METHOD = "bad-method"
     BAD_USERNAME = "bad-username"
     BAD_PASSWORD = "bad-password"

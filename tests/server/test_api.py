@@ -61,7 +61,7 @@ def test_bad_signups_are_400_with_one_sentence(sqlite_server: LiveServer) -> Non
                                                        "password": "secret1"}).status_code == 401
 
 
-def test_language_of_messages_query_then_player_then_accept_language(
+def test_language_of_messages_query_then_accept_language_then_player(
         sqlite_server: LiveServer) -> None:
     fr = sqlite_server.signup("dora", lang="fr")
     http = sqlite_server.http
@@ -70,9 +70,14 @@ def test_language_of_messages_query_then_player_then_accept_language(
                     ).json()["error"]["message"] == "Non trovato."
     assert http.get("/api/tables/99?lang=es").json()["error"]["message"] == "No encontrado."
     assert http.get("/api/tables/99").json()["error"]["message"] == "Introuvable."
-    # signed in: the player's language beats Accept-Language
+    # signed in: the request's language beats the player's stored one (issue 18), which
+    # speaks when the request asks for none
     refused = http.post("/api/tables/1/bets", json={"bet": "banco", "stake": 2500},
                         headers={**fr.headers, "Accept-Language": "en"})
+    assert refused.json()["error"]["code"] == "table-closed"
+    assert refused.json()["error"]["message"] != "Rien ne va plus : les mises sont fermées."
+    refused = http.post("/api/tables/1/bets", json={"bet": "banco", "stake": 2500},
+                        headers=fr.headers)
     assert refused.json()["error"] == {"code": "table-closed",
                                        "message": "Rien ne va plus : les mises sont fermées."}
     changed = http.patch("/api/me", json={"lang": "es"}, headers=fr.headers)

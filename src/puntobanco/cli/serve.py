@@ -63,6 +63,9 @@ def serve(
     workers: Annotated[int, typer.Option(
         help="Server processes sharing the port (PostgreSQL only; each serves every table, one "
              "deals each; see docs/server.md).", metavar="N")] = 1,
+    idle_seconds: Annotated[int, typer.Option(
+        help="Close a connection that stays idle this long: between two requests, and before "
+             "its first one.", metavar="SECONDS")] = 75,
 ) -> None:
     # Mistakes that need no database are answered before the web stack is even imported.
     from puntobanco.server.settings import (
@@ -81,6 +84,9 @@ def serve(
         raise PuntoBancoError("A pause cannot be negative.")
     if not 1 <= workers <= 64:
         raise PuntoBancoError(f"--workers is a number from 1 to 64, not {workers}.")
+    if not 1 <= idle_seconds <= 3600:
+        raise PuntoBancoError(f"--idle-seconds is a number from 1 to 3600, not {idle_seconds}.")
+    options = {**UVICORN_OPTIONS, "timeout_keep_alive": idle_seconds}
     password = _password_from_environment()
     _check_port_free(host, port)
 
@@ -119,9 +125,10 @@ def serve(
 
     _raise_open_files_limit()
     if workers > 1:
-        _serve_workers(settings, workers=workers, host=host, port=port, ready=ready)
+        _serve_workers(settings, workers=workers, host=host, port=port, ready=ready,
+                       options=options)
         return
-    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, **UVICORN_OPTIONS)
+    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, **options)
 
 
 #: How every ``serve`` runs uvicorn (issue 8, docs/server.md). No per-message deflate:
@@ -129,8 +136,12 @@ def serve(
 #: anything else in the fan-out. Idle keep-alive connections are kept 75 s (nginx's default)
 #: rather than uvicorn's 5: a player bets once a coup, 20–30 s apart, and with 5 s every bet
 #: of a round opened a new connection (and a client's first write on the closed one failed).
+#: The protocol is uvicorn's own, whose idle timer also runs before a connection's first
+#: request (``server/connections.py``, issue 18); named by its import path, so that the worker
+#: processes of ``--workers`` import it too.
 UVICORN_OPTIONS: dict[str, Any] = {"log_level": "warning", "timeout_graceful_shutdown": 5,
-                                   "ws_per_message_deflate": False, "timeout_keep_alive": 75}
+                                   "ws_per_message_deflate": False, "timeout_keep_alive": 75,
+                                   "http": "puntobanco.server.connections:FirstRequestTimeout"}
 
 
 def _raise_open_files_limit() -> None:
@@ -147,7 +158,8 @@ def _raise_open_files_limit() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
-def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: Any) -> None:
+def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: Any,
+                   options: dict[str, Any]) -> None:
     """``--workers N``: the parent seeds the database (the operator's password is printed
     once), then uvicorn starts N processes sharing the port; each builds the application from
     :data:`WORKER_SETTINGS_VARIABLE` (:func:`worker_app`) and serves every table."""
@@ -170,7 +182,7 @@ def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: 
     assert dataclasses.is_dataclass(settings)
     os.environ[WORKER_SETTINGS_VARIABLE] = json.dumps(fields)
     uvicorn.run("puntobanco.cli.serve:worker_app", factory=True, workers=workers, host=host,
-                port=port, **UVICORN_OPTIONS)
+                port=port, **options)
 
 
 async def _seed(casino: Casino) -> tuple[str | None, list[str]]:

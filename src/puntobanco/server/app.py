@@ -127,8 +127,8 @@ def create_app(settings: ServerSettings | None = None, *,
                                 "<a href=/docs>/docs</a>."),
             ("/operator", "operator.html", "The operator console is not installed."),
             ("/dealer", "dealer.html", "The dealer's page is not installed.")):
-        app.add_api_route(path, _page(config, file, missing), methods=["GET"],
-                          include_in_schema=False)
+        app.add_api_route(path, _page(config, file, missing), methods=["GET", "HEAD"],
+                          include_in_schema=False)  # HEAD: uptime checks (issue 18)
 
     return app
 

@@ -11,13 +11,13 @@ and cost a bet more than the desk's work. It takes a request only when it is the
 the guard's limit that :class:`~puntobanco.server.api.schemas.BetIn` accepts, a bearer token of
 a live session — and then does exactly what the route does
 (:func:`puntobanco.server.api.tables.place_bet`): the player's rate limit, the table's dealer,
-``place_bet``, the answer validated by :class:`~puntobanco.server.api.schemas.BetOut`, a
-refusal answered as :func:`~puntobanco.server.api.deps.on_puntobanco_error` does (its code,
-its status, the sentence in the player's language, ``Retry-After`` on 429), with the guard's
-security headers. Anything else — another path, a query string (``?lang=``), a body the model
-refuses, no or an unknown token — goes on to the application unchanged (the body it read is
-handed on as it came), so every answer not in the plain case is the route's own; the OpenAPI
-document still describes the route.
+``place_bet``, the answer validated by :class:`~puntobanco.server.api.schemas.BetOut`, a refusal
+answered as :func:`~puntobanco.server.api.deps.on_puntobanco_error` does (its code, its status,
+the sentence in the request's language — ``Accept-Language``, else the player's — and
+``Retry-After`` on 429), with the guard's security headers. Anything else — another path, a
+query string (``?lang=``), a body the model refuses, no or an unknown token — goes on to the
+application unchanged (the body it read is handed on as it came), so every answer not in the
+plain case is the route's own; the OpenAPI document still describes the route.
 
 A session seen live in the last minute (:func:`~puntobanco.server.api.deps.known_player`) is
 not looked up again: the bet's own group commit checks it, in the transaction that writes the
@@ -56,6 +56,7 @@ from puntobanco.server.api.guard import (
     SECURITY_HEADERS,
     Guards,
     TooManyRequests,
+    asked_lang,
 )
 from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut
 from puntobanco.server.db.health import DatabaseUnavailable
@@ -148,10 +149,12 @@ class FastBets:
             FastBets.answered += 1
             if isinstance(error, DatabaseUnavailable):
                 outage.refusal(self.state.casino.db.health, error, scope["path"])
+            # the request's language first, as the route's (``deps.request_lang``)
+            lang = asked_lang(None, headers.get(b"accept-language", b"").decode("latin-1"))
             extra = ([(b"retry-after", str(error.retry_after).encode())]
                      if isinstance(error, (TooManyRequests, DatabaseUnavailable)) else [])
             await _json(send, status_of(error.code), {"error": {
-                "code": error.code, "message": error_message(error, player.lang)}}, extra)
+                "code": error.code, "message": error_message(error, lang or player.lang)}}, extra)
             return
         except Exception as error:
             await self._failed(scope, send, error, player.lang)

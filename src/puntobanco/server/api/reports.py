@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
@@ -109,22 +110,36 @@ class AuditLine(BaseModel):
     after: dict[str, Any] | None
 
 
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def period(start: str | None, end: str | None) -> tuple[datetime | None, datetime | None]:
-    """``from`` and ``to`` (UTC days ``YYYY-MM-DD``, both included) as ``[start, end)``.
+    """``from`` and ``to`` (UTC days ``YYYY-MM-DD``, both included) as ``[start, end)``; a
+    period running to the last day there is (9999-12-31) has no end.
+
+    Only ISO's extended calendar date is a day here: ``date.fromisoformat`` also reads
+    ``20261201`` and ``2026-W01-1``, which the API does not promise (issue 18).
 
     >>> period("2026-12-01", "2026-12-01")[1]
     datetime.datetime(2026, 12, 2, 0, 0, tzinfo=datetime.timezone.utc)
+    >>> period(None, "9999-12-31")
+    (None, None)
     """
     try:
-        first = date.fromisoformat(start) if start else None
-        last = date.fromisoformat(end) if end else None
+        first, last = (None if day is None or day == "" else _day(day) for day in (start, end))
     except ValueError:
         raise PuntoBancoError("Dates are written YYYY-MM-DD.", code="bad-period") from None
     if first is not None and last is not None and first > last:
         raise PuntoBancoError("The period's first day comes after its last.", code="bad-period")
     return (None if first is None else datetime.combine(first, datetime.min.time(), UTC),
-            None if last is None else datetime.combine(last + timedelta(days=1),
-                                                       datetime.min.time(), UTC))
+            None if last is None or last == date.max
+            else datetime.combine(last + timedelta(days=1), datetime.min.time(), UTC))
+
+
+def _day(text: str) -> date:
+    if not _DAY.fullmatch(text):
+        raise ValueError(text)
+    return date.fromisoformat(text)
 
 
 FromQ = Annotated[str | None, Query(alias="from", max_length=10,
@@ -164,7 +179,12 @@ def _read(session: Session, start: datetime | None, end: datetime | None,
             reports.table_names(session))
 
 
-@router.get("/reports/tables", response_model=TablesReport)
+#: the reports' other answer, for the OpenAPI document (``?format=csv``)
+CSV_ANSWER: dict[int | str, dict[str, Any]] = {200: {"content": {"text/csv": {
+    "schema": {"type": "string"}}}, "description": "JSON, or with format=csv a CSV download"}}
+
+
+@router.get("/reports/tables", response_model=TablesReport, responses=CSV_ANSWER)
 async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = None,
                         end: ToQ = None, format: FormatQ = "json") -> Any:
     """Every table over the period (all time without ``from``/``to``), and the whole room in
@@ -195,7 +215,7 @@ async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = N
     return found
 
 
-@router.get("/reports/tables/{table_id}", response_model=TableReport)
+@router.get("/reports/tables/{table_id}", response_model=TableReport, responses=CSV_ANSWER)
 async def table_report(table_id: Id, casino: CasinoDep, _operator: Operator,
                        start: FromQ = None, end: ToQ = None, format: FormatQ = "json") -> Any:
     """One table over the period: its total, each shoe and each UTC day."""

@@ -31,6 +31,7 @@ from puntobanco.server.api.schemas import (
 from puntobanco.server.db import admin, audit, ledger
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.live.casino import table_name
+from puntobanco.server.messages import Refusal
 
 router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERRORS)
 
@@ -77,10 +78,15 @@ async def place_bets(table_id: Id, body: BetsIn, casino: CasinoDep, player: Sign
                      guards: GuardsDep) -> dict[str, Any]:
     """Several stakes at once, all or nothing (the page's repeat and double): each is checked
     as the single bets are, and together against the limits and the balance; one refusal and
-    nothing is placed."""
+    nothing is placed. A batch naming one box twice (``banco`` and ``BANCO``, ``punto`` and
+    ``player``) is refused ``duplicate-bet``: its stakes are never summed before the check."""
     guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
     stakes = [(BetKind.parse(bet), stake) for bet, stake in body.bets.items()]
+    kinds = [kind for kind, _ in stakes]
+    if len(set(kinds)) != len(kinds):  # "banco" and "BANCO", "punto" and "player" (issue 18)
+        raise Refusal("A batch of bets names each box once.", code="duplicate-bet",
+                      key="duplicate-bet")
     return await dealer.place_bets(player.id, stakes, body.idempotency_key,
                                    coup_id=body.coup_id)
 

@@ -28,6 +28,7 @@ from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server.db.health import (
@@ -121,10 +122,36 @@ def check_database(url: str) -> None:
                               f"{reason}.", code="bad-database") from None
 
 
+#: the advisory lock that serialises migrations on PostgreSQL: the cluster's namespace ("pb",
+#: ``live/cluster.py``) with a key no table has (tables lock their positive id, seeding 0)
+MIGRATION_LOCK = (0x7062, -1)
+
+
 def migrate(url: str) -> None:
-    """Apply every migration up to the newest (``alembic upgrade head``)."""
+    """Apply every migration up to the newest (``alembic upgrade head``).
+
+    On PostgreSQL, processes starting together on one database migrate one after the other
+    (issue 18: two ``serve`` on an empty database both created the schema, and one stopped on a
+    unique constraint): each holds the session-level advisory lock :data:`MIGRATION_LOCK` while
+    it upgrades, so the second finds the schema up to date. SQLite serves one process per file
+    (:func:`hold_sqlite`) and its migrations take the file's write lock.
+    """
     _make_sqlite_directory(url)
-    command.upgrade(alembic_config(url), "head")
+    if backend_of(url) != "postgresql":
+        command.upgrade(alembic_config(url), "head")
+        return
+    engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as lock:
+            lock.execute(text("SELECT pg_advisory_lock(:ns, :key)"),
+                         {"ns": MIGRATION_LOCK[0], "key": MIGRATION_LOCK[1]})
+            try:
+                command.upgrade(alembic_config(url), "head")
+            finally:
+                lock.execute(text("SELECT pg_advisory_unlock(:ns, :key)"),
+                             {"ns": MIGRATION_LOCK[0], "key": MIGRATION_LOCK[1]})
+    finally:
+        engine.dispose()
 
 
 #: SQLite files this process serves: path → (lock file descriptor, holders)

@@ -3,7 +3,13 @@
 
 import { lang, t } from "./i18n.js";
 
-const TOKEN_KEY = "pb.token";
+// Each page keeps its own sign-in (issue 18): the player's table under "pb.token", the dealer's
+// page under its own key (setTokenKey), the operator console in op-api.js; a sign-in on one
+// page never opens another.
+let tokenKey = "pb.token";
+
+/** The storage key of this page's session token (the dealer's page sets its own). */
+export function setTokenKey(key) { tokenKey = key; }
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -14,12 +20,12 @@ export class ApiError extends Error {
 }
 
 export function getToken() {
-  return localStorage.getItem(TOKEN_KEY);
+  return localStorage.getItem(tokenKey);
 }
 
 export function setToken(token) {
-  if (token) localStorage.setItem(TOKEN_KEY, token);
-  else localStorage.removeItem(TOKEN_KEY);
+  if (token) localStorage.setItem(tokenKey, token);
+  else localStorage.removeItem(tokenKey);
 }
 
 /** A random UUID, also where crypto.randomUUID is missing (plain http on a LAN address). */

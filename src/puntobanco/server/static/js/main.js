@@ -230,6 +230,13 @@ async function submitAuth(event) {
     const answer = authMode === "signup"
       ? await api.signup(username, password, lang()) : await api.login(username, password);
     api.setToken(answer.token);
+    if (answer.player.role !== "player") {
+      // a dealer's or the operator's account does not sit at the table (issue 18)
+      await api.logout().catch(() => {});
+      api.setToken(null);
+      error.textContent = t("ui.wrong_role");
+      return;
+    }
     await enter(answer.player);
   } catch (err) {
     error.textContent = err.message;
@@ -747,6 +754,11 @@ async function boot() {
     } catch {
       api.setToken(null);
     }
+  }
+  if (player && player.role !== "player") { // this page's key holds players' sessions only
+    await api.logout().catch(() => {});
+    api.setToken(null);
+    player = null;
   }
   if (player) {
     await enter(player);

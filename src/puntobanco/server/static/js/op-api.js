@@ -20,8 +20,15 @@ export function setToken(token) {
 let currentLang = "fr";
 export function setApiLang(lang) { currentLang = lang; }
 
-async function send(method, path, body, accept = "application/json") {
-  const headers = { Accept: accept, "Accept-Language": currentLang };
+/** A fresh idempotency key: one per click of a money action, so a retried request credits once.
+ * (crypto.getRandomValues, not randomUUID: the console may be served over plain http.) */
+export function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function send(method, path, body, accept = "application/json", extra = {}) {
+  const headers = { Accept: accept, "Accept-Language": currentLang, ...extra };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const token = getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -42,8 +49,8 @@ async function send(method, path, body, accept = "application/json") {
   return response;
 }
 
-export async function request(method, path, body) {
-  const response = await send(method, path, body);
+export async function request(method, path, body, extra = {}) {
+  const response = await send(method, path, body, "application/json", extra);
   const text = await response.text();
   return text ? JSON.parse(text) : null;
 }
@@ -73,7 +80,8 @@ export const patchTable = (id, change) => request("PATCH", `/api/tables/${id}`, 
 export const pauseTable = (id, paused) =>
   request("POST", `/api/tables/${id}/${paused ? "pause" : "resume"}`);
 export const players = (search) => request("GET", `/api/players${q({ q: search })}`);
-export const credit = (id, amount) => request("POST", `/api/players/${id}/credit`, { amount });
+export const credit = (id, amount, key = newKey()) =>
+  request("POST", `/api/players/${id}/credit`, { amount }, { "Idempotency-Key": key });
 export const suspend = (id, suspended) =>
   request("POST", `/api/players/${id}/${suspended ? "suspend" : "unsuspend"}`);
 export const history = (id) => request("GET", `/api/players/${id}/history?limit=50`);
