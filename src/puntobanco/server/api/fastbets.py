@@ -157,7 +157,8 @@ class FastBets:
                 "code": error.code, "message": error_message(error, lang or player.lang)}}, extra)
             return
         except Exception as error:
-            await self._failed(scope, send, error, player.lang)
+            asked = asked_lang(None, headers.get(b"accept-language", b"").decode("latin-1"))
+            await self._failed(scope, send, error, asked or player.lang)
             return
         FastBets.answered += 1
         await _json(send, 200, out)
