@@ -134,9 +134,13 @@ def test_ping_pong_and_unknown_messages(sqlite_server: LiveServer) -> None:
     watcher.next("snapshot")
     watcher.send({"type": "ping"})
     watcher.next("pong", timeout=10)
-    watcher.send({"type": "bet", "bet": "banco"})
+    watcher.send({"type": "dance", "bet": "banco"})
     error = watcher.next("error", timeout=10)
     assert error["error"]["code"] == "bad-request"
+    # a bet is a message a client sends (issue 21): one without its key is refused as such
+    watcher.send({"type": "bet", "bet": "banco"})
+    refused = watcher.next("bet-refused", timeout=10)
+    assert refused["key"] is None and refused["error"]["code"] == "bad-request"
     watcher.close()
 
 

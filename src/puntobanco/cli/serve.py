@@ -129,8 +129,10 @@ def serve(
 #: anything else in the fan-out. Idle keep-alive connections are kept 75 s (nginx's default)
 #: rather than uvicorn's 5: a player bets once a coup, 20–30 s apart, and with 5 s every bet
 #: of a round opened a new connection (and a client's first write on the closed one failed).
+#: No ``Server: uvicorn`` header (issue 21: an answer carries what its client needs).
 UVICORN_OPTIONS: dict[str, Any] = {"log_level": "warning", "timeout_graceful_shutdown": 5,
-                                   "ws_per_message_deflate": False, "timeout_keep_alive": 75}
+                                   "ws_per_message_deflate": False, "timeout_keep_alive": 75,
+                                   "server_header": False}
 
 
 def _raise_open_files_limit() -> None:

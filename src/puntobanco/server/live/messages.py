@@ -138,11 +138,33 @@ class Error(Message):
     error: ErrorBody
 
 
+class BetAccepted(Message):
+    """The answer to a client's ``bet`` message (issue 21): its ``key``, and ``answer``, what
+    the HTTP route answers (``BetOut``, or ``BetsOut`` for a ``bets`` message)."""
+
+    type: Literal["bet-accepted"] = "bet-accepted"
+    key: str
+    answer: Json
+
+
+class BetRefusal(Message):
+    """A client's ``bet`` message refused: its ``key`` (``null`` when it had none), the code
+    and the sentence in the player's language, the HTTP status the route gives the same
+    refusal, and ``retry_after`` (seconds) when the player's bet limit was reached."""
+
+    type: Literal["bet-refused"] = "bet-refused"
+    key: str | None
+    status: int
+    error: ErrorBody
+    retry_after: int | None = None
+
+
 #: every message model by its ``type``
 MESSAGES: dict[str, type[Message]] = {
     model.model_fields["type"].default: model
     for model in (Snapshot, ShoeStarted, RoundOpened, BetTotals, MyBets, BetsClosed, CardDealt,
-                  CoupDealt, Settlement, RoundSettled, ShoeFinished, Pong, Error)}
+                  CoupDealt, Settlement, RoundSettled, ShoeFinished, Pong, Error, BetAccepted,
+                  BetRefusal)}
 
 
 def encode(message: Message) -> str:
