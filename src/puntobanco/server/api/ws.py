@@ -26,6 +26,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 
 from puntobanco.i18n import DEFAULT_LANGUAGE
+from puntobanco.server.api import frames
 from puntobanco.server.api.deps import lookup_player
 from puntobanco.server.api.guard import Guards, client_address
 from puntobanco.server.api.wsbets import socket_bet
@@ -129,7 +130,9 @@ async def _session_lives(casino: Casino, token: str, ended: asyncio.Event,
 
 async def _send(websocket: WebSocket, client: Client) -> None:
     """Drain the client's queue in order (what :meth:`Client.push` could not send at once)."""
-    client.direct = websocket.send_text
+    # a table message as one frame built once for every socket (api/frames.py), when the
+    # socket came the short way past the middleware
+    send = client.direct = frames.writer(websocket, getattr(websocket, "_send", None))
     while True:
         text = await client.queue.get()
         await client.idle.wait()  # a send started by push() goes out first
@@ -139,7 +142,7 @@ async def _send(websocket: WebSocket, client: Client) -> None:
             return
         client.idle.clear()
         try:
-            await websocket.send_text(text)
+            await send(text)
         finally:
             client.idle.set()
             client.sent()
