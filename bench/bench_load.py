@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +68,9 @@ profiler.start()
 from puntobanco.server import settings
 from puntobanco.cli import main, serve
 serve.UVICORN_OPTIONS.update(json.loads(os.environ.get("PB_BENCH_UVICORN") or "{}"))
+if os.environ.get("PB_BENCH_PLAIN_FRAMES"):  # measure without api/frames.py
+    from puntobanco.server.api import frames
+    frames.writer = lambda websocket, send: websocket.send_text
 shipped = settings.ServerSettings
 def raised(**options):
     guard = dataclasses.replace(settings.GuardSettings(), sockets_total=50_000,
@@ -290,6 +294,8 @@ class Run:
     refused: dict[str, int] = field(default_factory=dict)
     examples: dict[str, str] = field(default_factory=dict)
     opened: asyncio.Queue[Round] = field(default_factory=asyncio.Queue)
+    #: called once every socket is connected (the profile counts from there)
+    on_connected: Callable[[], None] | None = None
 
     def message(self, socket: Socket, payload: bytes) -> None:
         head = payload[:24]
@@ -400,6 +406,8 @@ async def drive(run: Run, port: int, sessions: list[tuple[int, str]], *, rounds:
     if run.mode != "http":
         lines = [None] * len(sockets)
     print(f"  ({len(sockets)} sockets connected)", flush=True)
+    if run.on_connected is not None:
+        run.on_connected()
     ended = loop.time() + seconds
     done = 0
     skip_first = True
@@ -451,7 +459,8 @@ def make_players(url: str, players: int, folder: Path) -> tuple[list[tuple[int, 
 
 def run_one(*, url: str, label: str, players: int, workers: int, mode: str, rounds: int,
             bets: int, spread: float, betting_seconds: float, addresses: int, profile: bool,
-            cluster: Postgres | None, uvicorn: str, folder: Path) -> dict[str, float]:
+            cluster: Postgres | None, uvicorn: str, folder: Path,
+            plain_frames: bool = False) -> dict[str, float]:
     sessions, made_in = make_players(url, players, folder)
     print(f"  ({players} players made by `puntobanco players create` in {made_in:.1f} s)",
           flush=True)
@@ -460,7 +469,8 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
     profile_path = folder / f"profile-{port}.json"
     env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD,
            "PB_BENCH_DIR": str(Path(__file__).parent), "PB_BENCH_UVICORN": uvicorn,
-           "PB_BENCH_PROFILE": str(profile_path) if profile else ""}
+           "PB_BENCH_PROFILE": str(profile_path) if profile else "",
+           "PB_BENCH_PLAIN_FRAMES": "1" if plain_frames else ""}
     command = [sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--database-url", url,
                "--betting-seconds", str(betting_seconds), "--closed-seconds", "0",
                "--card-seconds", "0.05", "--result-seconds", "1"]
@@ -474,9 +484,8 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
         database = (descendants(int((cluster.data / "postmaster.pid").read_text().split()[0]))
                     if cluster is not None and url.startswith("postgresql") else [])
         run = Run(players, mode, servers, database)
-        if profile:
-            for pid in servers:
-                os.kill(pid, signal.SIGUSR2)  # counting starts with the players' load
+        if profile:  # counting starts once the players are connected
+            run.on_connected = lambda: [os.kill(pid, signal.SIGUSR2) for pid in servers] and None
         began = Meters.read(servers, database)
         sockets = asyncio.run(_driven(run, port, sessions, rounds=rounds, bets=bets,
                                       spread=spread, addresses=addresses))
@@ -580,6 +589,8 @@ def main() -> None:
     parser.add_argument("--uvicorn", default="", help='uvicorn options as JSON, e.g. '
                         '\'{"loop": "asyncio", "http": "h11"}\'')
     parser.add_argument("--matrix", action="store_true", help="the issue's targets")
+    parser.add_argument("--plain-frames", action="store_true",
+                        help="without api/frames.py (each message framed per socket)")
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -611,7 +622,8 @@ def main() -> None:
             run_one(url=url, label=label, players=players, workers=workers, mode=mode,
                     rounds=args.rounds, bets=bets, spread=spread, betting_seconds=seconds,
                     addresses=args.addresses, profile=args.profile and workers == 1,
-                    cluster=cluster, uvicorn=args.uvicorn, folder=folder)
+                    cluster=cluster, uvicorn=args.uvicorn, folder=folder,
+                    plain_frames=args.plain_frames)
     finally:
         if cluster is not None:
             cluster.stop()

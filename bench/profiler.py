@@ -46,11 +46,14 @@ COMPONENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("desk and dealer (live/desk, live/dealer, casino)", (
         "/puntobanco/server/live/",)),
     ("bet entry (api/fastbets, wsbets, ws, deps, guard)", ("/puntobanco/server/api/",)),
-    ("rules core (bets, table, coup)", ("/puntobanco/",)),
+    ("server, other modules (messages, settings, fair)", ("/puntobanco/server/",)),
+    ("rules core (bets, table, coup)", tuple(f"/puntobanco/{name}.py" for name in (
+        "bets", "table", "coup", "rules", "cards", "money", "payoffs", "i18n", "errors",
+        "shoe", "rules_json"))),
     ("event loop, asyncio, threads", ("/asyncio/", "/uvloop/", "/concurrent/",
                                       "/threading.py", "/queue.py", "/selectors.py")),
 )
-OTHER = "event loop (C) and other"
+OTHER = "event loop (uvloop's C: epoll, socket reads) and other"
 LOOP = COMPONENTS[-1][0]
 
 
