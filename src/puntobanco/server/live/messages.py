@@ -7,7 +7,7 @@ FastAPI.
 >>> BetsClosed(round_no=3, coup_id=12).model_dump_json()
 '{"type":"bets-closed","round_no":3,"coup_id":12}'
 >>> sorted(MESSAGES)[:3]
-['bet-totals', 'bets-closed', 'card-dealt']
+['bet-accepted', 'bet-refused', 'bet-totals']
 """
 
 from __future__ import annotations
