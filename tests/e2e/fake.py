@@ -117,6 +117,8 @@ class FakeServer:
         ws.send(json.dumps({"type": "snapshot", "table": self.snapshot}))
 
     def _on_ws(self, ws: Any, text: Any) -> None:
+        if self.answer_pings and json.loads(text).get("type") == "bet":
+            self._socket_bet(ws, json.loads(text))
         if self.answer_pings and json.loads(text).get("type") == "ping":
             # A socket opened while the network was cut gets its snapshot when the network
             # comes back, first, as a real server's would have reached it (a slow machine can
@@ -124,6 +126,19 @@ class FakeServer:
             if id(ws) not in self._greeted:
                 self._greet(ws)
             ws.send(json.dumps({"type": "pong"}))
+
+    def _socket_bet(self, ws: Any, message: dict[str, Any]) -> None:
+        """A bet on the socket (issue 21) is answered as its route (``bet_answers``) and
+        recorded as that request."""
+        path = "/api/tables/1/bets/batch" if "bets" in message else "/api/tables/1/bets"
+        body = {name: value for name, value in message.items() if name not in ("type", "key")}
+        body["idempotency_key"] = message["key"]
+        self.requests.append(("POST", path, body))
+        status, answer = self._api("POST", path, body)
+        ws.send(json.dumps({"type": "bet-accepted", "key": message["key"], "answer": answer}
+                           if status == 200 else
+                           {"type": "bet-refused", "key": message["key"], "status": status,
+                            "error": answer["error"]}))
 
     def _serve(self, route: Any) -> None:
         request = route.request

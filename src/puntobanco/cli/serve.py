@@ -138,10 +138,12 @@ def serve(
 #: of a round opened a new connection (and a client's first write on the closed one failed).
 #: The protocol is uvicorn's own, whose idle timer also runs before a connection's first
 #: request (``server/connections.py``, issue 18); named by its import path, so that the worker
-#: processes of ``--workers`` import it too.
+#: processes of ``--workers`` import it too. No ``Server: uvicorn`` header (issue 21: an answer
+#: carries what its client needs).
 UVICORN_OPTIONS: dict[str, Any] = {"log_level": "warning", "timeout_graceful_shutdown": 5,
                                    "ws_per_message_deflate": False, "timeout_keep_alive": 75,
-                                   "http": "puntobanco.server.connections:FirstRequestTimeout"}
+                                   "http": "puntobanco.server.connections:FirstRequestTimeout",
+                                   "server_header": False}
 
 
 def _raise_open_files_limit() -> None:

@@ -10,10 +10,12 @@ True
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,6 +23,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from puntobanco import __version__
 from puntobanco.errors import PuntoBancoError
@@ -39,6 +42,7 @@ from puntobanco.server.api.deps import (
 )
 from puntobanco.server.api.fastbets import FastBets
 from puntobanco.server.api.guard import Guard, Guards
+from puntobanco.server.api.schemas import MAX_ID
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.db.health import outage_code
 from puntobanco.server.live import collector
@@ -57,9 +61,19 @@ provably fair commitment of each shoe."""
 SWITCH_INTERVAL = 0.0002
 
 
+#: a table's socket, taken the short way: ``/ws/tables/{id}`` with at most a ``token``
+_TABLE_SOCKET = re.compile(r"/ws/tables/([1-9][0-9]{0,9})")
+
+
 class PuntoBancoApp(FastAPI):
     """FastAPI, with a plain bet taken the short way before any middleware
-    (:class:`~puntobanco.server.api.fastbets.FastBets`, issue 8)."""
+    (:class:`~puntobanco.server.api.fastbets.FastBets`, issue 8), and a table's WebSocket too
+    (issue 21): no middleware does anything to a WebSocket but wrap each message it sends
+    (Starlette's exception layer), and the socket's endpoint is called with uvicorn's own
+    ``send``, so that a table message is written as one pre-built frame
+    (:mod:`puntobanco.server.api.frames`). The endpoint is the route's
+    (:func:`puntobanco.server.api.ws.table_socket`); a path or query it does not take plainly
+    goes to the route."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -68,8 +82,29 @@ class PuntoBancoApp(FastAPI):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
             await self.fast_bets(scope, receive, send)
+        elif scope["type"] == "websocket" and (
+                found := _TABLE_SOCKET.fullmatch(scope["path"])) is not None and (
+                (query := _token_query(scope["query_string"])) is not None) and (
+                int(found.group(1)) <= MAX_ID):
+            scope["app"] = self
+            await ws.table_socket(WebSocket(scope, receive, send), int(found.group(1)),
+                                  query or None)
         else:
             await super().__call__(scope, receive, send)
+
+
+def _token_query(query: bytes) -> str | None:
+    """The token of a query string ``""`` or ``token=…`` (``""``: none), else ``None``.
+
+    >>> _token_query(b""), _token_query(b"token=abc"), _token_query(b"token=a&lang=fr")
+    ('', 'abc', None)
+    """
+    if not query:
+        return ""
+    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+    if len(pairs) != 1 or pairs[0][0] != "token":
+        return None
+    return pairs[0][1]
 
 
 def create_app(settings: ServerSettings | None = None, *,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -57,6 +58,13 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"referrer-policy", b"no-referrer"),
     (b"cross-origin-opener-policy", b"same-origin"),
 )
+#: What an answer to a bet carries besides its type and length (issue 21): a bet's answer is
+#: JSON read by ``fetch``, never a document a browser renders or frames, so the document
+#: headers above (CSP, frame options, referrer and opener policies: ~450 bytes) do nothing
+#: there; ``nosniff`` stays, so that it is never taken for anything but JSON.
+JSON_HEADERS: tuple[tuple[bytes, bytes], ...] = ((b"x-content-type-options", b"nosniff"),)
+#: the bet routes (``POST …/bets``, ``…/bets/batch``, ``DELETE …/bets/{bet}``)
+_BET_PATHS = re.compile(r"/api/tables/[^/]+/bets(/[^/]*)?")
 
 
 class BodyTooLarge(HTTPException):
@@ -78,7 +86,8 @@ class TooManyRequests(PuntoBancoError):
 
 class Guard:
     """ASGI middleware: refuses an over-long body before reading it (``Content-Length``) or as
-    soon as it grows past the limit (chunked), and adds the security headers to every answer."""
+    soon as it grows past the limit (chunked), and adds the security headers to every answer
+    (to a bet's answer only :data:`JSON_HEADERS`)."""
 
     def __init__(self, app: ASGIApp, *, max_body: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -97,6 +106,7 @@ class Guard:
             await _refuse_nul(scope, send)  # no database is asked about a NUL (issue 18)
             return
         csp = DOCS_CSP if path.startswith(_DOCS_PATHS) else PAGE_CSP
+        added = JSON_HEADERS if _BET_PATHS.fullmatch(path) else SECURITY_HEADERS
         received = 0
 
         async def limited_receive() -> Message:
@@ -112,9 +122,8 @@ class Guard:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
-                headers += [(name, value) for name, value in SECURITY_HEADERS
-                            if name not in present]
-                if b"content-security-policy" not in present:
+                headers += [(name, value) for name, value in added if name not in present]
+                if added is SECURITY_HEADERS and b"content-security-policy" not in present:
                     headers.append((b"content-security-policy", csp.encode()))
                 message = {**message, "headers": headers}
             await send(message)

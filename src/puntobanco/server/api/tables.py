@@ -12,6 +12,7 @@ from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api import outage
 from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator, SignedIn
+from puntobanco.server.api.fastbets import batch_stakes
 from puntobanco.server.api.outage import PlayerIfReachable
 from puntobanco.server.api.schemas import (
     ERRORS,
@@ -31,7 +32,6 @@ from puntobanco.server.api.schemas import (
 from puntobanco.server.db import admin, audit, ledger
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.live.casino import table_name
-from puntobanco.server.messages import Refusal
 
 router = APIRouter(prefix="/api/tables", tags=["tables"], responses=ERRORS)
 
@@ -82,12 +82,7 @@ async def place_bets(table_id: Id, body: BetsIn, casino: CasinoDep, player: Sign
     ``player``) is refused ``duplicate-bet``: its stakes are never summed before the check."""
     guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
-    stakes = [(BetKind.parse(bet), stake) for bet, stake in body.bets.items()]
-    kinds = [kind for kind, _ in stakes]
-    if len(set(kinds)) != len(kinds):  # "banco" and "BANCO", "punto" and "player" (issue 18)
-        raise Refusal("A batch of bets names each box once.", code="duplicate-bet",
-                      key="duplicate-bet")
-    return await dealer.place_bets(player.id, stakes, body.idempotency_key,
+    return await dealer.place_bets(player.id, batch_stakes(body.bets), body.idempotency_key,
                                    coup_id=body.coup_id)
 
 

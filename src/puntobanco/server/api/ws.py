@@ -1,9 +1,11 @@
 """The WebSocket of a table: a snapshot first, then every table event as it happens.
 
 ``/ws/tables/{id}?token=…`` (the token is optional: spectators see everything public). The
-client may send ``{"type": "ping"}`` and gets ``{"type": "pong"}``. Anything else — a binary
-frame, a text over ``MAX_CLIENT_TEXT`` characters, JSON too deeply nested, another message —
-gets ``{"type": "error", "error": {"code": "bad-request", ...}}`` and the connection stays open.
+client may send ``{"type": "ping"}`` and gets ``{"type": "pong"}``, and a signed-in player
+``{"type": "bet", "key": …}`` and gets ``bet-accepted`` or ``bet-refused`` echoing the key
+(issue 21, ``api/wsbets.py``). Anything else — a binary frame, a text over
+``MAX_CLIENT_TEXT`` characters, JSON too deeply nested, another message — gets
+``{"type": "error", "error": {"code": "bad-request", ...}}`` and the connection stays open.
 
 Sockets are capped in all, anonymous ones per address, signed-in ones per player
 (``GuardSettings``); one over a cap is accepted then closed at once with code 4429 and the
@@ -20,14 +22,19 @@ saw it live in the last minute; otherwise the socket is served as a spectator's 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
 
+from puntobanco.i18n import DEFAULT_LANGUAGE
+from puntobanco.server.api import frames
 from puntobanco.server.api.deps import known_player, lookup_player
 from puntobanco.server.api.guard import Guards, client_address
+from puntobanco.server.api.wsbets import socket_bet
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.health import outage_code
 from puntobanco.server.live import messages as msg
@@ -38,7 +45,8 @@ router = APIRouter()
 
 PONG = msg.encode(msg.Pong())
 BAD_MESSAGE = msg.encode(msg.Error(error=msg.ErrorBody(
-    code="bad-request", message="The only message a client sends is {\"type\": \"ping\"}, as text.")))
+    code="bad-request", message="A client sends {\"type\": \"ping\"} or a bet "
+                                "({\"type\": \"bet\", ...}), as text.")))
 
 #: close codes: the table or the session does not exist; the client could not keep up
 CLOSE_NOT_FOUND, CLOSE_UNAUTHORIZED, CLOSE_TOO_SLOW = 4404, 4401, 1013
@@ -119,7 +127,9 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
     ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
              else asyncio.Event())
     sender = asyncio.create_task(_send(websocket, client))
-    receiver = asyncio.create_task(_receive(websocket, client))
+    receiver = asyncio.create_task(_receive(websocket, client, functools.partial(
+        socket_bet, casino, guards, table_id, token if player_id is not None else None,
+        player.lang if player is not None else DEFAULT_LANGUAGE)))
     logged_out = asyncio.create_task(
         _session_lives(casino, token, ended, limits.session_recheck_seconds)
         if player_id is not None and token else ended.wait())
@@ -187,7 +197,9 @@ async def _disconnected(websocket: WebSocket) -> None:
 
 async def _send(websocket: WebSocket, client: Client) -> None:
     """Drain the client's queue in order (what :meth:`Client.push` could not send at once)."""
-    client.direct = websocket.send_text
+    # a table message as one frame built once for every socket (api/frames.py), when the
+    # socket came the short way past the middleware
+    send = client.direct = frames.writer(websocket, getattr(websocket, "_send", None))
     while True:
         text = await client.queue.get()
         await client.idle.wait()  # a send started by push() goes out first
@@ -197,13 +209,21 @@ async def _send(websocket: WebSocket, client: Client) -> None:
             return
         client.idle.clear()
         try:
-            await websocket.send_text(text)
+            await send(text)
         finally:
             client.idle.set()
             client.sent()
 
 
-async def _receive(websocket: WebSocket, client: Client) -> None:
+async def _receive(websocket: WebSocket, client: Client,
+                   bet: Callable[[dict[str, Any]], Awaitable[str]]) -> None:
+    """Answer the client's messages: a ping at once, a bet when its batch is written (a task
+    each: the socket goes on reading; a bet once read completes even if the socket closes)."""
+    betting: set[asyncio.Task[None]] = set()
+
+    async def answer(message: dict[str, Any]) -> None:
+        client.push(await bet(message))
+
     while True:
         frame = await websocket.receive()
         if frame["type"] == "websocket.disconnect":
@@ -217,5 +237,9 @@ async def _receive(websocket: WebSocket, client: Client) -> None:
                 message = None
         if isinstance(message, dict) and message.get("type") == "ping":
             client.push(PONG)
+        elif isinstance(message, dict) and message.get("type") == "bet":
+            task = asyncio.create_task(answer(message))
+            betting.add(task)
+            task.add_done_callback(betting.discard)
         else:
             client.push(BAD_MESSAGE)

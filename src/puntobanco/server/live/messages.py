@@ -7,7 +7,7 @@ FastAPI.
 >>> BetsClosed(round_no=3, coup_id=12).model_dump_json()
 '{"type":"bets-closed","round_no":3,"coup_id":12}'
 >>> sorted(MESSAGES)[:3]
-['bet-totals', 'bets-closed', 'card-dealt']
+['bet-accepted', 'bet-refused', 'bet-totals']
 """
 
 from __future__ import annotations
@@ -150,12 +150,33 @@ class DatabaseState(Message):
     since: int | None
 
 
+class BetAccepted(Message):
+    """The answer to a client's ``bet`` message (issue 21): its ``key``, and ``answer``, what
+    the HTTP route answers (``BetOut``, or ``BetsOut`` for a ``bets`` message)."""
+
+    type: Literal["bet-accepted"] = "bet-accepted"
+    key: str
+    answer: Json
+
+
+class BetRefusal(Message):
+    """A client's ``bet`` message refused: its ``key`` (``null`` when it had none), the code
+    and the sentence in the player's language, the HTTP status the route gives the same
+    refusal, and ``retry_after`` (seconds) when the player's bet limit was reached."""
+
+    type: Literal["bet-refused"] = "bet-refused"
+    key: str | None
+    status: int
+    error: ErrorBody
+    retry_after: int | None = None
+
+
 #: every message model by its ``type``
 MESSAGES: dict[str, type[Message]] = {
     model.model_fields["type"].default: model
     for model in (Snapshot, ShoeStarted, RoundOpened, BetTotals, MyBets, BetsClosed, CardDealt,
                   CoupDealt, Settlement, RoundSettled, ShoeFinished, Pong, Error,
-                  DatabaseState)}
+                  DatabaseState, BetAccepted, BetRefusal)}
 
 
 def encode(message: Message) -> str:

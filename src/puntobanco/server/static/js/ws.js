@@ -6,7 +6,11 @@
 // a little jitter). Each new connection starts with a fresh snapshot: the page resyncs from it.
 // onStatus gets "open", "reconnecting" (with the delay in ms) or "unauthorized".
 
+import { ApiError, setBetSocket } from "./api.js";
+
 export const PING_MS = 2000;
+// A bet sent on the socket with no answer in this time goes over HTTP (same key: never twice).
+export const BET_ANSWER_MS = 5000;
 export const DEAD_MS = 5000;
 // Short and capped: the page is back within ~1.5 s of the server's return (issue 19); the jitter
 // spreads a crowd of pages over the retry.
@@ -27,6 +31,7 @@ export class TableSocket {
     this.up = false;
     // A socket early.js opened for this table before the page was ready (its messages kept).
     this.early = early;
+    this.bets = new Map(); // key -> {resolve, reject, timer}: bets waiting for their answer
   }
 
   /** The early socket, if it is this table's and still usable (else it is closed). */
@@ -74,11 +79,16 @@ export class TableSocket {
         this.up = true;
         this.retry = 0;
         this.onStatus("open");
+        if (this.token) setBetSocket(this);
       }
       let message;
       try {
         message = JSON.parse(event.data);
       } catch {
+        return;
+      }
+      if (message.type === "bet-accepted" || message.type === "bet-refused") {
+        this.answered(message);
         return;
       }
       if (message.type !== "pong") this.onMessage(message);
@@ -90,6 +100,7 @@ export class TableSocket {
       if ([4401, 4403, 4404, 1008].includes(event.code)) {
         clearInterval(this.pingTimer);
         this.up = false;
+        this.dropBets();
         this.onStatus("unauthorized");
         return;
       }
@@ -118,6 +129,7 @@ export class TableSocket {
     if (socket && this.socket !== socket) return;
     clearInterval(this.pingTimer);
     this.up = false;
+    this.dropBets();
     this.socket = null;
     if (socket) {
       try {
@@ -134,6 +146,42 @@ export class TableSocket {
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
+  /** Send a bet message ({type: "bet", key, ...}); resolves with the route's answer, rejects
+   * with the ApiError of its refusal, or with a plain Error when the socket could not answer
+   * (api.js then sends the same bet over HTTP). */
+  bet(message) {
+    return new Promise((resolve, reject) => {
+      if (!this.up || !this.socket || this.socket.readyState !== WebSocket.OPEN) {
+        reject(new Error("socket down"));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.bets.delete(message.key);
+        reject(new Error("no answer"));
+      }, BET_ANSWER_MS);
+      this.bets.set(message.key, { resolve, reject, timer });
+      this.socket.send(JSON.stringify(message));
+    });
+  }
+
+  answered(message) {
+    const waiting = this.bets.get(message.key);
+    if (!waiting) return;
+    this.bets.delete(message.key);
+    clearTimeout(waiting.timer);
+    if (message.type === "bet-accepted") waiting.resolve(message.answer);
+    else waiting.reject(new ApiError(message.status, message.error.code, message.error.message));
+  }
+
+  dropBets() {
+    setBetSocket(null, this);
+    for (const waiting of this.bets.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new Error("socket lost"));
+    }
+    this.bets.clear();
+  }
+
   /** Whether the table's socket is up (a click while it is down is explained, not sent). */
   isUp() {
     return this.up;
@@ -148,6 +196,7 @@ export class TableSocket {
   close() {
     this.closed = true;
     this.up = false;
+    this.dropBets();
     clearInterval(this.pingTimer);
     clearTimeout(this.retryTimer);
     if (this.socket) this.socket.close();
