@@ -6,16 +6,21 @@ numpy and matplotlib are imported inside the command, so ``puntobanco --help`` s
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from puntobanco.cli._app import app
+from puntobanco.cli._checks import check_seed
+from puntobanco.cli._paths import output_file
 from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 
 METHODS = ("exact", "simulate")
+#: The most sessions one simulation keeps (each holds its checkpoints in memory).
+MAX_SESSIONS = 1_000_000
 
 BetMixOption = Annotated[str, typer.Option(
     "--bet", help="A bet (punto, banco, egalite, lion-punto, lion-banco) or a mix with handle "
@@ -23,8 +28,10 @@ BetMixOption = Annotated[str, typer.Option(
 
 
 def _session_length(coups: int | None, handle: float | None, stake: float) -> int:
-    if stake <= 0:
+    if not 0 < stake < math.inf:  # also refuses nan
         raise PuntoBancoError(f"--stake is a positive amount, not {stake:g}.", code="bad-stake")
+    if handle is not None and not math.isfinite(handle):
+        raise PuntoBancoError(f"--handle is an amount, not {handle:g}.", code="bad-coups")
     if coups is not None and handle is not None:
         raise PuntoBancoError("Give --coups or --handle, not both.", code="bad-coups")
     if handle is not None:
@@ -101,6 +108,14 @@ def risk(
                               code="bad-method")
     n = _session_length(coups, handle, stake)
     shoe, ruleset = rules.shoe_and_rules()
+    if plot is not None:
+        output_file(plot, option="--plot", suffixes=(".png",))
+    if key == "simulate":  # every option checked before the work starts
+        check_seed(seed)
+        if not 2 <= sessions <= MAX_SESSIONS:
+            raise PuntoBancoError(f"--sessions takes 2 to {MAX_SESSIONS:,} sessions, not "
+                                  f"{sessions}.", code="bad-sessions")
+        ruleset.replace(cut_card=cut_card)  # RuleSetError: one sentence
     from puntobanco.analysis.report import shoe_description
     from puntobanco.analysis.risk import (
         coup_distribution,
@@ -118,9 +133,6 @@ def risk(
     if key == "exact":
         summary, session = risk_summary(dist, n, bet=label, stake=stake)
     else:
-        if sessions < 2:
-            raise PuntoBancoError(f"--sessions takes at least 2 sessions, not {sessions}.",
-                                  code="bad-sessions")
         from puntobanco.sim.sessions import simulate_sessions, simulated_summary
 
         marks = sorted({max(1, round(n * f)) for f in (0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85)})
