@@ -1,5 +1,5 @@
 """Issue 13, ``par --compare``: the variants beside this game, exact, against the published
-figures pinned in ``data/published_variants.json``."""
+figures pinned in ``src/puntobanco/data/published_variants.json``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from puntobanco import data as published_data
 from puntobanco.analysis import analyse
 from puntobanco.analysis.variants import (
     PUBLISHED_PATH,
@@ -21,7 +22,7 @@ from puntobanco.analysis.variants import (
 from puntobanco.cards import full_composition
 from puntobanco.rules import BancoPayout, RuleSet
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "published_variants.json"
+DATA = Path(str(published_data.path("published_variants.json")))
 
 
 def _data() -> dict[str, Any]:

@@ -29,9 +29,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from puntobanco import data as published_data
 from puntobanco.analysis.exact import (
     BetAnalysis,
     OutcomeRow,
@@ -266,17 +268,17 @@ def compare_markdown(lines: Sequence[VariantFigures], checks: Sequence[dict[str,
     return "\n".join(out) + "\n"
 
 
-#: The pinned published figures (in a source checkout; an installed wheel has none).
-PUBLISHED_PATH = Path(__file__).resolve().parents[3] / "data" / "published_variants.json"
+#: The pinned published figures, inside the package (an installed wheel has them too).
+PUBLISHED_PATH = published_data.path("published_variants.json")
 
 
-def published_checks(lines: Sequence[VariantFigures], path: Path = PUBLISHED_PATH
+def published_checks(lines: Sequence[VariantFigures], path: Traversable | Path = PUBLISHED_PATH
                      ) -> list[dict[str, Any]]:
     """Each pinned published house edge beside this engine's figure, rounded the same way.
 
     Only lines present in ``lines`` (the decks compared) are checked; an absent file gives none.
     """
-    if not path.exists():
+    if not path.is_file():
         return []
     data = json.loads(path.read_text(encoding="utf-8"))
     found = {(line.game, line.bet, line.decks): line for line in lines}
