@@ -66,6 +66,7 @@ def compare_rich(lines: Sequence[Any], checks: Sequence[dict[str, Any]]) -> Any:
             table.add_row(row[0] if row[0] != previous else "", *row[1:])
             previous = row[0]
         parts.append(table)
+    parts.append(Text(variants.COMPARE_NOTE, style="dim"))
     if checks:
         sources = list(dict.fromkeys(c["source"] for c in checks))
         check = Table("Figure", "Published", "This engine", "", "Source",
