@@ -97,6 +97,12 @@ def test_commission_without_a_commission_table_is_refused(cli: Cli,
                               mentions="--commission applies only with --banco commission")
 
 
+@pytest.mark.parametrize("option", [("--sessions", "100"), ("--seed", "3"), ("--cut-card", "20")])
+def test_risk_exact_refuses_the_simulation_s_options(cli: Cli, option: tuple[str, str]) -> None:
+    assert_one_sentence_error(cli("risk", "--coups", "10", *option),
+                              mentions=f"{option[0]} applies only with --method simulate.")
+
+
 def test_play_names_the_seats_typed(cli: Cli) -> None:
     assert_one_sentence_error(cli("play", "--lang", "en", "--seats", "-7", stdin="q\n"),
                               mentions="A table has 1 to 14 seats, not -7.")

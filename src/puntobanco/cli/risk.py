@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from puntobanco.cli._app import app
+from puntobanco.cli._app import app, given_options, refuse_options
 from puntobanco.cli._checks import check_seed
 from puntobanco.cli._paths import output_file
 from puntobanco.cli.ruleopts import RuleOptions, rule_options
@@ -110,6 +110,8 @@ def risk(
     shoe, ruleset = rules.shoe_and_rules()
     if plot is not None:
         output_file(plot, option="--plot", suffixes=(".png",))
+    if key == "exact":  # whole shoes are what --method simulate plays; exact has none
+        refuse_options(given_options("sessions", "seed", "cut_card"), "with --method simulate")
     if key == "simulate":  # every option checked before the work starts
         check_seed(seed)
         if not 2 <= sessions <= MAX_SESSIONS:
