@@ -103,6 +103,13 @@ def test_risk_exact_refuses_the_simulation_s_options(cli: Cli, option: tuple[str
                               mentions=f"{option[0]} applies only with --method simulate.")
 
 
+@pytest.mark.parametrize("command", [("play",), ("replay", *NATURAL_TIE)])
+def test_commission_without_a_commission_table_is_refused_in_the_table_s_language(
+        cli: Cli, command: tuple[str, ...]) -> None:
+    assert_one_sentence_error(cli(*command, "--lang", "it", "--commission", "4%", stdin="q\n"),
+                              mentions="--commission 4% si applica solo con --banco commission.")
+
+
 def test_play_names_the_seats_typed(cli: Cli) -> None:
     assert_one_sentence_error(cli("play", "--lang", "en", "--seats", "-7", stdin="q\n"),
                               mentions="A table has 1 to 14 seats, not -7.")

@@ -217,6 +217,11 @@ PHRASES: dict[str, dict[str, str]] = {
               "«{value}».",
         "en": "--limit takes BOX=MIN-MAX in euros, BOX one of punto, banco, egalite, lion (e.g. "
               "egalite=5-500), the minimum positive and at most the maximum; not {value!r}."},
+    "option.commission-only": {
+        "fr": "--commission {value} ne s'applique qu'avec --banco commission.",
+        "it": "--commission {value} si applica solo con --banco commission.",
+        "es": "--commission {value} solo se aplica con --banco commission.",
+        "en": "--commission {value} applies only with --banco commission."},
     "option.bad-cut-card": {
         "fr": "La carte de coupe se place de 12 à {most} cartes de la fin (S3), pas {value}.",
         "it": "La carta di taglio va da 12 a {most} carte dalla fine (S3), non {value}.",

@@ -345,7 +345,8 @@ def _option_error(error: PuntoBancoError, rules: RuleOptions, lang: str) -> Punt
         return error
     by_code = {"bad-banco": ("option.bad-banco", rules.banco),
                "bad-commission": ("option.bad-commission", rules.commission),
-               "bad-drawing": ("option.bad-drawing", rules.drawing)}
+               "bad-drawing": ("option.bad-drawing", rules.drawing),
+               "option-not-applied": ("option.commission-only", rules.commission)}
     if error.code in by_code:
         key, value = by_code[error.code]
     elif rules.tie_pays not in (8, 9):
