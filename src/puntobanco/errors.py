@@ -66,6 +66,7 @@ class ErrorCode(StrEnum):
     BAD_COMMISSION = "bad-commission"
     BAD_CUT_CARD = "bad-cut-card"
     BAD_CARDS_FILE = "bad-cards-file"
+    BAD_FILE = "bad-file"  # a file a command reads (issue 20: one sentence for every command)
     BAD_FORMAT = "bad-format"
     BAD_OUT = "bad-out"
     BAD_SEED = "bad-seed"

@@ -56,6 +56,19 @@ def test_every_command_refuses_a_missing_folder_the_same_way(cli: Cli, tmp_path:
     assert not absent.exists()
 
 
+@pytest.mark.parametrize(("args", "what"), [
+    (("replay", "--lang", "en", "--cards-file"), "the cards file"),
+    (("verify", "--shoe-file"), "the shoe file")])
+def test_every_command_says_the_same_of_a_file_it_cannot_read(
+        cli: Cli, tmp_path: Path, args: tuple[str, ...], what: str) -> None:
+    missing = tmp_path / "missing.txt"
+    assert_one_sentence_error(cli(*args, str(missing)),
+                              mentions=f"Cannot read {what} '{missing}': No such file or "
+                                       "directory.")
+    assert_one_sentence_error(cli(*args, str(tmp_path)),
+                              mentions=f"Cannot read {what} '{tmp_path}': it is a folder.")
+
+
 def test_serve_refuses_a_database_in_a_missing_folder(cli: Cli, tmp_path: Path) -> None:
     absent = tmp_path / "absent"
     run = cli("serve", "--database-url", f"sqlite:///{absent}/x.sqlite3", "--port", "1")

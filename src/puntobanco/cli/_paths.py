@@ -78,3 +78,23 @@ def database_folder(url: str) -> None:
         what = "is not a folder" if path.parent.exists() else "does not exist"
         raise PuntoBancoError(f"Cannot open the database {path}: the folder {path.parent} "
                               f"{what}.", code="bad-database")
+
+
+def read_text(path: Path, *, what: str) -> str:
+    """The text of a file a command reads (``replay --cards-file``, ``verify --shoe-file``), or
+    one sentence of the same form for every command: ``Cannot read the cards file 'x': …``.
+
+    >>> read_text(Path("/no/such/file"), what="the cards file")
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.PuntoBancoError: Cannot read the cards file '/no/such/file': No such file or directory.
+    """
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        reason = "not a UTF-8 text file"
+    except IsADirectoryError:
+        reason = "it is a folder"
+    except OSError as error:
+        reason = error.strerror or str(error)
+    raise PuntoBancoError(f"Cannot read {what} {str(path)!r}: {reason}.", code="bad-file")

@@ -52,6 +52,7 @@ from puntobanco.cli._felt import (
     settlement_table,
     signed,
 )
+from puntobanco.cli._paths import read_text
 from puntobanco.cli._words import say
 from puntobanco.cli.ruleopts import (
     ChipOption,
@@ -276,12 +277,7 @@ def read_cards(arguments: Sequence[str], cards_file: Path | None, lang: str = "e
     elif str(cards_file) == "-":
         text = sys.stdin.read()
     else:
-        try:
-            text = cards_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            reason = getattr(error, "strerror", None) or "not a UTF-8 text file"
-            raise PuntoBancoError(f"Cannot read the cards file {str(cards_file)!r}: {reason}.",
-                                  code="bad-cards-file") from None
+        text = read_text(cards_file, what="the cards file")
     cards = parse_card_text(text, lang)
     if not cards:
         raise PuntoBancoError(say("error.no-cards", lang), code="no-cards")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from puntobanco.cli._app import app
-from puntobanco.cli._paths import database_folder, sqlite_file
+from puntobanco.cli._paths import database_folder, read_text, sqlite_file
 from puntobanco.errors import PuntoBancoError
 
 if TYPE_CHECKING:
@@ -413,10 +413,10 @@ def _which_shoe(data: Any) -> str:
 
 def _read_shoe_file(path: Path) -> Any:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise PuntoBancoError(f"Cannot read {str(path)!r}: {error.strerror}.") from None
-    except ValueError:
+        data = json.loads(read_text(path, what="the shoe file"))
+    except ValueError as error:
+        if isinstance(error, PuntoBancoError):
+            raise
         raise PuntoBancoError(f"{str(path)!r} is not JSON.") from None
     if not isinstance(data, dict) or "commitment" not in data:  # {} is no unrevealed shoe
         raise PuntoBancoError(f"{str(path)!r} is not a shoe as GET /api/shoes/{{id}} returns "
