@@ -6,7 +6,7 @@ also carries its facts (the bet, the limit, the balance available, the chip unit
 typed), so that :func:`puntobanco.i18n.error_text` — the one localiser, for the terminal, the
 server and the page — says it in the player's language with the figures behind it.
 
->>> refused = BetRefused("The maximum on banco is 5000.00 €; 6000.00 € is above it.",
+>>> refused = BetRefused("The maximum on banco is €5,000.00; €6,000.00 is above it.",
 ...                      code=ErrorCode.ABOVE_MAXIMUM, limit=500_000)
 >>> refused.code, refused.code == "above-maximum", refused.limit
 (<ErrorCode.ABOVE_MAXIMUM: 'above-maximum'>, True, 500000)
@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     BAD_DECKS = "bad-decks"
     BAD_COMPOSITION = "bad-composition"
     BAD_AMOUNT = "bad-amount"
+    AMOUNT_TOO_LARGE = "amount-too-large"
     BAD_RULES = "bad-rules"
     # bets (M1–M3, B4, L1–L4)
     BET_REFUSED = "bet-refused"
@@ -65,6 +66,7 @@ class ErrorCode(StrEnum):
     BAD_COMMISSION = "bad-commission"
     BAD_CUT_CARD = "bad-cut-card"
     BAD_CARDS_FILE = "bad-cards-file"
+    BAD_FILE = "bad-file"  # a file a command reads (issue 20: one sentence for every command)
     BAD_FORMAT = "bad-format"
     BAD_OUT = "bad-out"
     BAD_SEED = "bad-seed"
@@ -78,6 +80,7 @@ class ErrorCode(StrEnum):
     BAD_URL = "bad-url"
     BAD_DATABASE = "bad-database"
     BAD_DRAWING = "bad-drawing"
+    OPTION_NOT_APPLIED = "option-not-applied"  # an option the command cannot apply (issue 20)
     BAD_LIMIT = "bad-limit"
     BAD_CHIP = "bad-chip"
     BAD_SPOT = "bad-spot"

@@ -129,6 +129,11 @@ _REFUSALS: dict[str, dict[str, str]] = {
         "it": "Importo non valido: un importo in euro, al massimo due decimali.",
         "es": "Importe no válido: un importe en euros, con dos decimales como máximo.",
         "en": "Not a valid amount: an amount in euros, two decimals at most."},
+    "amount-too-large": {
+        "fr": "Montant trop grand : au plus 999 999 999 999 999 €.",
+        "it": "Importo troppo grande: al massimo 999.999.999.999.999 €.",
+        "es": "Importe demasiado grande: como máximo 999.999.999.999.999 €.",
+        "en": "Too large an amount: at most €999,999,999,999,999."},
 }
 
 
@@ -186,7 +191,7 @@ def _facts(error: PuntoBancoError, lang: str) -> str | None:
     if code == ErrorCode.UNKNOWN_BET and error.text is not None:
         choices = ", ".join(kind.value for kind in BetKind)
         return phrase("detail.unknown-bet", lang, text=error.text, choices=choices)
-    if error.text is not None and code == ErrorCode.BAD_AMOUNT:
+    if error.text is not None and code in (ErrorCode.BAD_AMOUNT, ErrorCode.AMOUNT_TOO_LARGE):
         return phrase("detail.typed", lang, text=error.text)
     if not isinstance(error, BetRefused):
         return None

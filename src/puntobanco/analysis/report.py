@@ -263,6 +263,28 @@ def _figures_whole(table: Any, rows: Sequence[Sequence[str]]) -> None:
             continue
         column.justify, column.overflow = "right", "fold"  # narrower than 80: fold, never cut
         column.min_width = max(len(row[index]) for row in rows)
+        # a column whose header is no wider than its figures keeps its width: the labels give
+        # way instead, and the table fits 80 columns with its right border
+        column.no_wrap = len(str(column.header)) <= column.min_width
+
+
+def fit_columns(table: Any, rows: Sequence[Sequence[str]], *, labels: int) -> None:
+    """Make a Rich table read whole at 80 columns: the first ``labels`` columns wrap between
+    words and never get narrower than their longest word (no name is cut); every other column
+    holds figures, each on one line, under a header wrapped to the figures' width, so only the
+    labels give way when the terminal is narrow."""
+    import textwrap
+
+    for index, column in enumerate(table.columns):
+        cells = [str(column.header), *(row[index] for row in rows)]
+        if index < labels:
+            column.min_width = max(len(word) for cell in cells for word in cell.split())
+            column.overflow = "fold"
+        else:
+            column.justify, column.no_wrap = "right", True
+            column.min_width = max(len(row[index]) for row in rows) if rows else 1
+            column.header = textwrap.fill(str(column.header), max(column.min_width, 1),
+                                          break_long_words=False)
 
 
 def par_rich(sheet: ParSheet) -> Any:

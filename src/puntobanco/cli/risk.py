@@ -6,17 +6,22 @@ numpy and matplotlib are imported inside the command, so ``puntobanco --help`` s
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from puntobanco.cli._app import app
+from puntobanco.cli._app import app, given_options, refuse_options
+from puntobanco.cli._checks import check_seed
+from puntobanco.cli._paths import output_file
 from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 
 METHODS = ("exact", "simulate")
+#: The most sessions one simulation keeps (each holds its checkpoints in memory).
+MAX_SESSIONS = 1_000_000
 
 BetMixOption = Annotated[str, typer.Option(
     "--bet", help="A bet (punto, banco, egalite, lion-punto, lion-banco) or a mix with handle "
@@ -24,8 +29,10 @@ BetMixOption = Annotated[str, typer.Option(
 
 
 def _session_length(coups: int | None, handle: float | None, stake: float) -> int:
-    if stake <= 0:
+    if not 0 < stake < math.inf:  # also refuses nan
         raise PuntoBancoError(f"--stake is a positive amount, not {stake:g}.", code="bad-stake")
+    if handle is not None and not math.isfinite(handle):
+        raise PuntoBancoError(f"--handle is an amount, not {handle:g}.", code="bad-coups")
     if coups is not None and handle is not None:
         raise PuntoBancoError("Give --coups or --handle, not both.", code="bad-coups")
     if handle is not None:
@@ -174,6 +181,16 @@ def risk(
                               code="bad-method")
     n = _session_length(coups, handle, stake)
     shoe, ruleset = rules.shoe_and_rules()
+    if plot is not None:
+        output_file(plot, option="--plot", suffixes=(".png",))
+    if key == "exact":  # whole shoes are what --method simulate plays; exact has none
+        refuse_options(given_options("sessions", "seed", "cut_card"), "with --method simulate")
+    if key == "simulate":  # every option checked before the work starts
+        check_seed(seed)
+        if not 2 <= sessions <= MAX_SESSIONS:
+            raise PuntoBancoError(f"--sessions takes 2 to {MAX_SESSIONS:,} sessions, not "
+                                  f"{sessions}.", code="bad-sessions")
+        ruleset.replace(cut_card=cut_card)  # RuleSetError: one sentence
     from puntobanco.analysis.report import shoe_description
     from puntobanco.analysis.risk import (
         coup_distribution,
@@ -191,9 +208,6 @@ def risk(
     if key == "exact":
         summary, session = risk_summary(dist, n, bet=label, stake=stake)
     else:
-        if sessions < 2:
-            raise PuntoBancoError(f"--sessions takes at least 2 sessions, not {sessions}.",
-                                  code="bad-sessions")
         from puntobanco.sim.sessions import simulate_sessions, simulated_summary
 
         exact_crossings = safe_crossings(dist)

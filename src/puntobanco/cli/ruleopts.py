@@ -37,9 +37,12 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from puntobanco import i18n
 from puntobanco.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, Composition, full_composition
+from puntobanco.cli._amounts import parse_amount
+from puntobanco.cli._app import given_options, refuse_options
+from puntobanco.cli._words import say
 from puntobanco.errors import PuntoBancoError, RuleSetError
-from puntobanco.money import parse_euros
 from puntobanco.rules import LION_PAYTABLE, BancoPayout, Drawing, Limits, RuleSet, parse_paytable
 
 #: The fewest cards a coup can need: three for each side.
@@ -124,11 +127,14 @@ class RuleOptions:
     rules_file: Path | None = None
 
     def shoe_and_rules(self) -> tuple[Composition, RuleSet]:
-        """The shoe's composition and the :class:`RuleSet`, every value checked."""
+        """The shoe's composition and the :class:`RuleSet`, every value checked; a
+        ``--commission`` typed for a table without ``--banco commission`` is refused."""
         shoe, ruleset = shoe_and_rules(
             decks=self.decks, composition=self.composition, banco=self.banco,
             commission=self.commission, tie_pays=self.tie_pays,
             lion_paytable=self.lion_paytable, drawing=self.drawing)
+        if ruleset.banco_payout is not BancoPayout.COMMISSION:
+            refuse_options(given_options("commission"), "with --banco commission")
         if self.rules_file is None:
             return shoe, ruleset
         defaults = RuleOptions()
@@ -348,7 +354,7 @@ _LIMIT_FIELDS = {"punto": "punto_limits", "banco": "banco_limits", "egalite": "e
                  "lion": "lion_limits"}
 
 
-def parse_limit(text: str) -> tuple[str, Limits]:
+def parse_limit(text: str, lang: str = "en") -> tuple[str, Limits]:
     """Read one ``--limit KIND=MIN-MAX`` in euros: the RuleSet field and its limits.
 
     >>> parse_limit("egalite=5-500")
@@ -365,7 +371,7 @@ def parse_limit(text: str) -> tuple[str, Limits]:
         raise PuntoBancoError(
             f"--limit takes KIND=MIN-MAX in euros, KIND one of punto, banco, egalite, lion "
             f"(e.g. egalite=5-500), not {text!r}.", code="bad-limit")
-    minimum, maximum = parse_euros(low), parse_euros(high)
+    minimum, maximum = parse_amount(low, lang), parse_amount(high, lang)
     if minimum <= 0:
         raise PuntoBancoError(f"--limit {text}: the minimum must be positive.", code="bad-limit")
     if minimum > maximum:
@@ -375,8 +381,9 @@ def parse_limit(text: str) -> tuple[str, Limits]:
 
 
 def apply_limits(ruleset: RuleSet, *, limits: Sequence[str] = (),
-                 chip: str | None = None) -> RuleSet:
-    """The rules with the ``--limit`` and ``--chip`` options applied (M1, M2, L3).
+                 chip: str | None = None, lang: str = "en") -> RuleSet:
+    """The rules with the ``--limit`` and ``--chip`` options applied (M1, M2, L3); every limit
+    must be a whole number of chips (a limit that is not is said in ``lang``).
 
     >>> rules = apply_limits(RuleSet(), limits=["punto=20-2000", "banco=20-2000"], chip="5")
     >>> rules.punto_limits.minimum, rules.banco_limits.maximum, rules.chip_unit
@@ -384,16 +391,25 @@ def apply_limits(ruleset: RuleSet, *, limits: Sequence[str] = (),
     """
     changes: dict[str, Any] = {}
     for text in limits:
-        field_name, span = parse_limit(text)
+        field_name, span = parse_limit(text, lang)
         if field_name in changes:
             raise PuntoBancoError(f"--limit gives {text.partition('=')[0].strip()} twice; give "
                                   "each box once.", code="bad-limit")
         changes[field_name] = span
     if chip is not None:
-        changes["chip_unit"] = parse_euros(chip)
+        changes["chip_unit"] = parse_amount(chip, lang)
         if changes["chip_unit"] <= 0:
             raise PuntoBancoError(f"--chip takes a positive amount in euros, not {chip}.",
                                   code="bad-chip")
     if not changes:
         return ruleset
-    return ruleset.replace(**changes)  # RuleSetError (one sentence) for an impossible table
+    table = ruleset.replace(**changes)  # RuleSetError (one sentence) for an impossible table
+    for kind, field_name in _LIMIT_FIELDS.items():
+        box: Limits = getattr(table, field_name)
+        if box.minimum % table.chip_unit or box.maximum % table.chip_unit:
+            raise PuntoBancoError(say(
+                "option.limit-not-chips", lang, kind=kind,
+                chip=i18n.money(table.chip_unit, lang, short=True),
+                limits=i18n.money_range(box.minimum, box.maximum, lang)),
+                code="not-chip-multiple")
+    return table

@@ -9,7 +9,8 @@ import { t } from "./op-words.js";
 const $ = (id) => document.getElementById(id);
 const KINDS = ["punto", "banco", "egalite", "lion-punto", "lion-banco"];
 const ACTIONS = ["table-create", "table-rename", "table-rules", "table-pause", "table-resume",
-  "player-credit", "player-suspend", "player-unsuspend", "dealer-create", "dealer-tables"];
+  "player-credit", "player-suspend", "player-unsuspend", "dealer-create", "dealer-tables",
+  "operator-password"];
 let guardCall = (promise) => promise;
 let selected = null; // the table whose report is open
 let chartBy = "shoe";
