@@ -271,4 +271,4 @@ def test_issue20_the_default_objective_covers_both_sides(monkeypatch: pytest.Mon
     code, _, err = run_main(monkeypatch, capsys, "design", "--punto-share", "0.7")
     assert code == 2 and "--side mix" in err
     code, _, err = run_main(monkeypatch, capsys, "design", "--bet", "banco", "--side", "punto")
-    assert code == 2 and "goes with --bet lion" in err
+    assert code == 2 and "--side applies only to --bet lion" in err

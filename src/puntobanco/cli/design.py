@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 BETS = ("lion", "banco", "egalite")
 #: The options each kind of search reads; given to another, they are refused (issue 20).
-_ONLY = {"lion": ("side", "max_pay", "min_pay", "half_pays", "natural_win", "natural_tie",
-                  "lose_margins", "any_order", "min_hit"),
+_ONLY = {"lion": ("side_option", "punto_share", "max_pay", "min_pay", "half_pays", "natural_win",
+                  "natural_tie", "lose_margins", "any_order", "min_hit"),
          "banco": ("commissions", "half_totals", "half_pay"),
          "egalite": ("tie_grid",)}
 MAX_TOP = 1000
@@ -200,9 +200,6 @@ def design(
     if prefer not in ("low", "high"):
         raise PuntoBancoError(f"{prefer!r} is not a preference: choose low or high.",
                               code="bad-design")
-    if side_option is not None and key != "lion":
-        raise PuntoBancoError("--side chooses the Lion Bonus sides a table is scored on: it "
-                              "goes with --bet lion.", code="bad-design")
     side = side_option or "both"
     if side not in ("punto", "banco", "both", "mix"):
         raise PuntoBancoError(f"{side!r} is not a side: choose both, mix, punto or banco.",
