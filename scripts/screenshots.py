@@ -1,11 +1,12 @@
 """The README's phone screenshots, made in Debian's Chromium on the page's fake server (the one the
 browser tests use: every request answered at once, so the page is in the same state every time).
 
-    .venv/bin/python scripts/screenshots.py            # writes docs/img/phone-*.png
+    .venv/bin/python scripts/screenshots.py     # writes docs/img/phone-*.png, tablet-*.png
 
-Three pictures: betting at 390×844 (French: the countdown, the five boxes and the fixed chip
+Four pictures: betting at 390×844 (French: the countdown, the five boxes and the fixed chip
 rack on one screen), a settled coup at 390×844 (English: the result, the overlay over the boxes,
-the payouts below), and a landscape phone at 844×390 (Spanish: the boxes beside the cards).
+the payouts below), a landscape phone at 844×390 (Spanish: the boxes beside the cards), and a
+landscape tablet at 1024×768 (Italian: the felt, the rack under it, the roads in a column beside).
 """
 
 from __future__ import annotations
@@ -85,8 +86,13 @@ def main() -> None:
         page = _page(browser, _betting("es"), (844, 390), "es-ES")
         page.wait_for_timeout(300)
         page.screenshot(path=str(OUT / "phone-landscape-es.png"))
+
+        page = _page(browser, _betting("it"), (1024, 768), "it-IT")
+        page.click(".chip-button[data-chip='5000']")
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(OUT / "tablet-landscape-it.png"))
         browser.close()
-    for path in sorted(OUT.glob("phone-*.png")):
+    for path in sorted([*OUT.glob("phone-*.png"), *OUT.glob("tablet-*.png")]):
         print(f"{path.relative_to(ROOT)}  {path.stat().st_size // 1024} KB")
 
 
