@@ -1,5 +1,5 @@
 """Speed of the exact analysis: ``expected_values`` in batches and alone, the exact PAR sheet, and
-the ratio to the public peers (figures pinned in ``data/published_figures.json``).
+the ratio to the public peers (figures pinned in ``src/puntobanco/data/published_figures.json``).
 
 Run: ``.venv/bin/python bench/bench_analysis.py [--batch 100000] [--repeats 5]``.
 
@@ -24,12 +24,13 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from puntobanco import data as published_data
 from puntobanco.analysis import analyse, expected_values
 from puntobanco.analysis.fast import kernel_tables
 from puntobanco.cards import full_composition
 from puntobanco.rules import RuleSet
 
-FIGURES = Path(__file__).resolve().parents[1] / "data" / "published_figures.json"
+FIGURES = Path(str(published_data.path("published_figures.json")))
 
 
 def depleted_shoes(count: int, *, seed: int, decks: int = 8) -> np.ndarray:

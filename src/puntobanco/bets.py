@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -20,7 +21,7 @@ from fractions import Fraction
 from puntobanco.coup import Coup
 from puntobanco.errors import BetRefused, ErrorCode, PuntoBancoError
 from puntobanco.money import format_cents
-from puntobanco.rules import BancoPayout, Limits, RuleSet, Side
+from puntobanco.rules import LOSES, BancoPayout, Limits, Pay, RuleSet, Side
 
 
 class BetKind(Enum):
@@ -135,6 +136,15 @@ class Reason(Enum):
     WIN_COMMISSION = "win-commission"
     #: Banco won with a total of 6 and was paid 1:2 (B2, the "2000" rule).
     WIN_WITH_6 = "win-with-6"
+    #: Banco won with another total the table pays other than 1:1 (B2, ``banco_reduced_pays``).
+    WIN_WITH_1 = "win-with-1"
+    WIN_WITH_2 = "win-with-2"
+    WIN_WITH_3 = "win-with-3"
+    WIN_WITH_4 = "win-with-4"
+    WIN_WITH_5 = "win-with-5"
+    WIN_WITH_7 = "win-with-7"
+    WIN_WITH_8 = "win-with-8"
+    WIN_WITH_9 = "win-with-9"
     NATURAL_WIN = "natural-win"  # L5a
     NATURAL_TIE = "natural-tie"  # L5b
     WIN_BY_9 = "win-by-9"  # L5c
@@ -148,6 +158,11 @@ class Reason(Enum):
     def margin(self) -> int | None:
         """The Lion Bonus margin of a ``win-by-N`` reason (L5c), else ``None``."""
         return _REASON_MARGIN.get(self)
+
+    @property
+    def banco_total(self) -> int | None:
+        """The Banco total of a ``win-with-N`` reason (B2's reduced pays), else ``None``."""
+        return int(self.value[-1]) if self.value.startswith("win-with-") else None
 
     @classmethod
     def for_lion(cls, result: LionOutcome) -> Reason:
@@ -289,13 +304,14 @@ def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> Settlem
             odds = 1 - rules.commission
             net = int(stake * odds)  # floor: the house keeps the breakage
             return SettlementLine(kind, stake, Outcome.WIN, net, odds, Reason.WIN_COMMISSION)
-        if coup.banco_total == 6:  # B2: a Banco win with 6 pays half
-            return SettlementLine(kind, stake, Outcome.WIN, stake // 2, _HALF, Reason.WIN_WITH_6)
+        total = coup.banco_total
+        if any(total == reduced for reduced, _ in rules.banco_reduced_pays):
+            # B2: a Banco win with 6 pays half ("2000"), or the table's other reduced totals
+            return _paid(kind, stake, rules.banco_win_pays(total), Reason(f"win-with-{total}"))
         return SettlementLine(kind, stake, Outcome.WIN, stake, _EVEN, Reason.WIN)
     if kind is BetKind.EGALITE:  # B3
         if winner is Side.EGALITE:
-            return SettlementLine(kind, stake, Outcome.WIN, stake * rules.tie_pays,
-                                  Fraction(rules.tie_pays), Reason.EGALITE)
+            return _paid(kind, stake, rules.tie_pays, Reason.EGALITE)
         return SettlementLine(kind, stake, Outcome.LOSE, -stake, None, Reason.LOSE)
     side = kind.side  # L5
     other = Side.BANCO if side is Side.PUNTO else Side.PUNTO
@@ -304,20 +320,32 @@ def settle_bet(kind: BetKind, stake: int, coup: Coup, rules: RuleSet) -> Settlem
     return _settle_lion(kind, stake, result, rules)
 
 
-_EVEN, _HALF, _NOTHING = Fraction(1), Fraction(1, 2), Fraction(0)
+_EVEN, _NOTHING = Fraction(1), Fraction(0)
+
+
+def _paid(kind: BetKind, stake: int, pays: Pay, reason: Reason) -> SettlementLine:
+    """A line paid ``pays`` to 1: a win above 0, the stake returned at 0, lost at ``LOSES``.
+
+    The net is exact at a stake the chip unit allows (the RuleSet checks that every pay's
+    denominator divides it, M1); at any other stake it is floored, as a commission is.
+    """
+    if pays == LOSES:
+        return SettlementLine(kind, stake, Outcome.LOSE, -stake, None, reason)
+    odds = Fraction(pays)
+    outcome = Outcome.WIN if odds > 0 else Outcome.PUSH
+    return SettlementLine(kind, stake, outcome, math.floor(stake * odds), odds, reason)
 
 
 def _settle_lion(kind: BetKind, stake: int, result: LionOutcome, rules: RuleSet) -> SettlementLine:
     reason = Reason.for_lion(result)
     if result is LionOutcome.LOSE:
         return SettlementLine(kind, stake, Outcome.LOSE, -stake, None, reason)
-    if result is LionOutcome.NATURAL_TIE:
-        return SettlementLine(kind, stake, Outcome.PUSH, 0, _NOTHING, reason)
+    if result is LionOutcome.NATURAL_TIE:  # L5b: returned, unless the table says otherwise
+        return _paid(kind, stake, rules.lion_natural_tie_pays, reason)
     margin = result.margin
     pays = rules.lion_natural_pays if margin is None else rules.lion_pays(margin)
     assert pays is not None  # a win-by-N outcome has N ≥ 4
-    outcome = Outcome.WIN if pays > 0 else Outcome.PUSH
-    return SettlementLine(kind, stake, outcome, stake * pays, Fraction(pays), reason)
+    return _paid(kind, stake, pays, reason)
 
 
 def settle_spot(bets: Mapping[BetKind, int], coup: Coup, rules: RuleSet) -> tuple[SettlementLine, ...]:

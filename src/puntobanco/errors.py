@@ -6,7 +6,7 @@ also carries its facts (the bet, the limit, the balance available, the chip unit
 typed), so that :func:`puntobanco.i18n.error_text` — the one localiser, for the terminal, the
 server and the page — says it in the player's language with the figures behind it.
 
->>> refused = BetRefused("The maximum on banco is 5000.00 €; 6000.00 € is above it.",
+>>> refused = BetRefused("The maximum on banco is €5,000.00; €6,000.00 is above it.",
 ...                      code=ErrorCode.ABOVE_MAXIMUM, limit=500_000)
 >>> refused.code, refused.code == "above-maximum", refused.limit
 (<ErrorCode.ABOVE_MAXIMUM: 'above-maximum'>, True, 500000)
@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     BAD_DECKS = "bad-decks"
     BAD_COMPOSITION = "bad-composition"
     BAD_AMOUNT = "bad-amount"
+    AMOUNT_TOO_LARGE = "amount-too-large"
     BAD_RULES = "bad-rules"
     # bets (M1–M3, B4, L1–L4)
     BET_REFUSED = "bet-refused"
@@ -65,6 +66,7 @@ class ErrorCode(StrEnum):
     BAD_COMMISSION = "bad-commission"
     BAD_CUT_CARD = "bad-cut-card"
     BAD_CARDS_FILE = "bad-cards-file"
+    BAD_FILE = "bad-file"  # a file a command reads (issue 20: one sentence for every command)
     BAD_FORMAT = "bad-format"
     BAD_OUT = "bad-out"
     BAD_SEED = "bad-seed"
@@ -78,6 +80,7 @@ class ErrorCode(StrEnum):
     BAD_URL = "bad-url"
     BAD_DATABASE = "bad-database"
     BAD_DRAWING = "bad-drawing"
+    OPTION_NOT_APPLIED = "option-not-applied"  # an option the command cannot apply (issue 20)
     BAD_LIMIT = "bad-limit"
     BAD_CHIP = "bad-chip"
     BAD_SPOT = "bad-spot"
@@ -92,6 +95,7 @@ class ErrorCode(StrEnum):
     # the server only (their sentences and HTTP statuses: puntobanco.server.messages)
     BAD_REQUEST = "bad-request"
     BAD_JSON = "bad-json"
+    BAD_NUL = "bad-nul"  # a bad-request's sentence: a NUL character in a path, query or body
     BAD_METHOD = "bad-method"
     BAD_USERNAME = "bad-username"
     BAD_PASSWORD = "bad-password"
@@ -114,6 +118,8 @@ class ErrorCode(StrEnum):
     NOTHING_TO_CHANGE = "nothing-to-change"
     BAD_PERIOD = "bad-period"
     INTERNAL_ERROR = "internal-error"
+    DATABASE_UNAVAILABLE = "database-unavailable"  # the database cannot be reached (issue 22)
+    STORAGE_FULL = "storage-full"  # the database's disk is full, or its reserve reached
     LEADERSHIP_LOST = "leadership-lost"  # several processes: a dealer write without the lock
     # a hand-dealt shoe (dealer mode: puntobanco.physical, docs/dealer.md)
     BAD_BURN = "bad-burn"

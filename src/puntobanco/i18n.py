@@ -100,6 +100,24 @@ _REFUSALS: dict[str, dict[str, str]] = {
     "unknown-bet": {
         "fr": "Mise inconnue.", "it": "Puntata sconosciuta.", "es": "Apuesta desconocida.",
         "en": "Unknown bet."},
+    # The server's database is away or its disk full (issue 22): answered 503 with Retry-After.
+    "database-unavailable": {
+        "fr": "La base de données de la table est momentanément indisponible : réessayez dans "
+              "quelques secondes.",
+        "it": "Il database del tavolo è momentaneamente non disponibile: riprova tra qualche "
+              "secondo.",
+        "es": "La base de datos de la mesa no está disponible por un momento: inténtelo de "
+              "nuevo en unos segundos.",
+        "en": "The table's database is unavailable for a moment: try again in a few seconds."},
+    "storage-full": {
+        "fr": "Le stockage du serveur est plein : les mises sont suspendues jusqu'à ce que de la "
+              "place soit libérée ; les mises en jeu sont en sécurité.",
+        "it": "Lo spazio del server è pieno: le puntate sono sospese finché non si libera "
+              "spazio; le puntate in gioco sono al sicuro.",
+        "es": "El almacenamiento del servidor está lleno: las apuestas se suspenden hasta que se "
+              "libere espacio; las apuestas en juego están a salvo.",
+        "en": "The server's storage is full: betting is paused until space is freed; the bets "
+              "in play are safe."},
     # What was typed at the terminal (``play``): a bet line, an amount.
     "bad-bet-line": {
         "fr": "Donnez chaque mise par un nom et un montant, par ex. banco 25 lion-banco 10.",
@@ -111,6 +129,11 @@ _REFUSALS: dict[str, dict[str, str]] = {
         "it": "Importo non valido: un importo in euro, al massimo due decimali.",
         "es": "Importe no válido: un importe en euros, con dos decimales como máximo.",
         "en": "Not a valid amount: an amount in euros, two decimals at most."},
+    "amount-too-large": {
+        "fr": "Montant trop grand : au plus 999 999 999 999 999 €.",
+        "it": "Importo troppo grande: al massimo 999.999.999.999.999 €.",
+        "es": "Importe demasiado grande: como máximo 999.999.999.999.999 €.",
+        "en": "Too large an amount: at most €999,999,999,999,999."},
 }
 
 
@@ -168,7 +191,7 @@ def _facts(error: PuntoBancoError, lang: str) -> str | None:
     if code == ErrorCode.UNKNOWN_BET and error.text is not None:
         choices = ", ".join(kind.value for kind in BetKind)
         return phrase("detail.unknown-bet", lang, text=error.text, choices=choices)
-    if error.text is not None and code == ErrorCode.BAD_AMOUNT:
+    if error.text is not None and code in (ErrorCode.BAD_AMOUNT, ErrorCode.AMOUNT_TOO_LARGE):
         return phrase("detail.typed", lang, text=error.text)
     if not isinstance(error, BetRefused):
         return None
@@ -263,9 +286,10 @@ _PHRASES: dict[str, dict[str, str]] = {
     "pays.less": {
         "fr": "{pays} moins {percent}", "it": "{pays} meno il {percent}",
         "es": "{pays} menos el {percent}", "en": "{pays} less {percent}"},
-    "detail.win-with-6": {
-        "fr": "{banco} avec 6", "it": "{banco} con 6", "es": "{banco} con 6",
-        "en": "{banco} with 6"},
+    # a Banco win paid other than 1:1 (B2: the 6 at 1:2, or a table's other reduced totals)
+    **{f"detail.win-with-{t}": {
+        "fr": f"{{banco}} avec {t}", "it": f"{{banco}} con {t}", "es": f"{{banco}} con {t}",
+        "en": f"{{banco}} with {t}"} for t in range(1, 10)},
     "detail.win-commission": {
         "fr": "commission", "it": "commissione", "es": "comisión", "en": "commission"},
     "detail.natural-win": {

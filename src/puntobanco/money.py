@@ -5,7 +5,7 @@
 >>> parse_euros("12.5")
 1250
 >>> format_cents(-1250)
-'-12.50 €'
+'-€12.50'
 """
 
 from __future__ import annotations
@@ -47,14 +47,20 @@ def parse_euros(text: str) -> Cents:
         raise PuntoBancoError(f"{text!r} has more than two decimals.", code=ErrorCode.BAD_AMOUNT,
                               text=text.strip())
     if len(whole.lstrip("0")) > len(str(MAX_EUROS - 1)) or int(whole) >= MAX_EUROS:
-        raise PuntoBancoError(f"{text!r} is too large an amount.", code=ErrorCode.BAD_AMOUNT,
+        raise PuntoBancoError(f"{text!r} is too large an amount: at most "
+                              f"{MAX_EUROS - 1:,} euros.", code=ErrorCode.AMOUNT_TOO_LARGE,
                               text=text.strip())
     cents = int(whole) * CENTS_PER_EURO + int(decimals.ljust(2, "0"))
     return -cents if sign == "-" else cents
 
 
 def format_cents(cents: Cents, *, symbol: str = "€") -> str:
-    """Cents as euros with two decimals."""
+    """Cents as euros with two decimals, written the English way, as the English sentences of
+    the terminal and the page write them (``€1,000.00``, ``-€12.50``).
+
+    >>> format_cents(100_000), format_cents(-5)
+    ('€1,000.00', '-€0.05')
+    """
     sign = "-" if cents < 0 else ""
     whole, part = divmod(abs(cents), CENTS_PER_EURO)
-    return f"{sign}{whole}.{part:02d} {symbol}".rstrip()
+    return f"{sign}{symbol}{whole:,}.{part:02d}"

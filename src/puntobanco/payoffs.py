@@ -17,6 +17,7 @@ stake that makes every pay a whole number of cents, and that settlement.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from puntobanco.bets import BetKind, SettlementLine, settle_bet
@@ -43,7 +44,7 @@ def unit_stake(rules: RuleSet) -> int:
     stake = 2  # B2: half on a winning 6
     if rules.banco_payout is BancoPayout.COMMISSION:
         stake *= rules.commission.denominator
-    return stake
+    return math.lcm(stake, rules.pay_denominator)  # fractional pays (3:2, 17:2, …)
 
 
 def settle_unit(kind: BetKind, coup: Coup, rules: RuleSet) -> tuple[SettlementLine, Fraction]:

@@ -15,11 +15,13 @@ True
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 from puntobanco.cards import verify_decks
 from puntobanco.errors import RuleSetError
@@ -159,14 +161,54 @@ MAX_COMMISSION_DENOMINATOR = 10_000
 MAX_STAKE = 100_000_000  # 1,000,000.00
 MAX_CHIP_UNIT = 1_000_000  # 10,000.00
 
+#: A pay per unit staked: ``8`` is 8:1, ``Fraction(3, 2)`` is 3:2, ``0`` returns the stake and
+#: :data:`LOSES` (−1) loses it. Whole pays are plain ``int``; a fractional pay needs a chip unit
+#: its denominator divides (M1: every pay a whole number of cents).
+Pay: TypeAlias = int | Fraction
+#: The pay of an outcome that loses the stake (a Lion Bonus row a table makes lose).
+LOSES = -1
+
 #: The SPEC's Lion Bonus pay table (L5c), for margins 9, 8, 7, 6, 5, 4.
 LION_PAYTABLE: tuple[int, ...] = (20, 8, 4, 4, 2, 1)
+#: B2's "2000" rule: a Banco win with a total of 6 pays 1:2 (no-commission mode).
+HALF_ON_SIX: tuple[tuple[int, Pay], ...] = ((6, Fraction(1, 2)),)
 #: The well-known Dragon Bonus pay table, for comparison.
 DRAGON_PAYTABLE: tuple[int, ...] = (30, 10, 6, 4, 2, 1)
 #: The settings that change what a bet pays (R6, B2, B3, L5): what a PAR sheet depends on and
 #: states; the limits, chip unit and shoe procedure do not change it.
-PAYOUT_SETTINGS: tuple[str, ...] = ("drawing", "banco_payout", "commission", "tie_pays",
-                                    "lion_paytable", "lion_natural_pays")
+PAYOUT_SETTINGS: tuple[str, ...] = ("drawing", "banco_payout", "commission", "banco_reduced_pays",
+                                    "tie_pays", "lion_paytable", "lion_natural_pays",
+                                    "lion_natural_tie_pays")
+
+
+def pay_value(pay: Pay) -> Pay:
+    """A pay in its one form: an ``int`` when whole, else a ``Fraction``.
+
+    >>> pay_value(Fraction(4, 2)), pay_value(Fraction(3, 2))
+    (2, Fraction(3, 2))
+    """
+    if isinstance(pay, bool) or not isinstance(pay, int | Fraction):
+        raise RuleSetError(f"A pay is a whole number or a fraction, not {pay!r}.")
+    return int(pay) if Fraction(pay).denominator == 1 else Fraction(pay)
+
+
+def _odds(pay: Pay) -> str:
+    """``0:1``, ``8:1``, ``17:2``: a pay as odds, whatever its sign."""
+    return f"{pay}:1" if isinstance(pay, int) else f"{pay.numerator}:{pay.denominator}"
+
+
+def pay_ratio(pay: Pay) -> str:
+    """A pay as a layout prints it: ``8:1``, ``3:2``, ``1:2``, ``push`` or ``loses``.
+
+    >>> [pay_ratio(p) for p in (8, Fraction(3, 2), Fraction(1, 2), 0, LOSES)]
+    ['8:1', '3:2', '1:2', 'push', 'loses']
+    """
+    if pay == LOSES:
+        return "loses"
+    if pay == 0:
+        return "push"
+    value = Fraction(pay)
+    return f"{value.numerator}:{value.denominator}"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -184,11 +226,14 @@ class RuleSet:
 
     decks: int = 6  # R1
     drawing: Drawing = Drawing.STANDARD  # R6
-    tie_pays: int = 8  # B3
+    tie_pays: Pay = 8  # B3
     banco_payout: BancoPayout = BancoPayout.HALF_ON_SIX  # B2
     commission: Fraction = Fraction(5, 100)  # B2, commission mode only
-    lion_paytable: tuple[int, ...] = LION_PAYTABLE  # L5c, margins 9..4
-    lion_natural_pays: int = 1  # L5a
+    #: B2, no-commission mode: (Banco winning total, pay) for the totals that do not pay 1:1.
+    banco_reduced_pays: tuple[tuple[int, Pay], ...] = HALF_ON_SIX
+    lion_paytable: tuple[Pay, ...] = LION_PAYTABLE  # L5c, margins 9..4 (LOSES: that margin loses)
+    lion_natural_pays: Pay = 1  # L5a
+    lion_natural_tie_pays: Pay = 0  # L5b: returned (0), or LOSES, or a pay
     punto_limits: Limits = field(default_factory=lambda: Limits(1_000, 500_000))  # M2
     banco_limits: Limits = field(default_factory=lambda: Limits(1_000, 500_000))  # M2
     egalite_limits: Limits = field(default_factory=lambda: Limits(1_000, 100_000))  # M2
@@ -201,8 +246,10 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         verify_decks(self.decks, code=RuleSetError.code)  # R1
-        if self.tie_pays not in (8, 9):
-            raise RuleSetError(f"Égalité pays 8:1 or 9:1 (B3), not {self.tie_pays}:1.")
+        self._normalise_pays()
+        if not 1 <= self.tie_pays <= MAX_PAY:
+            raise RuleSetError(f"Égalité pays 1:1 to {MAX_PAY}:1 (B3: 8:1, or 9:1), "
+                               f"not {_odds(self.tie_pays)}.")
         if self.commission.denominator > MAX_COMMISSION_DENOMINATOR:
             raise RuleSetError(f"A commission is a fraction whose denominator is at most "
                                f"{MAX_COMMISSION_DENOMINATOR}.")
@@ -214,9 +261,18 @@ class RuleSet:
                 "A Lion Bonus pay table has six pays, for margins 9, 8, 7, 6, 5 and 4; got "
                 f"{len(self.lion_paytable)} values."
             )
-        for pays in (*self.lion_paytable, self.lion_natural_pays):
+        for pays in (*self.lion_paytable, self.lion_natural_pays, self.lion_natural_tie_pays):
+            if not (0 <= pays <= MAX_PAY or pays == LOSES):
+                raise RuleSetError(f"A Lion Bonus pay lies between 0 and {MAX_PAY} to 1 (or -1: "
+                                   f"the row loses), not {pays}.")
+        totals = [total for total, _ in self.banco_reduced_pays]
+        if len(set(totals)) != len(totals) or not all(
+                isinstance(t, int) and not isinstance(t, bool) and 1 <= t <= 9 for t in totals):
+            raise RuleSetError("The Banco totals paid other than 1:1 are distinct winning totals "
+                               f"1 to 9, not {totals}.")
+        for total, pays in self.banco_reduced_pays:
             if not 0 <= pays <= MAX_PAY:
-                raise RuleSetError(f"A Lion Bonus pay lies between 0 and {MAX_PAY} to 1, "
+                raise RuleSetError(f"A Banco win with {total} pays 0 to {MAX_PAY} to 1, "
                                    f"not {pays}.")
         if not 1 <= self.chip_unit <= MAX_CHIP_UNIT:
             raise RuleSetError(f"The chip unit is 1 to {MAX_CHIP_UNIT} cents, "
@@ -226,9 +282,11 @@ class RuleSet:
             if limits.maximum > MAX_STAKE:
                 raise RuleSetError(f"A bet's maximum is at most {MAX_STAKE} cents, "
                                    f"not {limits.maximum}.")
-        if self.banco_payout is BancoPayout.HALF_ON_SIX and self.chip_unit % 2:
-            raise RuleSetError(  # M1: B2's half pay must be a whole number of cents
-                f"Where a Banco win with 6 pays half, the chip unit is an even number of cents, "
+        if self.chip_unit % self.pay_denominator:
+            raise RuleSetError(  # M1: e.g. B2's half pay must be a whole number of cents
+                f"A pay of {self._finest_pay()} is a whole number of cents only with a chip unit "
+                f"that is a multiple of {self.pay_denominator} cents"
+                f"{' (an even number)' if self.pay_denominator == 2 else ''}, "
                 f"not {self.chip_unit}.")
         if not 12 <= self.cut_card <= 52 * self.decks - 12:
             raise RuleSetError(
@@ -236,27 +294,90 @@ class RuleSet:
                 f"not {self.cut_card}."
             )
 
-    def lion_pays(self, margin: int) -> int | None:
+    def _normalise_pays(self) -> None:
+        """Every pay in its one form (:func:`pay_value`), the Banco totals in order."""
+        set_ = object.__setattr__
+        if not isinstance(self.lion_paytable, tuple | list):
+            raise RuleSetError("A Lion Bonus pay table is a sequence of six pays.")
+        if not isinstance(self.banco_reduced_pays, tuple | list) or not all(
+                isinstance(item, tuple | list) and len(item) == 2
+                for item in self.banco_reduced_pays):
+            raise RuleSetError("The Banco reduced pays are (total, pay) pairs.")
+        set_(self, "tie_pays", pay_value(self.tie_pays))
+        set_(self, "lion_paytable", tuple(pay_value(p) for p in self.lion_paytable))
+        set_(self, "lion_natural_pays", pay_value(self.lion_natural_pays))
+        set_(self, "lion_natural_tie_pays", pay_value(self.lion_natural_tie_pays))
+        set_(self, "banco_reduced_pays", tuple(sorted(
+            (total, pay_value(pay)) for total, pay in self.banco_reduced_pays)))
+
+    def _pays(self) -> list[Pay]:
+        """Every pay of the table that settles in cents exactly (the commission floors)."""
+        reduced = ([p for _, p in self.banco_reduced_pays]
+                   if self.banco_payout is BancoPayout.HALF_ON_SIX else [])
+        return [self.tie_pays, *reduced, *self.lion_paytable, self.lion_natural_pays,
+                self.lion_natural_tie_pays]
+
+    @property
+    def pay_denominator(self) -> int:
+        """The least common multiple of the pays' denominators (M1: the chip unit's divisor).
+
+        >>> designed = RuleSet(lion_natural_pays=Fraction(3, 2), tie_pays=Fraction(17, 4))
+        >>> RuleSet().pay_denominator, designed.pay_denominator
+        (2, 4)
+        """
+        return math.lcm(*(Fraction(p).denominator for p in self._pays()))
+
+    def _finest_pay(self) -> str:
+        return next(pay_ratio(p) for p in self._pays()
+                    if self.chip_unit % Fraction(p).denominator)
+
+    def lion_pays(self, margin: int) -> Pay | None:
         """The L5c pay for a non-natural win by ``margin`` points, or ``None`` below 4."""
         if margin < 4:
             return None
         return self.lion_paytable[9 - margin]
+
+    def banco_win_pays(self, total: int) -> Pay:
+        """What a Banco win with ``total`` pays in no-commission mode (B2): 1, or its reduced pay.
+
+        >>> RuleSet().banco_win_pays(6), RuleSet().banco_win_pays(7)
+        (Fraction(1, 2), 1)
+        """
+        return dict(self.banco_reduced_pays).get(total, 1)
 
     def replace(self, **changes: Any) -> RuleSet:
         """A copy with some settings changed."""
         return replace(self, **changes)
 
 
-def parse_paytable(text: str) -> tuple[int, ...]:
+def parse_paytable(text: str) -> tuple[Pay, ...]:
     """Read a Lion Bonus pay table such as ``20,8,4,4,2,1`` (margins 9 down to 4).
+
+    A designed table may pay half units and let a margin lose (``-1`` or ``lose``), as
+    ``puntobanco design`` proposes them:
 
     >>> parse_paytable("30,10,6,4,2,1")
     (30, 10, 6, 4, 2, 1)
+    >>> parse_paytable("25,10,5.5,4,2,lose")
+    (25, 10, Fraction(11, 2), 4, 2, -1)
     """
     parts = [p for p in text.replace(" ", "").split(",") if p]
-    if len(parts) != 6 or not all(p.isdigit() for p in parts):
+    pays: list[Pay] = []
+    for part in parts:
+        if part.lower() in ("lose", "-1"):
+            pays.append(LOSES)
+        elif part.isdigit() and len(part) <= 6:
+            pays.append(int(part))
+        elif _HALF_UNITS.fullmatch(part):
+            pays.append(pay_value(Fraction(part)))
+        else:
+            break
+    if len(parts) != 6 or len(pays) != 6:
         raise RuleSetError(
-            f"{text!r} is not a Lion Bonus pay table: give six whole numbers, the pays for "
-            "margins 9, 8, 7, 6, 5 and 4, e.g. 20,8,4,4,2,1."
+            f"{text!r} is not a Lion Bonus pay table: give six pays (whole numbers, or x.5; -1 "
+            "for a margin that loses) for margins 9, 8, 7, 6, 5 and 4, e.g. 20,8,4,4,2,1."
         )
-    return tuple(int(p) for p in parts)
+    return tuple(pays)
+
+
+_HALF_UNITS = re.compile(r"[0-9]{1,6}\.[0-9]{1,4}")

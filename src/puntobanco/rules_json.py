@@ -13,6 +13,13 @@ whatever the JSON says, the :class:`RuleSet` itself checks the ranges (``bad-rul
 (9, 500)
 >>> rules_to_json(RuleSet(), only=PAYOUT_KEYS)["tie_pays"]
 8
+>>> data["banco_reduced_pays"], data["lion_natural_tie_pays"]
+({'6': '0.5'}, 0)
+>>> designed = rules_from_json({"lion_natural_pays": "1.5", "lion_natural_tie_pays": -1,
+...                             "lion_paytable": [25, 10, "5.5", 4, 2, -1], "tie_pays": "8.5",
+...                             "banco_reduced_pays": {"6": "1/2", "5": "0.75"}})
+>>> rules_to_json(designed, only=PAYOUT_KEYS)["lion_paytable"]
+[25, 10, '5.5', 4, 2, -1]
 >>> rules_from_json({"decks": 0})
 Traceback (most recent call last):
 ...
@@ -29,13 +36,21 @@ from typing import Any
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import RuleSetError
-from puntobanco.rules import PAYOUT_SETTINGS, BancoPayout, Drawing, LastCoup, Limits, RuleSet
+from puntobanco.rules import (
+    PAYOUT_SETTINGS,
+    BancoPayout,
+    Drawing,
+    LastCoup,
+    Limits,
+    Pay,
+    RuleSet,
+)
 
 _LIMIT_KEYS = {BetKind.PUNTO.value: "punto_limits", BetKind.BANCO.value: "banco_limits",
                BetKind.EGALITE.value: "egalite_limits"}
 _LION_KEYS = (BetKind.LION_PUNTO.value, BetKind.LION_BANCO.value)
-_KNOWN = {"decks", "drawing", "tie_pays", "banco_payout", "commission", "lion_paytable",
-          "lion_natural_pays", "chip_unit", "cut_card", "limits",
+_KNOWN = {"decks", "drawing", "tie_pays", "banco_payout", "commission", "banco_reduced_pays",
+          "lion_paytable", "lion_natural_pays", "lion_natural_tie_pays", "chip_unit", "cut_card", "limits",
           "allow_punto_and_banco", "burn", "last_coup"}
 #: The keys of the settings that change what a bet pays: what a PAR sheet states.
 PAYOUT_KEYS: tuple[str, ...] = PAYOUT_SETTINGS
@@ -52,11 +67,14 @@ def _all_to_json(rules: RuleSet) -> dict[str, Any]:
     return {
         "decks": rules.decks,
         "drawing": rules.drawing.value,
-        "tie_pays": rules.tie_pays,
+        "tie_pays": pay_to_json(rules.tie_pays),
         "banco_payout": rules.banco_payout.value,
         "commission": _fraction_text(rules.commission),
-        "lion_paytable": list(rules.lion_paytable),
-        "lion_natural_pays": rules.lion_natural_pays,
+        "banco_reduced_pays": {str(total): pay_to_json(pays)
+                               for total, pays in rules.banco_reduced_pays},
+        "lion_paytable": [pay_to_json(p) for p in rules.lion_paytable],
+        "lion_natural_pays": pay_to_json(rules.lion_natural_pays),
+        "lion_natural_tie_pays": pay_to_json(rules.lion_natural_tie_pays),
         "chip_unit": rules.chip_unit,
         "cut_card": rules.cut_card,
         "limits": {
@@ -81,9 +99,12 @@ def rules_from_json(data: Mapping[str, Any], *, base: RuleSet | None = None) -> 
         raise RuleSetError(f"Unknown table setting {unknown[0]!r}.")
     rules = base if base is not None else RuleSet()
     changes: dict[str, Any] = {}
-    for key in ("decks", "tie_pays", "lion_natural_pays", "chip_unit", "cut_card"):
+    for key in ("decks", "chip_unit", "cut_card"):
         if key in data:
             changes[key] = _integer(data[key], key)
+    for key in ("tie_pays", "lion_natural_pays", "lion_natural_tie_pays"):
+        if key in data:
+            changes[key] = pay_from_json(data[key], key)
     for key in ("allow_punto_and_banco", "burn"):
         if key in data:
             if not isinstance(data[key], bool):
@@ -103,10 +124,55 @@ def rules_from_json(data: Mapping[str, Any], *, base: RuleSet | None = None) -> 
         table = data["lion_paytable"]
         if not isinstance(table, list):
             raise RuleSetError("The Lion Bonus pay table is a list of six whole numbers.")
-        changes["lion_paytable"] = tuple(_integer(v, "lion_paytable") for v in table)
+        changes["lion_paytable"] = tuple(pay_from_json(v, "lion_paytable") for v in table)
+    if "banco_reduced_pays" in data:
+        changes["banco_reduced_pays"] = _reduced_pays(data["banco_reduced_pays"])
     if "limits" in data:
         changes.update(_limits(data["limits"]))
     return rules.replace(**changes)
+
+
+def pay_to_json(pays: Pay) -> int | str:
+    """A pay as JSON: a whole number (``8``, ``-1`` for a row that loses) or exact text
+    (``"1.5"``, ``"1/3"``), never a float."""
+    return pays if isinstance(pays, int) else _fraction_text(pays)
+
+
+def pay_from_json(value: Any, key: str) -> Pay:
+    """A pay from JSON: a whole number, or a plain decimal or fraction as text (``"1.5"``).
+
+    >>> pay_from_json("17/2", "tie_pays"), pay_from_json(-1, "lion_paytable")
+    (Fraction(17, 2), -1)
+    >>> pay_from_json(8.5, "tie_pays"), pay_from_json(9.0, "tie_pays")
+    (Fraction(17, 2), 9)
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float):  # a JSON number such as 8.5: its shortest decimal, exactly
+        value = repr(value)
+    if isinstance(value, str):
+        negative = value.startswith("-")
+        try:
+            pays = _fraction(value[1:] if negative else value)
+        except RuleSetError:
+            pass
+        else:
+            pays = -pays if negative else pays
+            return pays.numerator if pays.denominator == 1 else pays
+    raise RuleSetError(f"The setting {key!r} is a pay: a whole number or text such as \"1.5\", "
+                       f"not {value!r:.40}.")
+
+
+def _reduced_pays(data: Any) -> tuple[tuple[int, Pay], ...]:
+    if not isinstance(data, Mapping):
+        raise RuleSetError("The Banco reduced pays are an object such as {\"6\": \"0.5\"}: "
+                           "a winning total and what it pays.")
+    out = []
+    for total, pays in data.items():
+        if not (isinstance(total, str) and total.isdigit() and len(total) == 1):
+            raise RuleSetError(f"{total!r} is not a Banco total (1 to 9).")
+        out.append((int(total), pay_from_json(pays, "banco_reduced_pays")))
+    return tuple(out)
 
 
 def _limits(data: Any) -> dict[str, Limits]:

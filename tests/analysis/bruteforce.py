@@ -9,11 +9,12 @@ once with the core's ``settle_bet`` on a hand-built coup of that kind.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
-from puntobanco.bets import BetKind, Reason, settle_bet
+from puntobanco.bets import BetKind, settle_bet
 from puntobanco.cards import Card, Rank, Suit
 from puntobanco.coup import Coup
 from puntobanco.rules import Drawing, RuleSet, banco_draws, punto_draws
@@ -105,8 +106,9 @@ def row_name(kind: BetKind, coup: Coup, rules: RuleSet, stake: int) -> tuple[str
     pays = Fraction(line.net, stake)
     if kind.is_lion:
         return line.reason.value, pays
-    if line.reason is Reason.WIN_WITH_6:
-        return ("win-with-6-two-cards" if len(coup.banco) == 2 else "win-with-6-three-cards"), pays
+    if line.reason.banco_total is not None:  # B2's reduced pays: the 6, or a table's others
+        cards = "two" if len(coup.banco) == 2 else "three"
+        return f"win-with-{line.reason.banco_total}-{cards}-cards", pays
     return line.outcome.value, pays
 
 
@@ -114,7 +116,7 @@ def brute_force_rows(composition: Sequence[int], rules: RuleSet
                      ) -> dict[str, dict[str, tuple[int, Fraction]]]:
     """Per bet: outcome row → (ordered six-card sequences, net pay per unit)."""
     kinds = enumerate_kinds(composition, rules.drawing)
-    stake = 2 * rules.commission.denominator
+    stake = math.lcm(2 * rules.commission.denominator, rules.pay_denominator)
     result: dict[str, dict[str, tuple[int, Fraction]]] = {}
     for name, bet in BETS.items():
         rows: dict[str, tuple[int, Fraction]] = {}

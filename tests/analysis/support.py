@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from puntobanco import data as published_data
 from puntobanco.cards import full_composition
 
-FIGURES_PATH = Path(__file__).resolve().parents[2] / "data" / "published_figures.json"
+FIGURES_PATH = Path(str(published_data.path("published_figures.json")))
 
 
 def published() -> dict[str, Any]:

@@ -67,7 +67,9 @@ def test_par_options_reach_the_rules(monkeypatch: pytest.MonkeyPatch,
     # issue 12: the PAR report spells its rules as the server does (one RuleSet <-> JSON mapping)
     assert data["rules"] == {"drawing": "seed-literal", "banco_payout": "commission",
                              "commission": "0.04", "tie_pays": 9,
-                             "lion_paytable": [30, 10, 6, 4, 2, 1], "lion_natural_pays": 1}
+                             "banco_reduced_pays": {"6": "0.5"},
+                             "lion_paytable": [30, 10, 6, 4, 2, 1], "lion_natural_pays": 1,
+                             "lion_natural_tie_pays": 0}
     pays = {row["outcome"]: row["pays"] for row in data["bets"]["banco"]["outcomes"]}
     assert pays == {"win": "24/25", "push": "0", "lose": "-1"}
     assert data["bets"]["egalite"]["outcomes"][0]["pays"] == "9"

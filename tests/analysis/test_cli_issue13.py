@@ -69,7 +69,7 @@ def test_issue13_refusals_are_one_sentence(monkeypatch: pytest.MonkeyPatch,
 def test_issue13_design_formats(monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = run_main(monkeypatch, capsys, "design", "--target", "8%:9%", "--max-pay",
-                              "25", "--top", "4", "-f", "json")
+                              "25", "--top", "4", "--side", "punto", "-f", "json")
     assert code == 0, err
     data = json.loads(out)
     assert data["bet"] == "lion" and len(data["best"]) == 4 and data["row_method"] == "exact"

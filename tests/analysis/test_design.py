@@ -4,6 +4,7 @@ a brute-force search, the reference table's place, and the cut-card (shoe-averag
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from fractions import Fraction
 
@@ -15,11 +16,14 @@ from puntobanco.analysis.design import (
     banco_rows,
     egalite_rows,
     lion_rows,
+    mixed_rows,
     monotone_tables,
+    proposed_rules,
     search_banco,
     search_egalite,
     search_lion,
     with_other_side,
+    with_side_edges,
 )
 from puntobanco.analysis.risk import bet_key
 from puntobanco.cards import full_composition
@@ -156,8 +160,8 @@ def test_issue13_shoe_average_rows_are_exact_per_state() -> None:
     assert np.abs(np.array(lion.counts) - exact).max() < 1e-14
     banco = banco_rows_of_states(states, RuleSet())
     full = banco_rows(full_composition(8), RuleSet()).probabilities
-    assert banco.counts[0] == pytest.approx(full[5], abs=1e-14)  # win with 6
-    assert banco.counts[2] == pytest.approx(full[9], abs=1e-14)  # tie
+    assert banco.names == banco_rows(full_composition(8), RuleSet()).names  # every total
+    assert np.abs(np.array(banco.counts) - full).max() < 1e-14
 
 
 def test_issue13_cut_card_rows_are_near_the_off_the_top_rows() -> None:
@@ -191,3 +195,80 @@ def test_issue13_both_sides_in_the_target() -> None:
         assert candidate.other_side_edge is not None
         assert candidate.distance == pytest.approx(max(abs(candidate.house_edge - 0.12),
                                                        abs(candidate.other_side_edge - 0.12)))
+
+
+# --- issue 20: unreachable targets, constraints that cannot bind, an objective over both sides
+
+
+def test_issue20_an_unreachable_target_is_said_with_its_shortfall() -> None:
+    """Banco at 30 %: no candidate comes near; the shortfall is the least distance over every
+    candidate, each priced independently by the exact engine on the rule set it proposes."""
+    rows = banco_rows(SIX, RuleSet())
+    result = search_banco(rows, target=(0.30, 0.30), commissions=[Fraction(1, 20)],
+                          half_totals=range(1, 10), half_pays=[Fraction(1, 2), Fraction(0)],
+                          top=50, base=RuleSet())
+    edges = [float(-analyse(SIX, proposed_rules(c, RuleSet())).bets["banco"].ev)
+             for c in result.best]
+    assert not result.reached
+    assert result.shortfall == pytest.approx(min(abs(0.30 - e) for e in edges))
+    assert any("misses it by" in sentence for sentence in result.findings)
+    assert result.to_dict()["target_reached"] is False
+    inside = search_banco(rows, target=(0.0, 0.05), commissions=[Fraction(1, 20)], top=3)
+    assert inside.reached and not inside.findings
+
+
+def test_issue20_a_minimum_hit_frequency_that_cannot_bind_is_named() -> None:
+    """Every Lion table with pays ≥ 1 pays on the same rows, so its hit frequency is the same:
+    P(natural win) + P(win by 4+ with a draw); a minimum below it cannot bind, one above it
+    leaves no table."""
+    rows = lion_rows(SIX, RuleSet(), side="punto")
+    p = rows.probabilities
+    constant = float(p[0] + p[2:8].sum())
+    low = search_lion(rows, target=(0.10, 0.10), max_pay=8, min_hit=0.2, top=2)
+    assert low.hit_range == pytest.approx((constant, constant))
+    assert any("cannot bind" in sentence for sentence in low.findings)
+    high = search_lion(rows, target=(0.10, 0.10), max_pay=8, min_hit=0.5, top=2)
+    assert high.passed == 0 and high.shortfall is None
+    assert any("No candidate meets the minimum hit" in s for s in high.findings)
+    egalite = search_egalite(egalite_rows(banco_rows(SIX, RuleSet())), target=(0.1, 0.1),
+                             pays=[Fraction(8)], min_hit=0.2)
+    assert egalite.passed == 0  # Égalité hits 9.5 %: --min-hit is honoured for every bet
+
+
+def test_issue20_the_weighted_objective_is_the_handle_weighted_edge() -> None:
+    """``--side mix``: the edge ranked is share · edge(Punto) + (1 − share) · edge(Banco), each
+    side priced independently by the exact engine on the proposed rule set."""
+    punto = lion_rows(SIX, RuleSet(), side="punto")
+    banco = lion_rows(SIX, RuleSet(), side="banco")
+    share = Fraction(3, 4)
+    result = with_side_edges(search_lion(mixed_rows(punto, banco, share), target=(0.12, 0.13),
+                                         max_pay=12, top=3, base=RuleSet()), punto, banco)
+    for candidate in result.best:
+        sheet = analyse(SIX, proposed_rules(candidate, RuleSet()))
+        edge_p, edge_b = -sheet.bets[LION_PUNTO].ev, -sheet.bets[LION_BANCO].ev
+        assert candidate.house_edge_exact == share * edge_p + (1 - share) * edge_b
+        assert candidate.side_edges == (float(edge_p), float(edge_b))
+        assert 0.12 <= candidate.house_edge <= 0.13
+
+
+def test_issue20_the_default_objective_covers_both_sides(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """``design`` with no --side ranks by the worse side: both sides' edges are shown and the
+    summary says the 10 % point target is missed by the worse side's distance."""
+    from .test_cli import run_main
+
+    code, out, err = run_main(monkeypatch, capsys, "design", "--max-pay", "12", "--top", "3",
+                              "-f", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["objective"].startswith("the worse side")
+    for candidate in data["best"]:
+        worse = max(abs(candidate["punto_house_edge"] - 0.10),
+                    abs(candidate["banco_house_edge"] - 0.10))
+        assert candidate["distance"] == pytest.approx(worse)
+    assert data["target_reached"] is False and data["findings"]
+    code, _, err = run_main(monkeypatch, capsys, "design", "--punto-share", "0.7")
+    assert code == 2 and "--side mix" in err
+    code, _, err = run_main(monkeypatch, capsys, "design", "--bet", "banco", "--side", "punto")
+    assert code == 2 and "--side applies only to --bet lion" in err

@@ -1,4 +1,4 @@
-"""Published figures, pinned with their sources in ``data/published_figures.json``."""
+"""Published figures, pinned with their sources in ``src/puntobanco/data/published_figures.json``."""
 
 from __future__ import annotations
 

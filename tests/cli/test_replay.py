@@ -242,7 +242,7 @@ def test_the_installed_entry_point_exits_2_without_traceback() -> None:
     bad = subprocess.run([*command, "4H", "2S", "--bet", "lion-banco=60"], capture_output=True,
                          text=True, check=False)
     assert bad.returncode == 2
-    assert bad.stderr == ("puntobanco: The maximum on lion-banco is 50.00 €; 60.00 € is above "
+    assert bad.stderr == ("puntobanco: The maximum on lion-banco is €50.00; €60.00 is above "
                           "it.\n")
     good = subprocess.run([*command, "--json", *NATURAL_TIE, "--bet", "egalite=10"],
                           capture_output=True, text=True, check=False)

@@ -198,8 +198,8 @@ def test_M2_limits_are_inclusive(kind: BetKind, stake: int) -> None:
 def test_M3_refusal_message_names_the_bet_and_amounts() -> None:
     with pytest.raises(BetRefused) as info:
         verify_spot({BetKind.EGALITE: 100_100}, RULES)
-    assert "egalite" in str(info.value) and "1000.00 €" in str(info.value)
-    assert "1001.00 €" in str(info.value)
+    assert "egalite" in str(info.value) and "€1,000.00" in str(info.value)
+    assert "€1,001.00" in str(info.value)
 
 
 @pytest.mark.parametrize("code", [

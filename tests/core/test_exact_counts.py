@@ -4,8 +4,9 @@ Every coup from a full shoe is enumerated by plain loops over card values, weigh
 factorials of the composition; a coup that uses k < 6 cards is counted (N-k)(N-k-1)…(N-5) times, once
 per ordering of the unused cards, so the grand total is N!/(N-6)!. The counts use the core's
 ``punto_draws`` / ``banco_draws`` (the one drawing table) and must give the published integers
-pinned in ``data/published_figures.json``; the house edges settle one representative coup of each
-kind with the core's ``settle_bet`` and must give SPEC's reference figures.
+pinned in ``src/puntobanco/data/published_figures.json``; the house edges settle one
+representative coup of each kind with the core's ``settle_bet`` and must give SPEC's reference
+figures.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from typing import Any
 
 import pytest
 
+from puntobanco import data as published_data
 from puntobanco.bets import BetKind, settle_bet
 from puntobanco.cards import full_composition
 from puntobanco.rules import Drawing, RuleSet, banco_draws, punto_draws
 
 from .support import coup_of
 
-FIGURES_PATH = Path(__file__).resolve().parents[2] / "data" / "published_figures.json"
+FIGURES_PATH = Path(str(published_data.path("published_figures.json")))
 
 #: (punto total, banco total, punto drew, banco drew, punto natural, banco natural)
 Kind = tuple[int, int, bool, bool, bool, bool]

@@ -21,12 +21,14 @@ from puntobanco.rules import (
 
 @pytest.mark.parametrize("changes", [
     {"lion_natural_pays": -5}, {"lion_natural_pays": MAX_PAY + 1},
-    {"lion_paytable": (10**17, 8, 4, 4, 2, 1)}, {"lion_paytable": (20, 8, 4, 4, 2, -1)},
+    {"lion_paytable": (10**17, 8, 4, 4, 2, 1)}, {"lion_paytable": (20, 8, 4, 4, 2, -2)},
     {"lion_paytable": (20, 8, 4, 4, 2)}, {"commission": Fraction(-1, 20)},
     {"commission": MAX_COMMISSION + Fraction(1, 100)}, {"commission": Fraction(1, 10**100000)},
     {"chip_unit": MAX_CHIP_UNIT + 2}, {"chip_unit": 0},
     {"punto_limits": Limits(1000, MAX_STAKE + 1)}, {"lion_limits": Limits(1000, 10**18)},
-    {"decks": 9}, {"cut_card": 11}, {"tie_pays": 10},
+    {"decks": 9}, {"cut_card": 11}, {"tie_pays": MAX_PAY + 1},
+    {"tie_pays": Fraction(1, 2)}, {"lion_natural_tie_pays": Fraction(-1, 2)},
+    {"banco_reduced_pays": ((0, Fraction(1, 2)),)}, {"banco_reduced_pays": ((6, -1),)},
 ])
 def test_issue9_every_value_out_of_range_is_refused(changes: dict[str, object]) -> None:
     with pytest.raises(RuleSetError) as refused:

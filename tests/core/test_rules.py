@@ -152,7 +152,7 @@ def test_L5c_lion_pays_by_margin(margin: int) -> None:
     "changes",
     [{"decks": 0}, {"decks": 9}, {"tie_pays": 0}, {"commission": Fraction(1)},
      {"commission": Fraction(-1, 100)}, {"lion_paytable": (20, 8, 4, 4, 2)},
-     {"lion_paytable": (20, 8, 4, 4, 2, -1)}, {"chip_unit": 0}, {"cut_card": 11},
+     {"lion_paytable": (20, 8, 4, 4, 2, -2)}, {"chip_unit": 0}, {"cut_card": 11},
      {"cut_card": 301}, {"decks": 1, "cut_card": 41}],
 )
 def test_RuleSet_refuses_settings_out_of_range(changes: dict[str, Any]) -> None:
@@ -177,14 +177,20 @@ def test_M2_limits_need_positive_minimum_not_above_maximum(minimum: int, maximum
 def test_L5c_parse_paytable() -> None:
     assert parse_paytable("20,8,4,4,2,1") == LION_PAYTABLE
     assert parse_paytable(" 30, 10, 6, 4, 2, 1 ") == DRAGON_PAYTABLE
-    for bad in ("20,8,4,4,2", "20,8,4,4,2,1,1", "20,8,x,4,2,1", "20,8,4,4,2,-1", ""):
+    for bad in ("20,8,4,4,2", "20,8,4,4,2,1,1", "20,8,x,4,2,1", "20,8,4,4,2,-2", ""):
         with pytest.raises(RuleSetError) as info:
             parse_paytable(bad)
         assert repr(bad) in str(info.value)
 
 
-@pytest.mark.parametrize("tie_pays", [0, 1, 7, 10, 100])
-def test_B3_egalite_pays_only_8_or_9(tie_pays: int) -> None:
-    """B3: Égalité pays 8:1, or 9:1 as a table setting; nothing else is a table setting."""
-    with pytest.raises(RuleSetError, match="8:1 or 9:1"):
+@pytest.mark.parametrize("tie_pays", [0, -1, Fraction(1, 2), 1001])
+def test_B3_egalite_pays_at_least_1_to_1(tie_pays: int) -> None:
+    """B3: Égalité pays 8:1, or 9:1; a designed table (issue 20) may set any pay from 1:1 to
+    1000:1, in whole or half units where the chip unit allows — never less than the stake."""
+    with pytest.raises(RuleSetError, match="Égalité pays 1:1 to 1000:1"):
         RuleSet(tie_pays=tie_pays)
+
+
+@pytest.mark.parametrize("tie_pays", [8, 9, 1, 7, Fraction(17, 2)])
+def test_B3_egalite_pays_a_designed_table_may_set(tie_pays: int) -> None:
+    assert RuleSet(tie_pays=tie_pays).tie_pays == tie_pays

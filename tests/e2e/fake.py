@@ -69,6 +69,8 @@ class FakeServer:
     snapshot: dict[str, Any] = field(default_factory=snapshot)
     recall: list[dict[str, Any]] = field(default_factory=list)
     answer_pings: bool = True
+    #: the server is down: every socket is closed at once (a killed server), until it is back
+    down: bool = False
     _greeted: set[int] = field(default_factory=set)
     sockets: list[Any] = field(default_factory=list)
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
@@ -87,6 +89,14 @@ class FakeServer:
         page.route(f"{ORIGIN}/**", self._serve)
         page.route_web_socket("**/ws/tables/*", self._socket)
 
+    def kill(self) -> None:
+        """The server goes away: its sockets close, new ones are refused until ``down`` is
+        false again."""
+        self.down = True
+        sockets, self.sockets = self.sockets, []
+        for socket in sockets:
+            socket.close(code=1011, reason="down")
+
     def send(self, message: dict[str, Any]) -> None:
         for socket in self.sockets:
             socket.send(json.dumps(message))
@@ -94,6 +104,9 @@ class FakeServer:
     def _socket(self, ws: Any) -> None:
         """A new connection gets its snapshot; while the "network" is cut (``answer_pings``
         false) it opens but nothing ever comes through."""
+        if self.down:
+            ws.close(code=1011, reason="down")
+            return
         self.sockets.append(ws)
         ws.on_message(lambda text: self._on_ws(ws, text))
         if self.answer_pings:
@@ -104,6 +117,8 @@ class FakeServer:
         ws.send(json.dumps({"type": "snapshot", "table": self.snapshot}))
 
     def _on_ws(self, ws: Any, text: Any) -> None:
+        if self.answer_pings and json.loads(text).get("type") == "bet":
+            self._socket_bet(ws, json.loads(text))
         if self.answer_pings and json.loads(text).get("type") == "ping":
             # A socket opened while the network was cut gets its snapshot when the network
             # comes back, first, as a real server's would have reached it (a slow machine can
@@ -111,6 +126,19 @@ class FakeServer:
             if id(ws) not in self._greeted:
                 self._greet(ws)
             ws.send(json.dumps({"type": "pong"}))
+
+    def _socket_bet(self, ws: Any, message: dict[str, Any]) -> None:
+        """A bet on the socket (issue 21) is answered as its route (``bet_answers``) and
+        recorded as that request."""
+        path = "/api/tables/1/bets/batch" if "bets" in message else "/api/tables/1/bets"
+        body = {name: value for name, value in message.items() if name not in ("type", "key")}
+        body["idempotency_key"] = message["key"]
+        self.requests.append(("POST", path, body))
+        status, answer = self._api("POST", path, body)
+        ws.send(json.dumps({"type": "bet-accepted", "key": message["key"], "answer": answer}
+                           if status == 200 else
+                           {"type": "bet-refused", "key": message["key"], "status": status,
+                            "error": answer["error"]}))
 
     def _serve(self, route: Any) -> None:
         request = route.request
@@ -133,6 +161,8 @@ class FakeServer:
                    "spots": 0, "next_rules": snap["rules"], "players": 0}]
         tables += [{**tables[1], "id": 3 + i, "name": name}
                    for i, name in enumerate(self.extra_tables)]
+        if method == "POST" and path in ("/api/signup", "/api/login"):
+            return 200, {"token": "fake-token", "player": self.player()}
         if method == "PATCH" and path == "/api/me":
             return 200, self.player(body["lang"])
         if path.startswith("/api/tables/1/bets") and method in ("POST", "DELETE"):
@@ -140,6 +170,9 @@ class FakeServer:
             if key in self.bet_answers:
                 return self.bet_answers[key]
             return 409, {"error": {"code": "table-closed", "message": "closed"}}
+        if path.startswith("/api/shoes/"):
+            return 200, {"id": 1, "shoe_no": 1, "commitment": snap["shoe"]["commitment"],
+                         "revealed": None}
         if path.startswith("/api/coups/"):
             found = [c for c in self.recall if str(c["id"]) == path.rsplit("/", 1)[1]]
             return (200, found[0]) if found else (404, {"error": {"code": "not-found",

@@ -122,6 +122,13 @@ def test_sign_up_bet_watch_the_coup_and_switch_language(
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # issue 21: the page bets on its WebSocket (no POST), the answers come back on it
+    posted: list[str] = []
+    page.on("request", lambda r: posted.append(r.url)
+            if r.method == "POST" and "/bets" in r.url else None)
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: frames.append(
+        payload if isinstance(payload, str) else "")))
     page.goto(server + "/")
     page.wait_for_selector("body[data-ready=true]")
 
@@ -170,6 +177,7 @@ def test_sign_up_bet_watch_the_coup_and_switch_language(
     assert _text(page, "#message") == i18n.refusal("both-lion-sides", "fr")
     assert page.get_attribute("[data-box=lion-punto] .box-mine", "data-cents") == "0"
     assert _shown_balance(page) == WELCOME - stakes
+    assert posted == [] and sum('"type":"bet"' in frame for frame in frames) == 3, frames
 
     # Watch the coup: four cards face down, turned in dealing order, then the payouts.
     page.wait_for_selector("#payouts tr.line", timeout=40_000)
@@ -231,7 +239,7 @@ def test_sign_up_bet_watch_the_coup_and_switch_language(
         assert _text(page, "[data-box=banco] .box-title") == i18n.bet_name("banco", code)
         assert _text(page, "[data-box=lion-banco] .box-title") == i18n.bet_name("lion-banco", code)
         assert _text(page, ".balance-label") == i18n.word("balance", code)
-        assert _text(page, "#payouts h3").startswith(i18n.word("payouts", code))
+        assert _text(page, "#payouts h2").startswith(i18n.word("payouts", code))
         assert _text(page, "#payouts tr.line .line-bet") == i18n.bet_name("banco", code)
         page.wait_for_function(
             "([url, token, code]) => fetch(url, {headers: {Authorization: 'Bearer ' + token}})"

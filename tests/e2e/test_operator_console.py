@@ -15,6 +15,8 @@ import pytest
 from server.support import LiveServer, fast_settings, running, wait_until
 from server.test_reports import _seed
 
+from .a11y import violations
+
 pytestmark = pytest.mark.e2e
 
 DESKTOP = {"width": 1366, "height": 900}
@@ -23,7 +25,11 @@ TABLET = {"width": 820, "height": 1180}
 
 def _no_sideways_scroll(page: Any) -> None:
     width = page.evaluate("document.scrollingElement.scrollWidth")
-    assert width <= page.viewport_size["width"] + 1, width
+    wide = page.evaluate("""(vw) => [...document.querySelectorAll('body *')].filter((n) => {
+        const r = n.getBoundingClientRect(); return r.width && r.right > vw + 1; })
+        .slice(0, 5).map((n) => n.tagName + '#' + n.id + '.' + n.className)""",
+                         page.viewport_size["width"])
+    assert width <= page.viewport_size["width"] + 1, (width, wide)
 
 
 def test_issue11_operator_console_in_chromium(browser: Any, output_dir: Path,
@@ -62,8 +68,16 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         exposure = card.locator(".exposure").inner_text()
         assert "−25,00" in exposure  # worst: a Banco win pays 25 €
         page.screenshot(path=str(output_dir / "operator-tables-desktop.png"), full_page=True)
-        card.locator(".pause-button").click()
+        # The window the table deals, not the settings' 15 s: serve --betting-seconds 60.
+        assert card.locator(".window").get_attribute("data-seconds") == "60"
+        assert "60 s (fixée au lancement du serveur" in card.locator(".window").inner_text()
+        # Issue 19: the card is updated in place; keyboard focus stays on the pause button.
+        card.locator(".pause-button").focus()
+        page.wait_for_timeout(1700)  # at least one refresh
+        assert page.evaluate("document.activeElement.classList.contains('pause-button')")
+        page.keyboard.press("Enter")
         card.locator(".badge.paused").wait_for()
+        assert page.evaluate("document.activeElement.classList.contains('pause-button')")
         assert live.http.get("/api/tables").json()[0]["paused"] is True
         # the settings form: Égalité 9:1 from the next shoe (kept while the card refreshes)
         card.locator("summary").click()
@@ -73,6 +87,14 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
         assert card.locator("select[name=tie_pays]").input_value() == "9"
         card.locator(".rules-form button[type=submit]").click()
         wait_until(lambda: live.http.get("/api/tables").json()[0]["next_rules"]["tie_pays"] == 9)
+        # the "Saved" note and a value typed (not saved yet) survive the refreshes
+        card.locator(".form-note.pos").wait_for()
+        card.locator("input[name=decks]").fill("6")
+        page.wait_for_timeout(1700)
+        assert card.locator(".form-note").inner_text() == "Enregistré."
+        assert card.locator("input[name=decks]").input_value() == "6"
+        assert page.evaluate("document.activeElement.name") == "decks"
+        card.locator("input[name=decks]").fill("8")
 
         # players: credit 5 €, then suspend (the open Banco bet is given back)
         page.click("#tabs button[data-tab=players]")
@@ -103,6 +125,14 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     line = page.locator(f"#report-tables tr[data-table='{table_id}']")
     line.wait_for()
     assert "14,29 %" in line.inner_text()  # 10 € won on 70 € handle (tests/server/test_reports.py)
+    # issue 20: per player, the theoretical win comps are based on (Bob: 20 € Banco at 1.4548 %
+    # and 20 € Égalité at 14.4382 %: 3.18 €), highest first, the average bet and the pace
+    page.locator("#report-players tr[data-player]").nth(2).wait_for()
+    names = page.eval_on_selector_all("#report-players tr[data-player] td:first-child",
+                                      "cells => cells.map(c => c.textContent)")
+    assert names[:3] == ["bob", "cara", "ann"]
+    bob = page.locator("#report-players tr[data-player]").first.inner_text()
+    assert "3,18" in bob and "20,00" in bob and "80" in bob, bob  # 2 coups in 1½ min
     line.click()
     page.locator("#hold-chart svg .point").nth(1).wait_for()
     assert page.locator("#hold-chart svg polygon.band").count() == 1
@@ -120,7 +150,13 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     page.locator("#audit tr[data-action=player-suspend]").wait_for()
     actions = page.eval_on_selector_all("#audit tr[data-action]", "rows => rows.map(r => r.dataset.action)")
     assert actions == ["player-suspend", "player-credit", "table-rules", "table-pause"]
-    assert "{\"suspended\":false} → {\"suspended\":true}" in page.inner_text("#audit")
+    # Issue 19: sentences with euros and names, never JSON or cents.
+    audit = page.inner_text("#audit")
+    assert "{" not in audit and "#" not in audit, audit
+    credit = page.inner_text("#audit tr[data-action=player-credit]").replace("\xa0", " ") \
+        .replace("\u202f", " ")
+    assert "Joueur lea" in credit and "+5,00 €" in credit and "975,00 € → 980,00 €" in credit
+    assert "Égalité paie 8:1 → 9:1" in page.inner_text("#audit tr[data-action=table-rules]")
     page.click(".langs button[data-lang=it]")
     page.wait_for_function(
         "() => document.querySelector('#tabs button[data-tab=audit]').textContent === 'Registro'")
@@ -139,6 +175,25 @@ def _drive(live: LiveServer, browser: Any, output_dir: Path, table_id: int) -> N
     page.locator("#hold-chart svg .point").first.wait_for()
     _no_sideways_scroll(page)
     page.screenshot(path=str(output_dir / "operator-reports-tablet.png"), full_page=True)
+
+    # Issue 19, a phone in Spanish: the hold chart's legend and the "Dealt by" select are whole.
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.click(".langs button[data-lang=es]")
+    page.locator(f"#report-tables tr[data-table='{table_id}']").click()
+    page.locator("#hold-chart svg .point").first.wait_for()
+    page.wait_for_timeout(300)
+    cut = page.evaluate("""() => { const svg = document.querySelector('#hold-chart svg')
+        .getBoundingClientRect();
+      return [...document.querySelectorAll('#hold-chart .legend')].map((n) => n.getBBox())
+        .filter((b) => b.x + b.width > svg.width * (document.querySelector('#hold-chart svg')
+          .viewBox.baseVal.width / svg.width) + 0.5).length; }""")
+    assert cut == 0
+    _no_sideways_scroll(page)
+    page.click("#tabs button[data-tab=tables]")
+    select = page.locator("#new-table select[name=dealing]").bounding_box()
+    assert select["x"] >= 0 and select["x"] + select["width"] <= 360, select
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(output_dir / "operator-phone-es.png"), full_page=True)
     assert errors == []
     context.close()
 
@@ -155,8 +210,10 @@ def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
           {label: 'b', handle: 0, house_win: 0, expected_win: 0, sd: 0},
           {label: 'c', handle: 30000, house_win: -100, expected_win: 450, sd: 400}];
         const points = chart.holdSeries(rows);
+        const exact = chart.holdSeries([{label: 'd', handle: 10000, house_win: 300,
+          expected_win: 150, sd: 300, cumulative_band: [-0.05, 0.07]}]);
         const svg = chart.holdChartSvg(points, {width: 400, height: 200});
-        return {points, circles: (svg.match(/<circle/g) || []).length,
+        return {points, exact, circles: (svg.match(/<circle/g) || []).length,
                 empty: chart.holdChartSvg([], {words: {empty: 'nothing'}})};
     }""")
     page.close()
@@ -168,6 +225,8 @@ def test_issue11_hold_chart_series_is_cumulative_with_the_95_band(browser: Any,
     assert second["edge"] == pytest.approx(600 / 40000)
     assert second["low"] == pytest.approx(600 / 40000 - 1.959964 * 500 / 40000)  # √(300²+400²)
     assert found["circles"] == 2 and "nothing" in found["empty"]
+    # issue 20: the server's band from the distribution of the win, where it gives one
+    assert (found["exact"][0]["low"], found["exact"][0]["high"]) == (-0.05, 0.07)
 
 
 def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any, output_dir: Path,
@@ -230,6 +289,20 @@ def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any
                 _no_sideways_scroll(page)
         page.screenshot(path=str(output_dir / "operator-dealers-320.png"), full_page=True)
         page.set_viewport_size(TABLET)
+        # Issue 19: every tab without a critical or serious axe-core violation, one h1.
+        found = {}
+        for tab in ("tables", "players", "reports", "dealers", "audit"):
+            page.click(f"#tabs button[data-tab={tab}]")
+            page.locator(f"#tab-{tab}:not([hidden])").wait_for()
+            if tab == "reports":
+                page.locator("#report-tables tr[data-table]").first.click()
+                page.locator("#hold-chart svg").wait_for()
+            if tab == "players":
+                page.locator("#players tr").first.wait_for()
+            page.wait_for_timeout(200)
+            found[tab] = violations(page)
+        assert found == {tab: [] for tab in found}, found
+        assert page.locator("h1").count() == 1
         # the audit log names both actions
         page.click("#tabs button[data-tab=audit]")
         page.locator("#audit tr[data-action=dealer-tables]").wait_for()
@@ -242,10 +315,15 @@ def test_issue11_operator_sets_up_a_hand_dealt_table_and_its_dealer(browser: Any
         # the dealer drives the table assigned, from the dealer page
         dealer = browser.new_page(viewport={"width": 1024, "height": 768})
         dealer.goto(f"{live.url}/dealer?lang=it")
+        dealer.wait_for_selector("#auth-username")
+        assert violations(dealer) == []
         dealer.fill("#auth-username", "lucia")
         dealer.fill("#auth-password", "croupier1")
         dealer.click("#auth-form button[type=submit]")
         dealer.wait_for_selector("#desk:not([hidden])")
         dealer.wait_for_function("(name) => document.getElementById('table-name').textContent "
                                  "=== name", arg="Salón privado")
+        dealer.wait_for_timeout(300)
+        assert violations(dealer) == []
+        assert dealer.locator("h1").count() == 1
         dealer.close()

@@ -158,12 +158,12 @@ def test_issue10_every_width_and_language_fits(fake: tuple[Any, FakeServer],
     assert page.locator("#payouts .pending-bet").count() == 3
     assert page.get_attribute("#balance", "data-cents") == "79500"
     assert page.get_attribute("#staked", "data-cents") == "7500"
-    # The refusal names the minimum (M2).
+    # The refusal names the stake and the minimum (M2).
     page.click(".chip-button[data-chip='1000']")
     page.click("[data-box=egalite]")
     page.wait_for_selector("#message:not([hidden])")
     assert page.locator("#message").text_content() == (
-        "The stake is below this box's minimum. (minimum €10.00)")
+        "The stake is below this box's minimum. (stake €20.00; minimum €10.00)")
     _sweep(page, "open", page_output(output_dir), refusal=True)
 
 

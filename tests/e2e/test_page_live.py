@@ -127,7 +127,7 @@ def _tab_to(page: Any, selector: str, *, back: bool = False, limit: int = 40) ->
     for _ in range(limit):
         page.keyboard.press("Shift+Tab" if back else "Tab")
         kind, there = page.evaluate("""(s) => { const a = document.activeElement;
-            return [a.matches('.chip-button') ? 'chip' : a.matches('.box') ? 'box'
+            return [a.matches('.chip-button') ? 'chip' : a.matches('.box-hit') ? 'box'
               : a.matches('.box-clear') ? 'clear' : a.matches('.control') ? 'control' : 'other',
               a.matches(s)]; }""", selector)
         passed.append(kind)
@@ -156,8 +156,8 @@ def test_issue10_keyboard_only_play_controls_credit_and_the_outcome(
     _tab_to(page, ".chip-button[data-chip='1000']")
     page.keyboard.press("Enter")
     assert page.get_attribute(".chip-button[data-chip='1000']", "aria-pressed") == "true"
-    assert page.get_attribute(".chip-button[data-chip='1000']", "aria-label") == "Chip €10.00"
-    _tab_to(page, "[data-box=banco]")
+    assert page.get_attribute(".chip-button[data-chip='1000']", "aria-label") == "10 · Chip €10.00"
+    _tab_to(page, "[data-box=banco] .box-hit")
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-box=banco] .box-mine[data-cents='1000']")
     assert _cents(page, "#balance") == WELCOME - 1000
@@ -169,7 +169,7 @@ def test_issue10_keyboard_only_play_controls_credit_and_the_outcome(
     page.wait_for_timeout(300)
     assert _cents(page, "#balance") == WELCOME
     # Space on the box places a chip again; Double doubles it; Undo takes the last chip back.
-    _tab_to(page, "[data-box=banco]", back=True)
+    _tab_to(page, "[data-box=banco] .box-hit", back=True)
     page.keyboard.press(" ")
     page.wait_for_selector("[data-box=banco] .box-mine[data-cents='1000']")
     _tab_to(page, ".control-double")
@@ -183,7 +183,7 @@ def test_issue10_keyboard_only_play_controls_credit_and_the_outcome(
     page.focus("#table-select")
     _tab_to(page, ".chip-button[data-chip='5000']")
     page.keyboard.press("Enter")
-    _tab_to(page, "[data-box=lion-banco]")
+    _tab_to(page, "[data-box=lion-banco] .box-hit")
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-box=lion-banco] .box-mine[data-cents='5000']")
     before = _cents(page, "#balance")

@@ -61,7 +61,7 @@ def test_bad_signups_are_400_with_one_sentence(sqlite_server: LiveServer) -> Non
                                                        "password": "secret1"}).status_code == 401
 
 
-def test_language_of_messages_query_then_player_then_accept_language(
+def test_language_of_messages_query_then_accept_language_then_player(
         sqlite_server: LiveServer) -> None:
     fr = sqlite_server.signup("dora", lang="fr")
     http = sqlite_server.http
@@ -70,9 +70,14 @@ def test_language_of_messages_query_then_player_then_accept_language(
                     ).json()["error"]["message"] == "Non trovato."
     assert http.get("/api/tables/99?lang=es").json()["error"]["message"] == "No encontrado."
     assert http.get("/api/tables/99").json()["error"]["message"] == "Introuvable."
-    # signed in: the player's language beats Accept-Language
+    # signed in: the request's language beats the player's stored one (issue 18), which
+    # speaks when the request asks for none
     refused = http.post("/api/tables/1/bets", json={"bet": "banco", "stake": 2500},
                         headers={**fr.headers, "Accept-Language": "en"})
+    assert refused.json()["error"]["code"] == "table-closed"
+    assert refused.json()["error"]["message"] != "Rien ne va plus : les mises sont fermées."
+    refused = http.post("/api/tables/1/bets", json={"bet": "banco", "stake": 2500},
+                        headers=fr.headers)
     assert refused.json()["error"] == {"code": "table-closed",
                                        "message": "Rien ne va plus : les mises sont fermées."}
     changed = http.patch("/api/me", json={"lang": "es"}, headers=fr.headers)
@@ -273,3 +278,14 @@ def test_table_names_are_unique_ignoring_case(sqlite_server: LiveServer) -> None
                                           "message": "A table with that name exists."}
     assert [t["name"] for t in http.get("/api/tables").json()] == ["Sanremo", "Enghien", "QA1"]
     assert http.post("/api/tables", json={"name": "QA2"}, headers=boss.headers).status_code == 201
+
+
+def test_issue19_words_carry_a_cache_validator(sqlite_server: LiveServer) -> None:
+    """``/api/words`` has an ETag: a page that has the words gets a bodiless 304."""
+    first = sqlite_server.http.get("/api/words")
+    etag = first.headers["etag"]
+    assert first.status_code == 200 and etag.startswith('"') and first.json()["en"]
+    again = sqlite_server.http.get("/api/words", headers={"If-None-Match": etag})
+    assert (again.status_code, again.content, again.headers["etag"]) == (304, b"", etag)
+    other = sqlite_server.http.get("/api/words", headers={"If-None-Match": '"stale"'})
+    assert other.status_code == 200 and other.json() == first.json()

@@ -114,6 +114,8 @@ def test_verify_command_checks_a_file_a_server_and_bare_arguments(
     no_such = verify("--url", live.url, "--table", "Quick", "--shoe", "99")
     assert no_such.returncode == 2
     assert no_such.stderr == f"puntobanco: The server at {live.url} has no shoe 99 at table Quick.\n"
+    nowhere = verify("--url", live.url, "--table", "Nowhere", "--shoe", "1")  # issue 20
+    assert nowhere.stderr == f"puntobanco: The server at {live.url} has no table 'Nowhere'.\n"
     bare = verify("--commitment", shoe["commitment"], "--salt", shoe["revealed"]["salt"],
                   "--cards", " ".join(shoe["revealed"]["order"]))
     assert bare.returncode == 0, bare

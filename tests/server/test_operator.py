@@ -24,6 +24,7 @@ OPERATOR_ROUTES = [
     ("POST", "/api/tables/1/resume"), ("GET", "/api/operator/tables"),
     ("GET", "/api/operator/tables/1"), ("POST", "/api/tables"), ("PATCH", "/api/tables/1"),
     ("GET", "/api/reports/tables"), ("GET", "/api/reports/tables/1"), ("GET", "/api/audit"),
+    ("GET", "/api/reports/players"),
 ]
 
 
@@ -298,3 +299,18 @@ def test_issue11_a_hand_dealt_tables_exposure_counts_the_cards_entered() -> None
         dealer.view.phase = phase
         assert _composition_at_coup_start(dealer) == less(  # type: ignore[arg-type]
             "5h", "Kh", "2c", "Qd", "3s")
+
+
+def test_issue19_tables_say_the_betting_window_they_deal(db_url: str) -> None:
+    """``serve --betting-seconds`` overrides every table's window: the table list and the
+    console's live view say the window dealt (and that it is fixed), not the settings' 15 s."""
+    with running(fast_settings(db_url, betting_seconds=8)) as live:
+        boss = live.operator()
+        listed = live.http.get("/api/tables").json()[0]
+        assert (listed["betting_seconds"], listed["betting_seconds_fixed"]) == (8, True)
+        assert listed["next_rules"]["betting_seconds"] == 15
+        view = live.http.get("/api/operator/tables/1", headers=boss.headers).json()
+        assert view["table"]["betting_seconds"] == 8
+    with running(fast_settings(db_url, betting_seconds=None)) as live:
+        listed = live.http.get("/api/tables").json()[0]
+        assert (listed["betting_seconds"], listed["betting_seconds_fixed"]) == (15, False)

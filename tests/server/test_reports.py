@@ -10,6 +10,7 @@ import csv
 import io
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
@@ -25,7 +26,7 @@ from puntobanco.bets import BetKind, settle_spot
 from puntobanco.cards import full_composition, parse_cards
 from puntobanco.coup import deal_coup
 from puntobanco.rules import RuleSet
-from puntobanco.server import hold
+from puntobanco.server import hold, holdband
 from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.db.models import CoupRecord
@@ -55,11 +56,12 @@ def _coup(session: Session, *, table_id: int, shoe_id: int, round_no: int, cards
                       bets={p: dict(s) for p, s in bets.items()},
                       lines={p: settle_spot(s, dealt, RULES) for p, s in bets.items()})
     session.execute(update(CoupRecord).where(CoupRecord.id == coup_id)
-                    .values(settled_at=settled_at))
+                    .values(opened_at=settled_at - timedelta(seconds=30), settled_at=settled_at))
 
 
 def _seed(url: str) -> int:
-    """Four coups on table "Report" (two shoes, two UTC days); returns the table's id.
+    """Four coups on table "Report" (two shoes, two UTC days, each coup opened 30 s before
+    it settles, the second of a day a minute after the first); returns the table's id.
 
     coup 1 (day 1, shoe 1) 9H 7S TD TC, Punto's natural 9 wins: Ann punto 10 € (+10 €),
            Bob banco 20 € (−20 €)                                   house −10 € + 20 €
@@ -83,9 +85,10 @@ def _seed(url: str) -> int:
         plays = [(shoes[0], "9H 7S TD TC", {ann: {BetKind.PUNTO: 1000},
                                             bob: {BetKind.BANCO: 2000}}, DAY1),
                  (shoes[0], "TH 8S TD TC", {ann: {BetKind.BANCO: 1000},
-                                            bob: {BetKind.EGALITE: 2000}}, DAY1),
+                                            bob: {BetKind.EGALITE: 2000}},
+                  DAY1 + timedelta(minutes=1)),
                  (shoes[1], "9H 7S TD TC", {cara: {BetKind.LION_PUNTO: 1000}}, DAY2),
-                 (shoes[1], "TH 8S TD TC", {}, DAY2)]
+                 (shoes[1], "TH 8S TD TC", {}, DAY2 + timedelta(minutes=1))]
         for round_no, (shoe_id, cards, bets, moment) in enumerate(plays, start=1):
             _coup(session, table_id=table.id, shoe_id=shoe_id, round_no=round_no, cards=cards,
                   bets=bets, settled_at=moment)
@@ -140,16 +143,33 @@ def test_issue11_report_matches_hand_computed_figures_on_sqlite_and_postgresql(
         sd = math.sqrt(hand["variance"])
         assert total["sd"] == pytest.approx(sd, rel=1e-9)
         assert total["z"] == pytest.approx((1000 - float(hand["expected"])) / sd, rel=1e-9)
-        edge = float(hand["expected"]) / 7000
-        assert total["band"] == pytest.approx([edge - 1.959964 * sd / 7000,
-                                               edge + 1.959964 * sd / 7000])
+        # the band from the distribution of W (server/holdband.py, tested against a Monte
+        # Carlo in test_holdband.py): five coups, so the exact convolution
+        assert total["band_method"] == "exact"
+        assert total["band"] == pytest.approx([w / 7000 for w in total["band_win"]])
+        assert total["band_win"][0] < total["expected_win"] < total["band_win"][1]
+        # the SQL hands over each coup's stakes (punto, banco, egalite, lion-punto, lion-banco)
+        coups = {(1000, 2000, 0, 0, 0): 1, (0, 1000, 2000, 0, 0): 1, (0, 0, 0, 1000, 0): 1,
+                 (0, 0, 0, 0, 0): 1}
+        band = holdband.win_band([(RULES, coups)], observed=1000)
+        assert band is not None
+        assert total["band_win"] == [band.low, band.high]
+        assert total["tail"] == pytest.approx(band.tail, abs=1e-12)
+        lion = holdband.win_band([(RULES, coups)], observed=-1000, kind=3)
+        assert lion is not None
+        assert total["by_bet"]["lion-punto"]["tail"] == pytest.approx(lion.tail, abs=1e-12)
         banco = total["by_bet"]["banco"]
         assert banco["theoretical_edge"] == pytest.approx(0.014548, abs=5e-7)  # SPEC figure
-        assert total["lion"] == {"handle": 1000, "house_win": -1000,
+        assert total["lion"] == {"handle": 1000, "house_win": -1000, "hold": -1.0,
                                  "handle_share": pytest.approx(1 / 7), "win_share": -1.0}
         # per shoe and per UTC day (coups 1-2 on 29 November, 3-4 on the 30th)
         assert [(s["shoe_no"], s["coups"], s["handle"], s["house_win"])
                 for s in report["by_shoe"]] == [(1, 2, 6000, 2000), (2, 2, 1000, -1000)]
+        # the chart's band after each shoe: shoe 1's own, then all four coups' (the total's)
+        first, last = report["by_shoe"]
+        assert first["cumulative_band"] == first["band"]
+        assert last["cumulative_band"] == pytest.approx(total["band"])
+        assert report["by_day"][-1]["cumulative_band"] == pytest.approx(total["band"])
         assert [(d["day"], d["coups"], d["handle"]) for d in report["by_day"]] == [
             ("2026-11-29", 2, 6000), ("2026-11-30", 2, 1000)]
         # a period: the second day alone
@@ -192,6 +212,102 @@ def test_issue11_report_csv_periods_and_operators_only(sqlite_url: str) -> None:
             assert (bad.status_code, bad.json()["error"]["code"]) == (400, "bad-period"), query
             assert bad.json()["error"]["message"].startswith("Periodo non valido")
         assert live.http.get("/api/reports/tables/99", headers=boss.headers).status_code == 404
+
+
+def test_issue20_csv_gives_each_bet_its_expected_win_sd_z_band_tail_and_the_period(
+        db_url: str) -> None:
+    table_id = _seed(db_url)
+    with running(fast_settings(db_url)) as live:
+        boss = live.operator()
+        query = f"/api/reports/tables/{table_id}?from=2026-11-29&to=2026-11-30"
+        report = live.http.get(query, headers=boss.headers).json()
+        rows = list(csv.DictReader(io.StringIO(
+            live.http.get(query + "&format=csv", headers=boss.headers).text)))
+        assert [row["group"] for row in rows] == ["total", "shoe", "shoe", "day", "day"]
+        assert {(row["from"], row["to"]) for row in rows} == {("2026-11-29", "2026-11-30")}
+        total = rows[0]
+        for kind, figures in report["total"]["by_bet"].items():
+            for column in ("expected_win", "sd", "z", "tail"):
+                cell = total[f"{column}_{kind}"]
+                assert (cell == "" if figures[column] is None
+                        else float(cell) == pytest.approx(figures[column])), (kind, column)
+            band = figures["band"] or ["", ""]
+            assert [total[f"band_low_{kind}"], total[f"band_high_{kind}"]] == [
+                str(b) for b in band]
+        banco = report["total"]["by_bet"]["banco"]
+        hand = hold.theory(RULES)
+        assert float(total["expected_win_banco"]) == pytest.approx(3000 * float(hand.edge["banco"]))
+        assert banco["sd"] == pytest.approx(math.sqrt(
+            float(hand.cov["banco", "banco"]) * (2000**2 + 1000**2)))
+        assert float(total["z_banco"]) == pytest.approx((1000 - banco["expected_win"]) / banco["sd"])
+        assert total["lion_hold"] == "-1.0" and total["band_method"] == "exact"
+        # all time: the period's cells are empty
+        whole = live.http.get(f"/api/reports/tables/{table_id}?format=csv", headers=boss.headers)
+        assert {(row["from"], row["to"]) for row in csv.DictReader(io.StringIO(whole.text))} == {
+            ("", "")}
+
+
+def test_issue20_lion_win_share_only_where_the_house_won(db_url: str) -> None:
+    """Day 2: the house lost 10 € in all, all of it on the Lion Bonus: "100 % of the win" would
+    be a share of a loss, so there is none (null); the Lion's own hold says what it did."""
+    table_id = _seed(db_url)
+    with running(fast_settings(db_url)) as live:
+        boss = live.operator()
+        days = live.http.get(f"/api/reports/tables/{table_id}", headers=boss.headers).json()
+        lion = {day["day"]: day["lion"] for day in days["by_day"]}
+        assert lion["2026-11-30"] == {"handle": 1000, "house_win": -1000, "hold": -1.0,
+                                      "handle_share": 1.0, "win_share": None}
+        assert lion["2026-11-29"]["win_share"] == 0.0  # no Lion bet, the house won 20 €
+
+
+def test_issue20_per_player_theoretical_win_average_bet_coups_per_hour_and_win_per_drop(
+        db_url: str) -> None:
+    """The comps' figures per player, by hand from the seed: Ann 10 € Punto then 10 € Banco a
+    minute later (one sitting of 1½ min), Bob 20 € Banco and 20 € Égalité, Cara 10 € Lion
+    Bonus on Punto (one coup of 30 s); each signed up with 1,000 € and Ann was credited 50 €."""
+    table_id = _seed(db_url)
+    edge = {kind: float(value) for kind, value in hold.theory(RULES).edge.items()}
+    with running(fast_settings(db_url)) as live:
+        boss = live.operator()
+        listed = live.http.get("/api/players?q=ann", headers=boss.headers).json()
+        ann_id = next(p["id"] for p in listed if p["username"] == "ann")
+        assert live.http.post(f"/api/players/{ann_id}/credit", json={"amount": 5000},
+                              headers=boss.headers).status_code == 200
+        found = live.http.get(f"/api/reports/players?table_id={table_id}",
+                              headers=boss.headers)
+        assert found.status_code == 200, found.text
+        by_name = {p["username"]: p for p in found.json()["players"]}
+        assert [p["username"] for p in found.json()["players"]] == ["bob", "cara", "ann"]
+        ann, bob, cara = by_name["ann"], by_name["bob"], by_name["cara"]
+        assert (ann["coups"], ann["bets"], ann["handle"], ann["house_win"]) == (2, 2, 2000, -2000)
+        assert ann["theoretical_win"] == pytest.approx(1000 * edge["punto"] + 1000 * edge["banco"])
+        assert ann["theoretical_edge"] == pytest.approx(ann["theoretical_win"] / 2000)
+        assert ann["average_bet"] == 1000
+        assert ann["hours"] == pytest.approx(90 / 3600) and ann["coups_per_hour"] == pytest.approx(80)
+        assert (ann["drop"], ann["win_per_drop"]) == (105_000, pytest.approx(-2000 / 105_000))
+        assert bob["theoretical_win"] == pytest.approx(2000 * edge["banco"] + 2000 * edge["egalite"])
+        assert (bob["house_win"], bob["average_bet"], bob["drop"]) == (4000, 2000, 100_000)
+        assert cara["theoretical_win"] == pytest.approx(1000 * edge["lion-punto"])
+        assert cara["coups_per_hour"] == pytest.approx(120)  # one coup of 30 s
+        # the two UTC days of the play: the sign-ups and the credit (today) are not in it
+        period = live.http.get("/api/reports/players?from=2026-11-29&to=2026-11-30&format=csv",
+                               headers=boss.headers)
+        rows = {row["username"]: row for row in csv.DictReader(io.StringIO(period.text))}
+        assert rows["ann"]["drop"] == "0" and rows["ann"]["win_per_drop"] == ""
+        assert float(rows["bob"]["theoretical_win"]) == pytest.approx(bob["theoretical_win"])
+        assert (rows["ann"]["from"], rows["ann"]["to"], rows["ann"]["table_id"]) == (
+            "2026-11-29", "2026-11-30", "")
+        second = live.http.get("/api/reports/players?from=2026-11-30&to=2026-11-30",
+                               headers=boss.headers).json()
+        assert [p["username"] for p in second["players"]] == ["cara"]
+        assert live.http.get("/api/reports/players?table_id=999",
+                             headers=boss.headers).status_code == 404
+        for query in ["table_id=-1", "table_id=abc", "table_id=99999999999", "from=2026-13-01",
+                      "format=xml"]:
+            bad = live.http.get(f"/api/reports/players?{query}", headers=boss.headers)
+            assert 400 <= bad.status_code < 500 and bad.json()["error"]["code"], query
+        assert live.http.get("/api/reports/players",
+                             headers=live.signup("eve").headers).status_code == 403
 
 
 # --- the pure maths -------------------------------------------------------------------------
@@ -241,8 +357,7 @@ def test_issue11_figures_do_not_depend_on_how_coups_are_grouped(
             bets={k: sum(1 for _, s in part if s.get(k)) for k in hold.KINDS},
             handle={k: sum(s.get(k, 0) for _, s in part) for k in hold.KINDS},
             win={k: sum(sign * s.get(k, 0) for sign, s in part) for k in hold.KINDS},
-            cross={(a, b): sum(s.get(a, 0) * s.get(b, 0) for _, s in part)
-                   for a, b in hold.PAIRS})
+            stakes=Counter(tuple(s.get(k, 0) for k in hold.KINDS) for _, s in part))
 
     signed = [(1 - sign, stakes) for sign, stakes in coups]  # a house result per unit: −2…0
     whole = hold.summarise([(tally(signed), rules)])
@@ -252,6 +367,8 @@ def test_issue11_figures_do_not_depend_on_how_coups_are_grouped(
     assert whole["expected_win"] == pytest.approx(split["expected_win"])
     assert whole["sd"] == pytest.approx(split["sd"], abs=1e-9)
     assert whole["sd"] >= 0
+    assert whole["band"] == split["band"]
+    assert whole["tail"] == pytest.approx(split["tail"], abs=1e-12)
 
 
 def test_issue11_migration_0005_keeps_old_rows_unpaused_and_unsuspended(sqlite_url: str) -> None:

@@ -52,7 +52,7 @@ def test_wrong_settings_are_refused_in_one_sentence(data: dict[str, object]) -> 
 
 @pytest.mark.parametrize("data", [
     {"lion_natural_pays": -5}, {"lion_natural_pays": 1001},
-    {"lion_paytable": [10**17, 8, 4, 4, 2, 1]}, {"lion_paytable": [20, 8, 4, 4, 2, -1]},
+    {"lion_paytable": [10**17, 8, 4, 4, 2, 1]}, {"lion_paytable": [20, 8, 4, 4, 2, -2]},
     {"limits": {"punto": [1000, 10**17]}}, {"chip_unit": 10**12}, {"commission": "0.26"},
     {"commission": "1e-999999999"}, {"commission": "1e-100000"}, {"commission": "0." + "1" * 200},
     {"commission": " 0.05"}, {"commission": "0.05\n"}, {"commission": "5e-2"},

@@ -147,7 +147,8 @@ def test_operator_password_on_an_existing_database_is_said_and_can_be_reset(
     second = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": "second-secret"}
     no_operator = subprocess.run([*COMMAND, "operator-password", "--generate"], cwd=tmp_path,
                                  capture_output=True, text=True, timeout=60)
-    assert no_operator.returncode == 2 and "has no operator yet" in no_operator.stderr
+    assert no_operator.returncode == 2 and "There is no database at" in no_operator.stderr
+    assert list(tmp_path.iterdir()) == []  # issue 20: no database created and migrated for it
     port = free_port()
     _first_lines(_start("--port", str(port), cwd=tmp_path, env=first), f"http://127.0.0.1:{port}")
     port = free_port()
@@ -161,11 +162,21 @@ def test_operator_password_on_an_existing_database_is_said_and_can_be_reset(
         reset = subprocess.run([*COMMAND, "operator-password"], cwd=tmp_path, env=second,
                                capture_output=True, text=True, timeout=60)
         assert reset.returncode == 0 and "password is reset" in reset.stdout, reset.stderr
-        assert httpx.post(f"{url}/api/login", json={"username": "operator",
-                                                     "password": "second-secret"}).status_code == 200
+        again = httpx.post(f"{url}/api/login", json={"username": "operator",
+                                                      "password": "second-secret"})
+        assert again.status_code == 200
         token = signed_in.json()["token"]
         me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {token}"})
         assert me.status_code == 401  # signed out everywhere
+        # issue 20: the reset is in the audit log, as the operator's actions on the page are
+        audit = httpx.get(f"{url}/api/audit?action=operator-password",
+                          headers={"Authorization": f"Bearer {again.json()['token']}"})
+        assert audit.status_code == 200, audit.text
+        [entry] = audit.json()
+        assert (entry["operator"], entry["target_kind"], entry["target_name"]) == (
+            "operator", "player", "operator")
+        assert entry["before"] == {"sessions": 1}
+        assert entry["after"] == {"sessions": 0, "by": "puntobanco operator-password"}
     finally:
         process.send_signal(signal.SIGINT)
         out, _ = process.communicate(timeout=60)

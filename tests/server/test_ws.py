@@ -5,6 +5,7 @@ The rounds run on a hand-moved clock (``end_betting``) except where the pacing i
 from __future__ import annotations
 
 import itertools
+import json
 import time
 
 import pytest
@@ -144,9 +145,13 @@ def test_ping_pong_and_unknown_messages(sqlite_server: LiveServer) -> None:
     watcher.next("snapshot")
     watcher.send({"type": "ping"})
     watcher.next("pong", timeout=10)
-    watcher.send({"type": "bet", "bet": "banco"})
+    watcher.send({"type": "dance", "bet": "banco"})
     error = watcher.next("error", timeout=10)
     assert error["error"]["code"] == "bad-request"
+    # a bet is a message a client sends (issue 21): one without its key is refused as such
+    watcher.send({"type": "bet", "bet": "banco"})
+    refused = watcher.next("bet-refused", timeout=10)
+    assert refused["key"] is None and refused["error"]["code"] == "bad-request"
     watcher.close()
 
 
@@ -195,3 +200,20 @@ def test_issue17_one_coup_identity_on_the_page_the_console_and_the_history(
     history = live.http.get(f"/api/players/{ann.id}/history", headers=boss.headers).json()
     stake = next(line for line in history if line["reason"] == "stake")
     assert (stake["table_name"], stake["shoe_no"], stake["coup_in_shoe"]) == ("Sanremo", 1, 1)
+
+
+def test_issue21_table_messages_go_out_as_prebuilt_frames(sqlite_server: LiveServer) -> None:
+    """A table's socket is taken before the middleware and its messages written as frames
+    built once (``api/frames.py``); what the client reads is the same."""
+    watcher = sqlite_server.watch(1)
+    watcher.next("snapshot")
+    opened = watcher.next("round-opened", timeout=20)
+    hub = sqlite_server.casino.dealers[1].hub
+    assert hub.clients and all(getattr(c.direct, "direct", False) for c in hub.clients)
+    assert watcher.of_coup("bets-closed", opened["coup_id"])["round_no"] == opened["round_no"]
+    watcher.send({"type": "ping"})
+    watcher.next("pong", timeout=10)
+    watcher.close()
+    # a socket the short way does not take plainly (another query) goes to the route
+    with connect(sqlite_server.ws_url + "/ws/tables/1?lang=fr", open_timeout=30) as socket:
+        assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"

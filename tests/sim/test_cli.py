@@ -81,7 +81,7 @@ def test_simulate_without_seed_reports_the_fresh_seed_it_used() -> None:
 
 @pytest.mark.parametrize(("args", "mentions"), [
     (("simulate", "--shoes", "0"), "--shoes"),
-    (("simulate", "--shoes", "1"), "at least 2 shoes"),
+    (("simulate", "--shoes", "1"), "--shoes takes 2 to"),
     (("simulate", "--cut-card", "5"), "cut card"),
     (("simulate", "--decks", "9"), "--decks"),
     (("simulate", "--workers", "0"), "--workers"),
@@ -90,7 +90,7 @@ def test_simulate_without_seed_reports_the_fresh_seed_it_used() -> None:
     (("simulate", "--seed", "-3"), "--seed"),
     (("simulate", "--lion-paytable", "1,2"), "pay table"),
     (("simulate", "--composition", "1,1,1,1,1,1,1,1,1,1"), "too small"),
-    (("count", "--shoes", "1"), "at least 2 shoes"),
+    (("count", "--shoes", "1"), "--shoes takes 2 to"),
     (("count", "--tie-pays", "0"), "Égalité"),
     (("count", "--banco", "sometimes"), "Banco payout"),
 ])

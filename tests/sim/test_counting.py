@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from puntobanco import data as published_data
 from puntobanco.analysis import analyse, expected_values
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import DRAGON_PAYTABLE, RuleSet
@@ -20,7 +21,7 @@ from puntobanco.sim.tables import BET_NAMES
 
 from .support import as_values, play_with_core
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "published_counts.json"
+DATA = Path(str(published_data.path("published_counts.json")))
 
 
 @pytest.fixture(scope="module")

@@ -38,8 +38,9 @@ from puntobanco.analysis.exact import analyse, class_counts
 from puntobanco.analysis.multisets import MAX_CARDS, falling
 from puntobanco.analysis.risk import bet_key
 from puntobanco.analysis.tables import CLASS_COUNT, class_parts
-from puntobanco.errors import PuntoBancoError
-from puntobanco.rules import LION_PAYTABLE, RuleSet
+from puntobanco.errors import PuntoBancoError, RuleSetError
+from puntobanco.rules import LION_PAYTABLE, BancoPayout, RuleSet
+from puntobanco.rules_json import PAYOUT_KEYS, rules_to_json
 
 __all__ = [
     "Candidate",
@@ -48,11 +49,15 @@ __all__ = [
     "banco_rows",
     "egalite_rows",
     "lion_rows",
+    "mixed_rows",
     "monotone_tables",
+    "proposed_rules",
     "search_banco",
     "search_egalite",
     "search_lion",
+    "verify_expressible",
     "with_other_side",
+    "with_side_edges",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -160,6 +165,12 @@ class Candidate:
     house_edge_std_error: float | None = None
     #: Lion Bonus: the same pay table's house edge on the other side (see :func:`with_other_side`).
     other_side_edge: float | None = None
+    #: The table settings that deal this candidate: :func:`proposed_rules` applies them to the
+    #: base rule set (``RuleSet`` keyword arguments), so par, risk, the simulator and a live
+    #: table take exactly what the search scored.
+    settings: dict[str, Any] | None = None
+    #: Lion Bonus: the table's house edge on Punto and on Banco (see :func:`with_side_edges`).
+    side_edges: tuple[float, float] | None = None
 
     def label(self) -> str:
         return ",".join(_pay_text(p) for p in self.pays.values())
@@ -172,7 +183,45 @@ class Candidate:
                 "house_edge_std_error": self.house_edge_std_error,
                 "other_side_house_edge": self.other_side_edge,
                 "std_dev": self.std_dev, "hit_frequency": self.hit_frequency,
-                "distance": self.distance}
+                "distance": self.distance} | ({} if self.side_edges is None else {
+                    "punto_house_edge": self.side_edges[0],
+                    "banco_house_edge": self.side_edges[1]})
+
+
+def proposed_rules(candidate: Candidate, base: RuleSet) -> RuleSet:
+    """The rule set that deals ``candidate``: ``base`` with the candidate's pays.
+
+    >>> from puntobanco.cards import full_composition
+    >>> rows = banco_rows(full_composition(6), RuleSet())
+    >>> best = search_banco(rows, target=(0.02, 0.02), commissions=[], half_totals=[5],
+    ...                     half_pays=[Fraction(1, 4)]).best[0]
+    >>> proposed_rules(best, RuleSet()).banco_reduced_pays
+    ((5, Fraction(1, 4)),)
+    """
+    if candidate.settings is None:
+        raise PuntoBancoError("This candidate carries no table settings.", code="bad-design")
+    return base.replace(**candidate.settings)
+
+
+def verify_expressible(base: RuleSet, what: str, settings: Sequence[dict[str, Any]]) -> None:
+    """Refuse, in one sentence, a search value no table could deal (``RuleSet`` refuses it).
+
+    ``design`` proposes only tables that ``par``, ``risk``, the simulator and a live table can
+    take: every value it will try is checked here, before the search, against ``base``.
+
+    >>> third = {"banco_reduced_pays": ((6, Fraction(1, 3)),)}
+    >>> try:
+    ...     verify_expressible(RuleSet(), "--half-pay", [third])
+    ... except PuntoBancoError as refused:
+    ...     print(refused.message[:53])
+    --half-pay would propose a table no rule set can deal
+    """
+    for changes in settings:
+        try:
+            base.replace(**changes)
+        except RuleSetError as refused:
+            raise PuntoBancoError(f"{what} would propose a table no rule set can deal "
+                                  f"({refused.message.rstrip('.')}).", code="bad-design") from None
 
 
 def _ratio(pay: Fraction) -> str:
@@ -201,16 +250,69 @@ class SearchResult:
     notes: tuple[str, ...] = ()
     #: How the reference table is named in the output ("SPEC" for SPEC's own settings).
     reference_name: str = "SPEC"
+    #: The rule set the candidates change (shoe procedure, limits, the bets not designed).
+    base: RuleSet | None = None
+    #: What the distance measures (one side, the worse of two sides, a handle-weighted mix).
+    objective: str = "the bet's house edge"
+    #: The least hit frequency asked, and the lowest and highest any scored candidate has.
+    min_hit: float = 0.0
+    hit_range: tuple[float, float] | None = None
+
+    @property
+    def shortfall(self) -> float | None:
+        """How far the nearest passing table is from the target (0: reached; ``None``: no
+        table passed the constraints)."""
+        return self.best[0].distance if self.best else None
+
+    @property
+    def reached(self) -> bool:
+        return self.shortfall is not None and self.shortfall <= 1e-12
+
+    @property
+    def findings(self) -> tuple[str, ...]:
+        """Sentences on what the search could not do: a target no table reaches (and by how
+        far), a minimum hit frequency that cannot bind or that no table meets."""
+        out = []
+        low, high = self.target
+        target = f"{low:.4%}" if low == high else f"{low:.4%} to {high:.4%}"
+        if self.shortfall is None:
+            out.append("No table meets the constraints, so none is proposed.")
+        elif not self.reached:
+            reach = "gives exactly" if low == high else "reaches"
+            out.append(f"No table in this search {reach} the target {target} "
+                       f"({self.objective}): the nearest misses it by {self.shortfall:.4%}"
+                       + (" — widen the target or the pay grid." if self.shortfall >= 1e-4
+                          else "."))
+        if self.min_hit > 0 and self.hit_range is not None:
+            least, most = self.hit_range
+            if self.min_hit <= least:
+                out.append(f"The minimum hit frequency {self.min_hit:.4%} cannot bind: every "
+                           f"candidate hits at least {least:.4%}.")
+            elif self.min_hit > most:
+                out.append(f"No candidate meets the minimum hit frequency {self.min_hit:.4%}: "
+                           f"the most any hits is {most:.4%}.")
+        return tuple(out)
+
+    def rules_json(self, candidate: Candidate) -> dict[str, Any] | None:
+        """The payout settings (``rules`` JSON, as a live table takes them) of a candidate."""
+        if self.base is None or candidate.settings is None:
+            return None
+        return rules_to_json(proposed_rules(candidate, self.base), only=PAYOUT_KEYS)
 
     def to_dict(self) -> dict[str, Any]:
         return {"bet": self.bet, "rows": list(self.rows.names), "row_method": self.rows.method,
                 "target": {"low": self.target[0], "high": self.target[1]},
                 "candidates": self.candidates, "passed": self.passed,
-                "best": [c.to_dict() for c in self.best],
+                "best": [c.to_dict() | {"rules": self.rules_json(c)} for c in self.best],
                 "reference_name": self.reference_name,
-                "reference": None if self.spec is None else self.spec.to_dict(),
+                "reference": None if self.spec is None
+                else self.spec.to_dict() | {"rules": self.rules_json(self.spec)},
                 "reference_place": self.spec_place, "reference_meets_constraints":
-                self.spec_passes, "seconds": self.seconds, "notes": list(self.notes)}
+                self.spec_passes, "seconds": self.seconds, "notes": list(self.notes),
+                "objective": self.objective, "target_reached": self.reached,
+                "shortfall": self.shortfall, "min_hit": self.min_hit,
+                "hit_range": None if self.hit_range is None else list(self.hit_range),
+                "findings": list(self.findings)}
 
 
 def _distance(edge: FloatArray, target: tuple[float, float]) -> FloatArray:
@@ -227,7 +329,8 @@ def _rank_order(distance: FloatArray, sd: FloatArray, prefer: str) -> npt.NDArra
 
 
 def _candidate(rows: OutcomeRows, names: Sequence[str], pays: Sequence[Fraction],
-               target: tuple[float, float], rank: int) -> Candidate:
+               target: tuple[float, float], rank: int,
+               settings: dict[str, Any] | None = None) -> Candidate:
     vector = dict(zip(names, pays, strict=True))
     full = [vector.get(name, Fraction(-1)) for name in rows.names]
     exact = rows.exact(full)
@@ -245,7 +348,7 @@ def _candidate(rows: OutcomeRows, names: Sequence[str], pays: Sequence[Fraction]
     return Candidate(pays=vector, house_edge=edge, house_edge_exact=edge_exact,
                      std_dev=math.sqrt(max(variance, 0.0)), hit_frequency=hit,
                      distance=distance, rank=rank,
-                     house_edge_std_error=rows.edge_std_error(full))
+                     house_edge_std_error=rows.edge_std_error(full), settings=settings)
 
 
 def _grid(low: Fraction, high: Fraction, step: Fraction) -> list[Fraction]:
@@ -288,8 +391,11 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
                 natural_tie: Sequence[Fraction] = (Fraction(0),), min_hit: float = 0.0,
                 monotone: bool = True, prefer: str = "low", top: int = 20,
                 lose_margins: bool = False,
-                reference: Sequence[int] = LION_PAYTABLE,
-                both_sides: OutcomeRows | None = None) -> SearchResult:
+                reference: Sequence[Any] = LION_PAYTABLE,
+                both_sides: OutcomeRows | None = None, base: RuleSet | None = None,
+                objective: str | None = None,
+                reference_natural: Sequence[Fraction] = (Fraction(1), Fraction(0))
+                ) -> SearchResult:
     """Search Lion Bonus pay tables (margins 9 … 4) for a house edge in ``target`` (low, high).
 
     ``lose_margins``: a margin may also lose (pay −1), as a win by 1–3 does; with ``monotone``
@@ -325,20 +431,21 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
     names = LION_ROWS[:8]
 
     def candidate(pays: list[Fraction], rank: int) -> Candidate:
-        found = _candidate(rows, names, pays, target, rank)
+        found = _candidate(rows, names, pays, target, rank, lion_settings(pays))
         if both_sides is None:
             return found
         other = _candidate(both_sides, names, pays, target, rank)
         return Candidate(**{**found.__dict__, "other_side_edge": other.house_edge,
                             "distance": max(found.distance, other.distance)})
 
-    spec_pays = [Fraction(1), Fraction(0), *(Fraction(x) for x in reference)]
+    spec_pays = [*reference_natural, *(Fraction(x) for x in reference)]
     spec = candidate(spec_pays, 0)
     on_grid = set(grid)
     spec_passes = (spec.hit_frequency >= min_hit - 1e-15 and all(x in on_grid for x in reference)
-                   and Fraction(1) in natural_win and Fraction(0) in natural_tie
+                   and reference_natural[0] in natural_win and reference_natural[1] in natural_tie
                    and (not monotone or list(reference) == sorted(reference, reverse=True)))
     scored = passed_total = before_spec = 0
+    least_hit, most_hit = math.inf, -math.inf
     pool: list[tuple[float, float, list[Fraction]]] = []
     for first in range(len(grid)):
         tables = _tables_starting_with(first, len(grid), monotone)
@@ -359,6 +466,7 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
                + (nt > 0)[None, None, :] * p[1]).ravel()
         sd = np.sqrt(np.maximum(second - ev * ev, 0.0))
         passed = hit >= min_hit - 1e-15
+        least_hit, most_hit = min(least_hit, float(hit.min())), max(most_hit, float(hit.max()))
         distance = np.where(passed, _distance(-ev, target), np.inf)
         if q is not None and by_pay_other is not None:
             other_ev = np.zeros(tables.shape[0])
@@ -384,10 +492,21 @@ def search_lion(rows: OutcomeRows, *, target: tuple[float, float], max_pay: int 
     best = [candidate(pays, rank + 1) for rank, (_, _, pays) in enumerate(pool[:top])]
     place = before_spec + 1 if spec_passes else None
     spec = Candidate(**{**spec.__dict__, "rank": place or 0})
+    is_spec = tuple(reference) == LION_PAYTABLE and list(reference_natural) == [1, 0]
     return SearchResult(bet="lion", rows=rows, target=target, candidates=scored,
                         passed=passed_total, best=best, spec=spec, spec_place=place,
                         spec_passes=spec_passes, seconds=time.perf_counter() - began,
-                        reference_name="SPEC" if tuple(reference) == LION_PAYTABLE else "ref.")
+                        reference_name="SPEC" if is_spec else "ref.", base=base,
+                        objective=objective or ("the worse side's distance (Punto and Banco)"
+                                                if both_sides is not None
+                                                else "the bet's house edge"),
+                        min_hit=min_hit, hit_range=(least_hit, most_hit))
+
+
+def lion_settings(pays: Sequence[Fraction]) -> dict[str, Any]:
+    """The RuleSet settings of a Lion Bonus candidate: natural win, natural tie, margins 9…4."""
+    return {"lion_natural_pays": pays[0], "lion_natural_tie_pays": pays[1],
+            "lion_paytable": tuple(pays[2:])}
 
 
 def with_other_side(result: SearchResult, other: OutcomeRows) -> SearchResult:
@@ -410,6 +529,23 @@ def with_other_side(result: SearchResult, other: OutcomeRows) -> SearchResult:
                            "spec": None if result.spec is None else extend(result.spec)})
 
 
+def with_side_edges(result: SearchResult, punto: OutcomeRows, banco: OutcomeRows) -> SearchResult:
+    """The Lion Bonus result with each shown table's house edge on Punto and on Banco."""
+    def edge(rows: OutcomeRows, candidate: Candidate) -> float:
+        full = [candidate.pays.get(name, Fraction(-1)) for name in rows.names]
+        exact = rows.exact(full)
+        if exact is not None:
+            return float(-exact[0])
+        return -float(rows.probabilities @ np.array([float(p) for p in full]))
+
+    def extend(candidate: Candidate) -> Candidate:
+        edges = (edge(punto, candidate), edge(banco, candidate))
+        return Candidate(**{**candidate.__dict__, "side_edges": edges})
+
+    return SearchResult(**{**result.__dict__, "best": [extend(c) for c in result.best],
+                           "spec": None if result.spec is None else extend(result.spec)})
+
+
 def _place(distance: FloatArray, sd: FloatArray, reference: Candidate, prefer: str,
            passed: npt.NDArray[np.bool_]) -> int:
     """1 + how many passing candidates rank strictly before the reference."""
@@ -420,19 +556,24 @@ def _place(distance: FloatArray, sd: FloatArray, reference: Candidate, prefer: s
     return int(before.sum()) + 1
 
 
-def _small_search(bet: str, rows: OutcomeRows, options: list[tuple[str, dict[str, Fraction]]],
+Option = tuple[str, dict[str, Fraction], dict[str, Any]]
+
+
+def _small_search(bet: str, rows: OutcomeRows, options: list[Option],
                   target: tuple[float, float], *, prefer: str, top: int, reference: str,
-                  reference_name: str = "SPEC", min_hit: float = 0.0) -> SearchResult:
+                  reference_name: str = "SPEC", min_hit: float = 0.0,
+                  base: RuleSet | None = None) -> SearchResult:
     """Score a short list of named pay vectors exactly (rows absent from a vector lose)."""
     import time
 
     began = time.perf_counter()
     scored = []
-    for label, vector in options:
+    for label, vector, settings in options:
         names = list(vector)
-        candidate = _candidate(rows, names, [vector[n] for n in names], target, 0)
+        candidate = _candidate(rows, names, [vector[n] for n in names], target, 0, settings)
         scored.append((label, Candidate(**{**candidate.__dict__, "name": label})))
     passing = [(label, c) for label, c in scored if c.hit_frequency >= min_hit - 1e-15]
+    hits = [c.hit_frequency for _, c in scored]
     sign = -1 if prefer == "high" else 1
     passing.sort(key=lambda item: (round(item[1].distance, 12), sign * item[1].std_dev))
     ranked = [Candidate(**{**c.__dict__, "rank": i + 1}) for i, (_, c) in enumerate(passing)]
@@ -442,13 +583,15 @@ def _small_search(bet: str, rows: OutcomeRows, options: list[tuple[str, dict[str
                         passed=len(passing), best=ranked[:top], spec=spec,
                         spec_place=None if spec is None else spec.rank,
                         spec_passes=spec is not None, seconds=time.perf_counter() - began,
-                        notes=tuple(labels[:top]), reference_name=reference_name)
+                        notes=tuple(labels[:top]), reference_name=reference_name, base=base,
+                        min_hit=min_hit, hit_range=(min(hits), max(hits)) if hits else None)
 
 
 def search_banco(rows: OutcomeRows, *, target: tuple[float, float],
                  commissions: Sequence[Fraction], half_totals: Sequence[int] = tuple(range(1, 10)),
                  half_pays: Sequence[Fraction] = (Fraction(1, 2),), prefer: str = "low",
-                 top: int = 20, reference_commission: Fraction | None = None) -> SearchResult:
+                 top: int = 20, reference_commission: Fraction | None = None,
+                 base: RuleSet | None = None, min_hit: float = 0.0) -> SearchResult:
     """Banco payouts: 1:1 less each commission, or 1:1 except a win with total ``t`` paying
     ``half_pays`` (the "2000" rule is t = 6 at 1:2). Rows: win-with-1 … 9, tie (push), lose.
 
@@ -456,7 +599,7 @@ def search_banco(rows: OutcomeRows, *, target: tuple[float, float],
     ``reference_commission`` (added to the candidates if missing).
     """
     wins = [name for name in rows.names if name.startswith("win")]
-    options: list[tuple[str, dict[str, Fraction]]] = []
+    options: list[Option] = []
     rates = list(commissions)
     totals, pays = list(half_totals), list(half_pays)
     if reference_commission is not None and reference_commission not in rates:
@@ -466,35 +609,70 @@ def search_banco(rows: OutcomeRows, *, target: tuple[float, float],
         pays += [] if Fraction(1, 2) in pays else [Fraction(1, 2)]
     for rate in rates:
         options.append((f"commission {float(rate):.4%}",
-                        {**dict.fromkeys(wins, 1 - rate), "tie": Fraction(0)}))
+                        {**dict.fromkeys(wins, 1 - rate), "tie": Fraction(0)},
+                        {"banco_payout": BancoPayout.COMMISSION, "commission": rate}))
     for total in totals:
         if f"win-with-{total}" not in wins:
-            continue  # shoe-average rows single out the 6 only
+            continue  # a total Banco cannot win with
         for pay in pays:
             vector = {**dict.fromkeys(wins, Fraction(1)), "tie": Fraction(0)}
             vector[f"win-with-{total}"] = pay
-            options.append((f"win with {total} pays {_ratio(pay)}", vector))
+            options.append((f"win with {total} pays {_ratio(pay)}", vector,
+                            {"banco_payout": BancoPayout.HALF_ON_SIX,
+                             "banco_reduced_pays": ((total, pay),)}))
     if reference_commission is None:
         reference, name = "win with 6 pays 1:2", "SPEC"
     else:
         reference, name = f"commission {float(reference_commission):.4%}", "ref."
     return _small_search("banco", rows, options, target, prefer=prefer, top=top,
-                         reference=reference, reference_name=name)
+                         reference=reference, reference_name=name, base=base, min_hit=min_hit)
 
 
 def search_egalite(rows: OutcomeRows, *, target: tuple[float, float],
                    pays: Sequence[Fraction], prefer: str = "low", top: int = 20,
-                   reference: Fraction = Fraction(8)) -> SearchResult:
+                   reference: Fraction = Fraction(8), base: RuleSet | None = None,
+                   min_hit: float = 0.0) -> SearchResult:
     """Égalité pays ``k``:1 for each ``k``; rows: tie, other (lose). The reference (B3's 8:1,
     or the table's 9:1) is placed among them, added if missing."""
     def label(k: Fraction) -> str:
         return _ratio(k) if k.denominator > 1 else f"{k}:1"
 
     grid = sorted({*pays, reference})
-    options = [(label(k), {"tie": k}) for k in grid]
+    options: list[Option] = [(label(k), {"tie": k}, {"tie_pays": k}) for k in grid]
     return _small_search("egalite", rows, options, target, prefer=prefer, top=top,
                          reference=label(reference),
-                         reference_name="SPEC" if reference == 8 else "ref.")
+                         reference_name="SPEC" if reference == 8 else "ref.", base=base,
+                         min_hit=min_hit)
+
+
+def mixed_rows(punto: OutcomeRows, banco: OutcomeRows, punto_share: Fraction) -> OutcomeRows:
+    """The Lion Bonus as played on both sides: the rows of a bet on Punto with probability
+    ``punto_share`` and on Banco otherwise. One pay table serves both sides (L1) and a bet's EV
+    is linear in the row probabilities, so a table's edge on these rows is the handle-weighted
+    edge ``share · edge(Punto) + (1 − share) · edge(Banco)`` — exactly, from integer counts.
+
+    >>> from puntobanco.cards import full_composition
+    >>> shoe = full_composition(6)
+    >>> punto, banco = lion_rows(shoe, RuleSet(), side="punto"), lion_rows(shoe, RuleSet(), side="banco")
+    >>> mixed = mixed_rows(punto, banco, Fraction(1, 2))
+    >>> spec = [Fraction(1), Fraction(0), *map(Fraction, LION_PAYTABLE), Fraction(-1)]
+    >>> edge = -mixed.exact(spec)[0]
+    >>> edge == (-punto.exact(spec)[0] - banco.exact(spec)[0]) / 2, f"{float(edge):.4%}"
+    (True, '14.0341%')
+    """
+    if not 0 <= punto_share <= 1:
+        raise PuntoBancoError(f"The Punto share of the Lion Bonus handle lies between 0 and 1, "
+                              f"not {punto_share}.", code="bad-design")
+    if punto.names != banco.names:
+        raise PuntoBancoError("The two sides' rows differ.", code="bad-design")
+    if punto.method == banco.method == "exact" and punto.total == banco.total:
+        a, b = punto_share.numerator, punto_share.denominator
+        counts = tuple(a * int(p) + (b - a) * int(q)
+                       for p, q in zip(punto.counts, banco.counts, strict=True))
+        return OutcomeRows(names=punto.names, counts=counts, total=b * punto.total,
+                           method="exact")
+    raise PuntoBancoError("A handle-weighted Lion Bonus needs exact rows (off the top); "
+                          "with --cut-card-depth, use --side both.", code="bad-design")
 
 
 def egalite_rows(banco: OutcomeRows) -> OutcomeRows:

@@ -23,7 +23,7 @@ from typing import Any
 from puntobanco.analysis.exact import BetAnalysis, ParSheet
 from puntobanco.analysis.tables import BET_NAMES
 from puntobanco.cards import DECK_SIZE, Composition, full_composition
-from puntobanco.rules import BancoPayout, RuleSet
+from puntobanco.rules import BancoPayout, Pay, RuleSet, pay_ratio
 from puntobanco.rules_json import PAYOUT_KEYS, rules_to_json
 
 __all__ = [
@@ -50,8 +50,8 @@ BET_LABELS: dict[str, str] = {
 }
 _OUTCOME_LABELS: dict[str, str] = {
     "win": "Win", "push": "Push (Égalité)", "lose": "Lose",
-    "win-with-6-two-cards": "Win with 6, two cards", "win-with-6-three-cards":
-    "Win with 6, three cards", "natural-win": "Natural win", "natural-tie": "Natural tie",
+    **{f"win-with-{t}-{n}-cards": f"Win with {t}, {n} cards" for t in range(1, 10)
+       for n in ("two", "three")}, "natural-win": "Natural win", "natural-tie": "Natural tie",
     **{f"win-by-{m}": f"Win by {m}" for m in range(4, 10)},
 }
 #: Card values as a dealer names them: index 0 is the tens and faces.
@@ -85,10 +85,18 @@ def rules_description(rules: RuleSet) -> str:
     if rules.banco_payout is BancoPayout.COMMISSION:
         banco = f"Banco 1:1 less {float(rules.commission):.4g} commission"
     else:
-        banco = "Banco no commission, 1:2 on a winning 6"
-    paytable = ",".join(map(str, rules.lion_paytable))
-    return (f"{rules.drawing.value} drawing; {banco}; Égalité {rules.tie_pays}:1; "
-            f"Lion Bonus {paytable} (natural {rules.lion_natural_pays}:1)")
+        reduced = ", ".join(f"{pay_ratio(p)} on a winning {t}" for t, p in rules.banco_reduced_pays)
+        banco = "Banco no commission" + (f", {reduced}" if reduced else "")
+    paytable = ",".join(_pay_word(p) for p in rules.lion_paytable)
+    tie = ("" if rules.lion_natural_tie_pays == 0
+           else f", natural tie {pay_ratio(rules.lion_natural_tie_pays)}")
+    return (f"{rules.drawing.value} drawing; {banco}; Égalité {pay_ratio(rules.tie_pays)}; "
+            f"Lion Bonus {paytable} (natural {pay_ratio(rules.lion_natural_pays)}{tie})")
+
+
+def _pay_word(pay: Pay) -> str:
+    """A pay-table entry as the ``--lion-paytable`` option and the docs write it: 20, 1.5, -1."""
+    return str(pay) if isinstance(pay, int) else f"{float(pay):g}"
 
 
 def _pays_text(pays: Fraction) -> str:
@@ -166,7 +174,7 @@ _ROW_HEAD = ["Outcome", "Combinations", "Probability", "Pays", "Return"]
 
 
 def _outcome_rows(name: str, bet: BetAnalysis) -> list[list[str]]:
-    split = any(row.name.startswith("win-with-6") for row in bet.outcomes)
+    split = any(row.name.startswith("win-with-") for row in bet.outcomes)
     rows = [[outcome_label(name, row.name, split_six=split), f"{row.combinations:,}",
              f"{float(bet.probability(row)):.8f}", _pays_text(row.pays),
              f"{float(bet.contribution(row)):+.8f}"] for row in bet.outcomes]
@@ -255,6 +263,28 @@ def _figures_whole(table: Any, rows: Sequence[Sequence[str]]) -> None:
             continue
         column.justify, column.overflow = "right", "fold"  # narrower than 80: fold, never cut
         column.min_width = max(len(row[index]) for row in rows)
+        # a column whose header is no wider than its figures keeps its width: the labels give
+        # way instead, and the table fits 80 columns with its right border
+        column.no_wrap = len(str(column.header)) <= column.min_width
+
+
+def fit_columns(table: Any, rows: Sequence[Sequence[str]], *, labels: int) -> None:
+    """Make a Rich table read whole at 80 columns: the first ``labels`` columns wrap between
+    words and never get narrower than their longest word (no name is cut); every other column
+    holds figures, each on one line, under a header wrapped to the figures' width, so only the
+    labels give way when the terminal is narrow."""
+    import textwrap
+
+    for index, column in enumerate(table.columns):
+        cells = [str(column.header), *(row[index] for row in rows)]
+        if index < labels:
+            column.min_width = max(len(word) for cell in cells for word in cell.split())
+            column.overflow = "fold"
+        else:
+            column.justify, column.no_wrap = "right", True
+            column.min_width = max(len(row[index]) for row in rows) if rows else 1
+            column.header = textwrap.fill(str(column.header), max(column.min_width, 1),
+                                          break_long_words=False)
 
 
 def par_rich(sheet: ParSheet) -> Any:

@@ -448,8 +448,16 @@ class RiskSummary:
     sessions: int | None = None
     seed: int | None = None
     prob_house_behind_std_error: float | None = None
-    #: Simulation only: the crossings read on the simulated check points (``None``: not seen).
-    simulated_crossings: dict[str, int | None] | None = None
+    #: Simulation only: what the check points show of each crossing, ``{"after", "by"}``.
+    simulated_crossings: dict[str, dict[str, int | None]] | None = None
+    #: Simulation only: the standard errors of the simulated EV and SD, the exact SD beside the
+    #: simulated one, the 95 % bound of a P(behind) seen in no (or every) session, and the
+    #: simulated P(behind) at the exact crossings.
+    ev_std_error: float | None = None
+    sd_exact: float | None = None
+    sd_std_error: float | None = None
+    prob_house_behind_bound: float | None = None
+    simulated_at_exact_crossings: dict[str, dict[str, float]] | None = None
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -464,9 +472,20 @@ class RiskSummary:
             data["numerical_error"] = self.numerical_error
         if self.sessions is not None:
             data.update(sessions=self.sessions, seed=self.seed,
+                        ev_per_unit_method="simulated: mean session result / N",
+                        ev_per_unit_std_error=self.ev_std_error,
+                        sd_per_unit_method="simulated: SD of the session results / √N",
+                        sd_per_unit_std_error=self.sd_std_error,
+                        sd_per_unit_exact=self.sd_exact,
                         prob_house_behind_std_error=self.prob_house_behind_std_error,
-                        coups_until_behind_below_simulated=self.simulated_crossings,
-                        coups_until_behind_below_method="exact-convolution")
+                        coups_until_behind_below_method="exact-convolution",
+                        coups_until_behind_below_simulated_bracket=self.simulated_crossings,
+                        prob_house_behind_at_exact_crossings_simulated=(
+                            self.simulated_at_exact_crossings))
+            if self.prob_house_behind_bound is not None:
+                key = ("prob_house_behind_upper_bound_95" if self.prob_house_behind == 0
+                       else "prob_house_behind_lower_bound_95")
+                data[key] = self.prob_house_behind_bound
         return data
 
 

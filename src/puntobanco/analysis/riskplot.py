@@ -95,9 +95,10 @@ def draw_risk_plot(path: Path, *, summary: RiskSummary, dist: CoupDistribution,
     right.set_title("probability the house is behind")
     right.grid(alpha=0.3)
     right.legend(loc="upper right", fontsize=8)
-    fig.suptitle(f"method: {summary.method}; EV {summary.ev_per_unit:+.4%} per unit, "
-                 f"SD {summary.sd_per_unit:.3f}, volatility index {summary.volatility_index:.3f}",
-                 fontsize=10)
+    sim = "" if summary.sessions is None else " (simulated)"
+    fig.suptitle(f"method: {summary.method}; EV{sim} {summary.ev_per_unit:+.4%} per unit, "
+                 f"SD{sim} {summary.sd_per_unit:.3f}, volatility index "
+                 f"{summary.volatility_index:.3f}", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from puntobanco.analysis.multisets import MAX_CARDS, IntArray, multiset_keys, multiset_trie
-from puntobanco.bets import BetKind, LionOutcome, Reason
+from puntobanco.bets import BetKind, LionOutcome
 from puntobanco.coup import Coup, deal_coup
 from puntobanco.payoffs import BET_KINDS, BET_NAMES, card_of_value, settle_unit
 from puntobanco.rules import (
@@ -218,7 +218,9 @@ def outcome_rows(kind: BetKind, rules: RuleSet) -> tuple[str, ...]:
         return ("win", "push", "lose")
     if kind is BetKind.BANCO:
         if rules.banco_payout is BancoPayout.HALF_ON_SIX:
-            return ("win-with-6-two-cards", "win-with-6-three-cards", "win", "push", "lose")
+            reduced = tuple(f"win-with-{total}-{cards}-cards"
+                            for total, _ in rules.banco_reduced_pays for cards in ("two", "three"))
+            return (*reduced, "win", "push", "lose")
         return ("win", "push", "lose")
     if kind is BetKind.EGALITE:
         return ("win", "lose")
@@ -269,8 +271,10 @@ def _row_of(kind: BetKind, coup: Coup, rules: RuleSet) -> tuple[str, Fraction]:
     line, pays = settle_unit(kind, coup, rules)
     if kind.is_lion:
         return line.reason.value, pays  # the L5 rows are the Lion Bonus reasons
-    if line.reason is Reason.WIN_WITH_6:
-        return ("win-with-6-two-cards" if len(coup.banco) == 2 else "win-with-6-three-cards"), pays
+    total = line.reason.banco_total
+    if total is not None:
+        cards = "two" if len(coup.banco) == 2 else "three"
+        return f"win-with-{total}-{cards}-cards", pays
     return line.outcome.value, pays
 
 
@@ -322,8 +326,14 @@ def _default_pays(kind: BetKind, row: str, rules: RuleSet) -> Fraction:
     """Pays of a row that no coup reaches (kept so every PAR sheet has the same rows)."""
     if row == "lose":
         return Fraction(-1)
-    if row in ("push", "natural-tie"):
+    if row == "push":
         return Fraction(0)
+    if row == "win":  # every winning Banco total is paid otherwise
+        return Fraction(1)
+    if row.startswith("win-with-"):  # e.g. a Banco win with 9 in three cards
+        return Fraction(rules.banco_win_pays(int(row.split("-")[2])))
+    if row == "natural-tie":
+        return Fraction(rules.lion_natural_tie_pays)
     margin = LionOutcome(row).margin if kind.is_lion else None
     pays = None if margin is None else rules.lion_pays(margin)
     if pays is not None:

@@ -24,14 +24,17 @@ sequence counted once) settled by each game's rule:
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from puntobanco import data as published_data
 from puntobanco.analysis.exact import (
     BetAnalysis,
     OutcomeRow,
@@ -43,7 +46,7 @@ from puntobanco.analysis.multisets import MAX_CARDS, falling
 from puntobanco.analysis.risk import bet_key
 from puntobanco.analysis.tables import CLASS_COUNT, Shape, class_parts
 from puntobanco.cards import full_composition
-from puntobanco.rules import DRAGON_PAYTABLE, LION_PAYTABLE, BancoPayout, Drawing, RuleSet
+from puntobanco.rules import DRAGON_PAYTABLE, LION_PAYTABLE, BancoPayout, Drawing, Pay, RuleSet
 
 __all__ = [
     "VariantFigures",
@@ -183,7 +186,7 @@ GAMES: dict[str, str] = {
 
 
 def compare(decks: Sequence[int] = (6, 8), drawing: Drawing = Drawing.STANDARD, *,
-            lion_paytable: Sequence[int] = LION_PAYTABLE) -> list[VariantFigures]:
+            lion_paytable: Sequence[Pay] = LION_PAYTABLE) -> list[VariantFigures]:
     """Every game's bets, exactly, for each number of decks; the Lion Bonus with
     ``lion_paytable`` (SPEC's by default)."""
     labels = dict(GAMES)
@@ -195,6 +198,9 @@ def compare(decks: Sequence[int] = (6, 8), drawing: Drawing = Drawing.STANDARD, 
         shoe = full_composition(deck_count)
         commission = analyse(shoe, RuleSet(banco_payout=BancoPayout.COMMISSION,
                                            drawing=drawing))
+        four_percent = analyse(shoe, RuleSet(banco_payout=BancoPayout.COMMISSION,
+                                             commission=Fraction(1, 25), drawing=drawing))
+        tie_nine = analyse(shoe, RuleSet(tie_pays=9, drawing=drawing))
         ours = analyse(shoe, RuleSet(drawing=drawing))
         lion = analyse(shoe, RuleSet(drawing=drawing, lion_paytable=tuple(lion_paytable)))
         dragon = analyse(shoe, RuleSet(lion_paytable=DRAGON_PAYTABLE, drawing=drawing))
@@ -207,8 +213,12 @@ def compare(decks: Sequence[int] = (6, 8), drawing: Drawing = Drawing.STANDARD, 
 
         for bet, label in (("banco", "Banco"), ("punto", "Punto"), ("egalite", "Égalité 8:1")):
             add("commission", bet, label, commission.bets[bet])
+        # a 4 % commission and a tie paid 9:1 (B3's table setting): this engine's exact figures
+        add("commission", "banco-4", "Banco, 4 % commission", four_percent.bets["banco"])
+        add("commission", "egalite-9", "Égalité 9:1", tie_nine.bets["egalite"])
         for bet, label in (("banco", "Banco"), ("punto", "Punto"), ("egalite", "Égalité 8:1")):
             add("this_game", bet, label, ours.bets[bet])
+        add("this_game", "egalite-9", "Égalité 9:1", tie_nine.bets["egalite"])
         for bet, label in (("banker", "Banker"), ("player", "Player"), ("tie", "Tie 8:1"),
                            ("dragon_7", "Dragon 7 (40:1)"), ("panda_8", "Panda 8 (25:1)")):
             add("ez", bet, label, ez[bet])
@@ -233,6 +243,10 @@ def compare_rows(lines: Sequence[VariantFigures]) -> list[list[str]]:
 
 COMPARE_HEAD = ["Game", "Bet", "Decks", "House edge", "Element of risk", "Hit frequency",
                 "Std dev"]
+#: What the 4 % commission and tie 9:1 lines are: no source of the data files pins them.
+COMPARE_NOTE = ("Banco with a 4 % commission and Égalité 9:1 are this engine's exact figures: "
+                "no source in the package's published figures pins them (the one published tie "
+                "9:1 figure found, 4.80 % for 8 decks, differs from the exact 4.8440 %).")
 
 
 def compare_html(lines: Sequence[VariantFigures], checks: Sequence[dict[str, Any]] = ()) -> str:
@@ -241,7 +255,8 @@ def compare_html(lines: Sequence[VariantFigures], checks: Sequence[dict[str, Any
 
     body = ["<style>.games td:nth-child(2), .games th:nth-child(2), .checks td:last-child, "
             ".checks th:last-child { text-align: left; }</style>",
-            '<div class="games">', _html_table(COMPARE_HEAD, compare_rows(lines)), "</div>"]
+            '<div class="games">', _html_table(COMPARE_HEAD, compare_rows(lines)), "</div>",
+            f"<p>{html.escape(COMPARE_NOTE)}</p>"]
     if checks:
         body += ["<h2>Checked against published figures</h2>", '<div class="checks">',
                  _html_table(["Figure", "Published", "This engine", "Source"],
@@ -258,6 +273,7 @@ def compare_markdown(lines: Sequence[VariantFigures], checks: Sequence[dict[str,
     out = ["# Baccarat variants side by side (exact, full shoes)", "",
            "| " + " | ".join(head) + " |", "| --- | --- | " + " | ".join(["---:"] * 5) + " |"]
     out += ["| " + " | ".join(row) + " |" for row in compare_rows(lines)]
+    out += ["", COMPARE_NOTE]
     if checks:
         out += ["", "## Checked against published figures", "",
                 "| Figure | Published | This engine | Source |", "| --- | ---: | ---: | --- |"]
@@ -266,17 +282,17 @@ def compare_markdown(lines: Sequence[VariantFigures], checks: Sequence[dict[str,
     return "\n".join(out) + "\n"
 
 
-#: The pinned published figures (in a source checkout; an installed wheel has none).
-PUBLISHED_PATH = Path(__file__).resolve().parents[3] / "data" / "published_variants.json"
+#: The pinned published figures, inside the package (an installed wheel has them too).
+PUBLISHED_PATH = published_data.path("published_variants.json")
 
 
-def published_checks(lines: Sequence[VariantFigures], path: Path = PUBLISHED_PATH
+def published_checks(lines: Sequence[VariantFigures], path: Traversable | Path = PUBLISHED_PATH
                      ) -> list[dict[str, Any]]:
     """Each pinned published house edge beside this engine's figure, rounded the same way.
 
     Only lines present in ``lines`` (the decks compared) are checked; an absent file gives none.
     """
-    if not path.exists():
+    if not path.is_file():
         return []
     data = json.loads(path.read_text(encoding="utf-8"))
     found = {(line.game, line.bet, line.decks): line for line in lines}
@@ -287,7 +303,11 @@ def published_checks(lines: Sequence[VariantFigures], path: Path = PUBLISHED_PAT
         if line is None:
             return
         places = len(published.split(".")[1])
-        computed = f"{round(Decimal(line.house_edge) * 100, places)}"
+        if published.startswith("-"):  # a return per unit staked (the EV), not a percentage
+            ev = line.analysis.ev
+            computed = f"{round(Decimal(ev.numerator) / Decimal(ev.denominator), places)}"
+        else:
+            computed = f"{round(Decimal(line.house_edge) * 100, places)}"
         checks.append({"what": f"{GAMES[game].split(' (')[0]} — {line.label}, {decks} decks",
                        "published": published, "computed": computed,
                        "matches": computed == published, "source": source})
@@ -296,7 +316,7 @@ def published_checks(lines: Sequence[VariantFigures], path: Path = PUBLISHED_PAT
         if not isinstance(entry, dict) or not entry.get("pinned"):
             continue
         source = entry["source"].split(" (")[0] + " — " + entry["url"]
-        for key in ("house_edge", "house_edge_3dp"):
+        for key in ("house_edge", "house_edge_3dp", "return_6dp"):
             for bet, value in entry.get(key, {}).items():
                 check(entry["game"], bet, entry["decks"], value, source)
         for decks, figures in entry.get("house_edge_2dp", {}).items():

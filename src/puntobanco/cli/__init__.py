@@ -10,6 +10,7 @@ import typer
 from puntobanco.cli import design as design
 from puntobanco.cli import par as par
 from puntobanco.cli import play as play
+from puntobanco.cli import players as players
 from puntobanco.cli import replay as replay
 from puntobanco.cli import risk as risk
 from puntobanco.cli import serve as serve

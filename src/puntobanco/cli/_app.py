@@ -12,6 +12,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperOption
 
+from puntobanco.errors import PuntoBancoError
+
 
 def _flags_without_a_type() -> None:
     shown = TyperOption.display_type_rich
@@ -58,3 +60,29 @@ def _main(
         is_eager=True)] = False,
 ) -> None:
     """Punto Banco 2000 with the Lion Bonus: play it, deal it, prove its math."""
+
+
+def given_options(*names: str) -> list[str]:
+    """The options among the parameters ``names`` that the command line gave (not defaults),
+    as the user typed them (``--half-pays``): for refusing an option a command cannot apply."""
+    try:  # Typer ≥ 0.29 carries its own copy of Click
+        from typer._click.core import ParameterSource
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - older Typer on Click
+        from click import get_current_context  # type: ignore[no-redef]
+        from click.core import ParameterSource  # type: ignore[assignment]
+    context = get_current_context(silent=True)
+    if context is None:
+        return []
+    return [parameter.opts[0] for parameter in context.command.params
+            if parameter.name in names
+            and context.get_parameter_source(parameter.name) is ParameterSource.COMMANDLINE]
+
+
+def refuse_options(options: list[str], where: str) -> None:
+    """One sentence for options given where they do not apply, e.g. ``--half-pays applies only
+    to --bet lion.``; nothing when ``options`` is empty."""
+    if options:
+        verb = "applies" if len(options) == 1 else "apply"
+        raise PuntoBancoError(f"{', '.join(options)} {verb} only {where}.",
+                              code="option-not-applied")

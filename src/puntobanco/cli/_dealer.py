@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from puntobanco import i18n
 from puntobanco.bets import BetKind
 from puntobanco.cards import Card
+from puntobanco.cli._amounts import parse_amount
 from puntobanco.cli._words import say
 from puntobanco.coup import Coup, deal_coup
 from puntobanco.errors import PuntoBancoError
-from puntobanco.money import parse_euros
 from puntobanco.rules import Drawing, Side, banco_draws, hand_total, is_natural, punto_draws
 
 
@@ -73,5 +73,5 @@ def parse_bet_text(text: str, *, option: str, lang: str) -> tuple[BetKind, int]:
     if not equals or not kind_text.strip() or not amount_text.strip():
         raise PuntoBancoError(say("error.bad-bet-option", lang, option=option, text=text),
                               code="bad-bet-option")
-    return BetKind.parse(kind_text), parse_euros(amount_text)
+    return BetKind.parse(kind_text), parse_amount(amount_text, lang)  # 10,50 in fr, it, es
 

@@ -217,6 +217,25 @@ PHRASES: dict[str, dict[str, str]] = {
               "«{value}».",
         "en": "--limit takes BOX=MIN-MAX in euros, BOX one of punto, banco, egalite, lion (e.g. "
               "egalite=5-500), the minimum positive and at most the maximum; not {value!r}."},
+    "option.commission-only": {
+        "fr": "--commission {value} ne s'applique qu'avec --banco commission.",
+        "it": "--commission {value} si applica solo con --banco commission.",
+        "es": "--commission {value} solo se aplica con --banco commission.",
+        "en": "--commission {value} applies only with --banco commission."},
+    "option.bad-cut-card": {
+        "fr": "La carte de coupe se place de 12 à {most} cartes de la fin (S3), pas {value}.",
+        "it": "La carta di taglio va da 12 a {most} carte dalla fine (S3), non {value}.",
+        "es": "La carta de corte va de 12 a {most} cartas del final (S3), no {value}.",
+        "en": "The cut card goes 12 to {most} cards from the end (S3), not {value}."},
+    "option.limit-not-chips": {
+        "fr": "Avec une plaque de {chip}, chaque limite est un nombre entier de plaques (M1) ; "
+              "{kind} {limits} ne l'est pas : donnez --limit {kind}=MIN-MAX ou un autre --chip.",
+        "it": "Con una fiche da {chip} ogni limite è un numero intero di fiche (M1); {kind} "
+              "{limits} non lo è: date --limit {kind}=MIN-MAX o un altro --chip.",
+        "es": "Con una ficha de {chip} cada límite es un número entero de fichas (M1); {kind} "
+              "{limits} no lo es: indique --limit {kind}=MIN-MAX u otro --chip.",
+        "en": "With a {chip} chip every limit is a whole number of chips (M1); {kind} {limits} "
+              "is not: give --limit {kind}=MIN-MAX or another --chip."},
     "option.bad-chip": {
         "fr": "--chip prend la plus petite plaque en euros, un montant positif ; pas « {value} ».",
         "it": "--chip prende la fiche minima in euro, un importo positivo; non «{value}».",

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from puntobanco.cli._app import app
+from puntobanco.cli._app import app, given_options, refuse_options
+from puntobanco.cli._checks import check_seed, check_shoes
+from puntobanco.cli._paths import output_file
 from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import BancoPayout
@@ -20,6 +22,14 @@ if TYPE_CHECKING:
     from puntobanco.analysis.design import SearchResult
 
 BETS = ("lion", "banco", "egalite")
+#: The options each kind of search reads; given to another, they are refused (issue 20).
+_ONLY = {"lion": ("side_option", "punto_share", "max_pay", "min_pay", "half_pays", "natural_win",
+                  "natural_tie", "lose_margins", "any_order", "min_hit"),
+         "banco": ("commissions", "half_totals", "half_pay"),
+         "egalite": ("tie_grid",)}
+MAX_TOP = 1000
+#: The largest pay a searched table may hold (``--max-pay``, ``--natural-win``): 1,000 to 1.
+MAX_PAY = 1000
 DESIGN_FORMATS = ("table", "json", "md", "html")
 
 
@@ -69,6 +79,25 @@ def parse_values(text: str, *, what: str) -> list[Fraction]:
     return sorted(set(out))
 
 
+def within(values: list[Fraction], option: str, low: int, high: int, *, rule: str,
+           whole: bool = False, above: bool = False, below: bool = False) -> list[Fraction]:
+    """The values, if each lies in [low, high] (``above``: low excluded, ``below``: high
+    excluded) and is whole where ``whole``; else one sentence naming the first that does not.
+
+    >>> within([Fraction(0), Fraction(12)], "--half-totals", 1, 9, whole=True, rule="1 to 9")
+    Traceback (most recent call last):
+    ...
+    puntobanco.errors.PuntoBancoError: --half-totals cannot take 0: 1 to 9.
+    """
+    for value in values:
+        if (value < low or value > high or (above and value == low) or (below and value == high)
+                or (whole and value.denominator != 1)):
+            shown = str(value) if value.denominator == 1 else f"{float(value):g}"
+            shown = shown if len(shown) <= 24 else f"{shown[:12]}… ({len(shown)} digits)"
+            raise PuntoBancoError(f"{option} cannot take {shown}: {rule}.", code="bad-design")
+    return values
+
+
 def parse_target(text: str) -> tuple[float, float]:
     """``10%`` (a point) or ``8%:12%`` (a range) as house edges.
 
@@ -79,12 +108,13 @@ def parse_target(text: str) -> tuple[float, float]:
     if len(parts) > 2:
         raise PuntoBancoError(f"{text!r} is not a target: give an edge (10%) or a range (8%:12%).",
                               code="bad-design")
-    values = [float(parse_number(p, what="--target")) for p in parts]
-    low, high = values[0], values[-1]
-    if low > high:
+    exact = [parse_number(p, what="--target") for p in parts]
+    low_exact, high_exact = exact[0], exact[-1]
+    low, high = (float(x) if -1 < x < 1 else float(x > 0) for x in (low_exact, high_exact))
+    if low_exact > high_exact:
         raise PuntoBancoError(f"{text!r} is not a target: a range goes from the lower edge to the "
                               "higher (8%:12%).", code="bad-design")
-    if not -1 < low <= high < 1:
+    if not -1 < low_exact <= high_exact < 1:
         hint = f" (a plain number is a fraction: {text}% is written with the sign)" if all(
             "%" not in p for p in parts) else ""
         raise PuntoBancoError(f"{text!r} is not a house edge between -100% and 100%{hint}.",
@@ -105,7 +135,7 @@ def _render(result: SearchResult, fmt: str) -> tuple[str | None, Any]:
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def design(
     *,
     rules: RuleOptions,
@@ -113,9 +143,13 @@ def design(
                                      "(commission or a total paid 1:2) or egalite.")] = "lion",
     target: Annotated[str, typer.Option("--target", help="House edge wanted: 10% or a range "
                                         "8%:12%.")] = "10%",
-    side: Annotated[str, typer.Option("--side", help="Lion Bonus side whose edge is aimed at: "
-                                      "punto, banco or both (both edges in the target).")]
-    = "punto",
+    side_option: Annotated[str | None, typer.Option(
+        "--side", help="Lion Bonus objective: both (default; the worse side's distance to the "
+        "target: one pay table serves both), mix (the handle-weighted edge, --punto-share), "
+        "punto or banco (that side only).", show_default=False)] = None,
+    punto_share: Annotated[str | None, typer.Option(
+        "--punto-share", help="With --side mix: Punto's share of the Lion Bonus handle "
+        "(default 1/2).", show_default=False)] = None,
     max_pay: Annotated[int, typer.Option("--max-pay", help="Largest pay allowed (Lion).")] = 30,
     min_pay: Annotated[str, typer.Option("--min-pay", help="Smallest pay of a winning margin "
                                          "(Lion).")] = "1",
@@ -166,11 +200,22 @@ def design(
     if prefer not in ("low", "high"):
         raise PuntoBancoError(f"{prefer!r} is not a preference: choose low or high.",
                               code="bad-design")
-    if side not in ("punto", "banco", "both"):
-        raise PuntoBancoError(f"{side!r} is not a side: choose punto, banco or both.",
+    side = side_option or "both"
+    if side not in ("punto", "banco", "both", "mix"):
+        raise PuntoBancoError(f"{side!r} is not a side: choose both, mix, punto or banco.",
                               code="bad-design")
-    if top < 1:
-        raise PuntoBancoError(f"--top shows at least one table, not {top}.", code="bad-design")
+    if not 1 <= top <= MAX_TOP:
+        raise PuntoBancoError(f"--top shows 1 to {MAX_TOP} tables, not {top}.", code="bad-design")
+    if punto_share is not None and (key != "lion" or side != "mix"):
+        raise PuntoBancoError("--punto-share weights the two Lion Bonus sides: it goes with "
+                              "--bet lion --side mix.", code="bad-design")
+    for kind, options in _ONLY.items():
+        if kind != key:
+            refuse_options(given_options(*options), f"to --bet {kind}")
+    if cut_card_depth is None:
+        refuse_options(given_options("shoes", "seed"), "with --cut-card-depth")
+    if out is not None:
+        output_file(out, option="--out")
     goal = parse_target(target)
     # the shoe and drawing rule; the table's pays are the reference placed among the candidates
     shoe, ruleset = rules.shoe_and_rules()
@@ -178,36 +223,58 @@ def design(
         if rules.composition is not None:
             raise PuntoBancoError("--cut-card-depth plays full shoes: give --decks, not "
                                   "--composition.", code="bad-design")
-        if shoes < 2:
-            raise PuntoBancoError(f"--shoes takes at least 2 shoes, not {shoes}.",
-                                  code="bad-shoes")
+        check_shoes(shoes)
+        check_seed(seed)
         ruleset = ruleset.replace(cut_card=cut_card_depth)  # RuleSetError: one sentence
-    hit = float(parse_number(min_hit, what="--min-hit"))
+    hit = float(within([parse_number(min_hit, what="--min-hit")], "--min-hit", 0, 1,
+                       rule="a hit frequency lies between 0 and 100%")[0])
+    if not 1 <= max_pay <= MAX_PAY:
+        raise PuntoBancoError(f"--max-pay takes 1 to {MAX_PAY}, not {max_pay}.",
+                              code="bad-design")
     from puntobanco.analysis import design as search
 
     if key == "lion":
-        aimed = "banco" if side == "banco" else "punto"
-        other_side = "banco" if aimed == "punto" else "punto"
         if cut_card_depth is None:
-            rows = search.lion_rows(shoe, ruleset, side=aimed)
-            other = search.lion_rows(shoe, ruleset, side=other_side)
+            punto_rows = search.lion_rows(shoe, ruleset, side="punto")
+            banco_rows = search.lion_rows(shoe, ruleset, side="banco")
         else:
             from puntobanco.sim.shoestates import lion_rows_by_depth
 
-            rows = lion_rows_by_depth(ruleset, side=aimed, shoes=shoes, seed=seed)
-            other = lion_rows_by_depth(ruleset, side=other_side, shoes=shoes, seed=seed)
+            punto_rows = lion_rows_by_depth(ruleset, side="punto", shoes=shoes, seed=seed)
+            banco_rows = lion_rows_by_depth(ruleset, side="banco", shoes=shoes, seed=seed)
+        rows, other = (banco_rows, punto_rows) if side == "banco" else (punto_rows, banco_rows)
+        objective = {"punto": "the Punto side's house edge", "banco": "the Banco side's house "
+                     "edge", "both": "the worse side's distance (Punto and Banco)"}.get(side)
+        if side == "mix":
+            share = parse_number(punto_share or "1/2", what="--punto-share")
+            rows = search.mixed_rows(punto_rows, banco_rows, share)
+            objective = (f"the handle-weighted edge, Punto {float(share):.0%} and Banco "
+                         f"{float(1 - share):.0%}")
         step = Fraction(1, 2) if half_pays else Fraction(1)
         low_pay = parse_number(min_pay, what="--min-pay")
         if low_pay < 0 or max_pay < low_pay:
             raise PuntoBancoError("--min-pay is at least 0 and at most --max-pay.",
                                   code="bad-design")
+        wins = within(parse_values(natural_win, what="--natural-win"), "--natural-win",
+                      0, MAX_PAY, above=True, rule=f"a pay above 0, at most {MAX_PAY}")
+        ties = within(parse_values(natural_tie, what="--natural-tie"), "--natural-tie",
+                      -1, MAX_PAY, rule=f"lose (-1), push (0) or a pay up to {MAX_PAY}")
+        # design proposes only what a table can deal: every value tried is a RuleSet's
+        search.verify_expressible(ruleset, "--natural-win", [
+            {"lion_natural_pays": w} for w in wins])
+        search.verify_expressible(ruleset, "--natural-tie", [
+            {"lion_natural_tie_pays": t} for t in ties])
+        search.verify_expressible(ruleset, "--max-pay/--min-pay/--half-pays", [
+            {"lion_paytable": (pay,) * 6} for pay in (low_pay, Fraction(max_pay), step)])
         result = search.search_lion(
             rows, target=goal, max_pay=max_pay, min_pay=low_pay, step=step,
-            natural_win=parse_values(natural_win, what="--natural-win"),
-            natural_tie=parse_values(natural_tie, what="--natural-tie"), min_hit=hit,
+            natural_win=wins, natural_tie=ties, min_hit=hit,
             monotone=not any_order, prefer=prefer, top=top, lose_margins=lose_margins,
-            reference=ruleset.lion_paytable, both_sides=other if side == "both" else None)
-        result = search.with_other_side(result, other)
+            reference=ruleset.lion_paytable, both_sides=other if side == "both" else None,
+            objective=objective,
+            base=ruleset, reference_natural=(Fraction(ruleset.lion_natural_pays),
+                                             Fraction(ruleset.lion_natural_tie_pays)))
+        result = search.with_side_edges(result, punto_rows, banco_rows)
     else:
         if cut_card_depth is None:
             rows = search.banco_rows(shoe, ruleset)
@@ -216,19 +283,32 @@ def design(
 
             rows = banco_rows_by_depth(ruleset, shoes=shoes, seed=seed)
         if key == "banco":
-            totals = [int(t) for t in parse_values(half_totals, what="--half-totals")
-                      if t.denominator == 1 and 1 <= t <= 9]
+            totals = [int(t) for t in within(parse_values(half_totals, what="--half-totals"),
+                                             "--half-totals", 1, 9, whole=True,
+                                             rule="Banco wins with a total of 1 to 9")]
+            rates = within(parse_values(commissions, what="--commissions"), "--commissions", 0, 1,
+                           below=True, rule="a commission is at least 0 and less than 1")
+            reduced = within(parse_values(half_pay, what="--half-pay"), "--half-pay", 0, 1,
+                             below=True, rule="a Banco win paid less than 1:1 pays at least 0")
+            search.verify_expressible(ruleset, "--commissions", [
+                {"banco_payout": BancoPayout.COMMISSION, "commission": c} for c in rates])
+            search.verify_expressible(ruleset, "--half-pay", [
+                {"banco_payout": BancoPayout.HALF_ON_SIX, "banco_reduced_pays": ((6, p),)}
+                for p in reduced])
             result = search.search_banco(
-                rows, target=goal, commissions=[c for c in parse_values(
-                    commissions, what="--commissions") if 0 <= c < 1],
-                half_totals=totals, half_pays=parse_values(half_pay, what="--half-pay"),
+                rows, target=goal, commissions=rates,
+                half_totals=totals, half_pays=reduced,
                 prefer=prefer, top=top, reference_commission=ruleset.commission
-                if ruleset.banco_payout is BancoPayout.COMMISSION else None)
+                if ruleset.banco_payout is BancoPayout.COMMISSION else None, base=ruleset,
+                min_hit=hit)
         else:
+            grid = within(parse_values(tie_grid, what="--tie-pays-grid"), "--tie-pays-grid",
+                          0, 10_000, above=True, rule="an Égalité pay is more than 0")
+            search.verify_expressible(ruleset, "--tie-pays-grid", [{"tie_pays": k} for k in grid])
             result = search.search_egalite(search.egalite_rows(rows), target=goal,
-                                           pays=parse_values(tie_grid, what="--tie-pays-grid"),
-                                           prefer=prefer, top=top,
-                                           reference=Fraction(ruleset.tie_pays))
+                                           pays=grid, prefer=prefer, top=top,
+                                           reference=Fraction(ruleset.tie_pays), base=ruleset,
+                                           min_hit=hit)
     text, renderable = _render(result, fmt)
     from puntobanco.cli.par import _emit
 

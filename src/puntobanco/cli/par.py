@@ -14,7 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
-from puntobanco.cli._app import app
+from puntobanco.cli._app import app, given_options
+from puntobanco.cli._paths import output_file
 from puntobanco.cli.ruleopts import RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
 
@@ -72,7 +73,7 @@ def _emit_format(fmt: str, out: Path | None, rich: Callable[[], Any],
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def par(
     *,
     rules: RuleOptions,
@@ -85,8 +86,22 @@ def par(
 ) -> None:
     """Print the exact PAR sheet: every bet's outcomes, combinations, pays, RTP and edge."""
     fmt = _check_format(output_format)
+    if out is not None:
+        output_file(out, option="--out")
     if compare:
+        if rules.rules_file is not None:  # issue 20: an option is honoured or refused
+            raise PuntoBancoError("par --compare sets the published variants side by side; "
+                                  "price a --rules-file with par alone.", code="bad-rules")
         from puntobanco.cli._compare import compare_command
+
+        # one sentence, never the standard figures under options they do not honour
+        refused = given_options("composition", "banco", "commission", "tie_pays")
+        if refused:
+            verb = "does" if len(refused) == 1 else "do"
+            raise PuntoBancoError(
+                f"par --compare sets each game with its own pays over full shoes: "
+                f"{', '.join(refused)} {verb} not apply to it (--decks, --drawing and "
+                "--lion-paytable do).", code="option-not-applied")
 
         compare_command(decks=rules.decks, fmt=fmt, out=out, rules=rules.drawing,
                         emit=_emit_format, lion_paytable=rules.lion_paytable)
@@ -110,6 +125,8 @@ def eor(
 ) -> None:
     """Print the effects of removal: each bet's exact change in EV per card of each value removed."""
     fmt = _check_format(output_format)
+    if out is not None:
+        output_file(out, option="--out")
     shoe, ruleset = rules.shoe_and_rules()
     from puntobanco.analysis import effects_of_removal, report
 

@@ -38,6 +38,7 @@ from rich.text import Text
 from puntobanco import i18n
 from puntobanco.bets import BetKind, limits_for
 from puntobanco.cards import Card
+from puntobanco.cli._amounts import parse_amount
 from puntobanco.cli._app import app
 from puntobanco.cli._felt import (
     FELT_BORDER,
@@ -52,15 +53,9 @@ from puntobanco.cli._felt import (
     signed,
 )
 from puntobanco.cli._words import say
-from puntobanco.cli.ruleopts import (
-    ChipOption,
-    LimitOption,
-    RuleOptions,
-    apply_limits,
-    rule_options,
-)
+from puntobanco.cli.replay import table_rules
+from puntobanco.cli.ruleopts import ChipOption, LimitOption, RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
-from puntobanco.money import parse_euros
 from puntobanco.rules import BancoPayout, RuleSet, Side
 from puntobanco.table import CardDealt, Event, RoundSettled, ShoeStarted, Table
 
@@ -95,33 +90,6 @@ def help_text(rules: RuleSet, lang: str) -> str:
         tie=rules.tie_pays, lion=i18n.money_range(lion.minimum, lion.maximum, lang),
         natural=rules.lion_natural_pays,
         paytable="-".join(str(p) for p in rules.lion_paytable))
-
-
-def parse_amount(text: str, lang: str = "en") -> int:
-    """An amount in euros as the table's language writes it, in cents.
-
-    French, Italian and Spanish write the decimals after a comma and may group thousands with
-    a dot; English groups with a comma. A dot followed by one or two digits is read as decimals
-    everywhere.
-
-    >>> parse_amount("10,50", "fr"), parse_amount("1.000", "it"), parse_amount("12.50", "es")
-    (1050, 100000, 1250)
-    >>> parse_amount("1,000", "en"), parse_amount("1,000.50", "en")
-    (100000, 100050)
-    """
-    raw = text.strip().replace("€", "").replace("\u202f", "").replace("\xa0", "").strip()
-    if lang == "en":
-        if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d*)?", raw):
-            raw = raw.replace(",", "")
-    else:
-        if re.fullmatch(r"\d{1,3}(\.\d{3})+(,\d*)?", raw):
-            raw = raw.replace(".", "")
-        raw = raw.replace(",", ".")
-    try:
-        return parse_euros(raw)
-    except PuntoBancoError as error:
-        raise PuntoBancoError(error.message.replace(repr(raw), repr(text.strip())),
-                              code=error.code, text=text.strip()) from None
 
 
 def table_minimum(rules: RuleSet) -> int:
@@ -189,6 +157,9 @@ def seat_names(*, seats: int | None, players: Sequence[str], lang: str) -> tuple
             raise PuntoBancoError(say("error.same-name", lang), code="bad-seats")
     else:
         count = 1 if seats is None else seats
+        if not 1 <= count <= MAX_SEATS:  # the number typed, before any seat is named
+            raise PuntoBancoError(say("error.seats-range", lang, most=MAX_SEATS, n=count),
+                                  code="bad-seats")
         names = tuple(f"{i18n.word('seat', lang)} {n}" for n in range(1, count + 1))
     if not 1 <= len(names) <= MAX_SEATS:
         raise PuntoBancoError(say("error.seats-range", lang, most=MAX_SEATS, n=len(names)),
@@ -293,6 +264,8 @@ class TerminalGame:
                     style="dim"))
                 continue
             self._take_bets(seat)
+        if all(seat.left or self._broke(seat) for seat in self.seats):
+            return  # the last seat has just left: no coup is dealt for an empty table
         self.table.close_bets()
         self.console.print(Text(i18n.word("no_more_bets", lang), style="bold italic"))
         self._deal()
@@ -553,9 +526,15 @@ def play(
 ) -> None:
     """Play Punto Banco 2000 with the Lion Bonus at the terminal, one or more seats."""
     check_language(lang)
-    ruleset = apply_limits(rules.ruleset(), limits=limit or (), chip=chip)
+    ruleset = table_rules(rules, limit=limit or [], chip=chip, lang=lang)  # said in lang
     if cut_card is not None:
-        ruleset = ruleset.replace(cut_card=cut_card)
+        try:
+            ruleset = ruleset.replace(cut_card=cut_card)
+        except PuntoBancoError as error:
+            if lang == "en":
+                raise
+            raise PuntoBancoError(say("option.bad-cut-card", lang, value=cut_card,
+                                      most=52 * ruleset.decks - 12), code=error.code) from None
     try:
         start = parse_amount(bankroll, lang)
     except PuntoBancoError as error:  # said in the table's language, with the text typed

@@ -52,6 +52,7 @@ from puntobanco.cli._felt import (
     settlement_table,
     signed,
 )
+from puntobanco.cli._paths import read_text
 from puntobanco.cli._words import say
 from puntobanco.cli.ruleopts import (
     ChipOption,
@@ -151,7 +152,8 @@ def _bet(text: str, *, option: str, lang: str) -> tuple[BetKind, int]:
         return parse_bet_text(text, option=option, lang=lang)
     except PuntoBancoError as error:
         kind_text, _, amount_text = text.partition("=")
-        typed = amount_text.strip() if error.code == "bad-amount" else kind_text.strip()
+        typed = (amount_text.strip() if error.code in ("bad-amount", "amount-too-large")
+                 else kind_text.strip())
         raise localised(error, lang, typed=typed) from None
 
 
@@ -204,12 +206,22 @@ def parse_spots(options: Sequence[str], rules: RuleSet, lang: str) -> dict[str, 
             raise PuntoBancoError(say("error.spot-twice", lang, name=name), code="bad-spot")
         try:
             spots[name] = check_spot(
-                [_bet(part, option="--spot", lang=lang) for part in bets.split(",")
+                [_bet(part, option="--spot", lang=lang) for part in _bet_texts(bets, lang)
                  if part.strip()], rules, lang)
         except PuntoBancoError as error:
             raise PuntoBancoError(say("error.of-spot", lang, name=name, sentence=error.message),
                                   code=error.code) from None
     return spots
+
+
+def _bet_texts(bets: str, lang: str) -> list[str]:
+    """A spot's ``KIND=EUROS,…`` cut at its commas; at a French, Italian or Spanish table a
+    comma between two digits is the decimal comma.
+
+    >>> _bet_texts("banco=10,50,lion-banco=10", "fr"), _bet_texts("banco=25,punto=10", "en")
+    (['banco=10,50', 'lion-banco=10'], ['banco=25', 'punto=10'])
+    """
+    return re.split(r"(?<!\d),|,(?!\d)", bets) if lang != "en" else bets.split(",")
 
 
 def settle_spots(spots: Mapping[str, Mapping[BetKind, int]], coup: Coup,
@@ -265,12 +277,7 @@ def read_cards(arguments: Sequence[str], cards_file: Path | None, lang: str = "e
     elif str(cards_file) == "-":
         text = sys.stdin.read()
     else:
-        try:
-            text = cards_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            reason = getattr(error, "strerror", None) or "not a UTF-8 text file"
-            raise PuntoBancoError(f"Cannot read the cards file {str(cards_file)!r}: {reason}.",
-                                  code="bad-cards-file") from None
+        text = read_text(cards_file, what="the cards file")
     cards = parse_card_text(text, lang)
     if not cards:
         raise PuntoBancoError(say("error.no-cards", lang), code="no-cards")
@@ -312,12 +319,14 @@ def table_rules(rules: RuleOptions, *, limit: Sequence[str], chip: str | None,
         raise _option_error(error, rules, lang) from None
     for text in limit:
         try:
-            parse_limit(text)
+            parse_limit(text, lang)
         except PuntoBancoError as error:
             raise _localised_option(error, lang, "option.bad-limit", text) from None
     try:
-        return apply_limits(ruleset, limits=limit, chip=chip)
+        return apply_limits(ruleset, limits=limit, chip=chip, lang=lang)
     except PuntoBancoError as error:
+        if error.code == "not-chip-multiple":  # said in lang already
+            raise
         if error.code == "bad-limit":  # a box given twice
             raise _localised_option(error, lang, "option.bad-limit", " ".join(limit)) from None
         raise _localised_option(error, lang, "option.bad-chip", chip or "") from None
@@ -332,7 +341,8 @@ def _option_error(error: PuntoBancoError, rules: RuleOptions, lang: str) -> Punt
         return error
     by_code = {"bad-banco": ("option.bad-banco", rules.banco),
                "bad-commission": ("option.bad-commission", rules.commission),
-               "bad-drawing": ("option.bad-drawing", rules.drawing)}
+               "bad-drawing": ("option.bad-drawing", rules.drawing),
+               "option-not-applied": ("option.commission-only", rules.commission)}
     if error.code in by_code:
         key, value = by_code[error.code]
     elif rules.tie_pays not in (8, 9):

@@ -32,13 +32,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from fractions import Fraction
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
+from puntobanco import i18n
 from puntobanco.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, Composition, full_composition
-from puntobanco.errors import PuntoBancoError
-from puntobanco.money import parse_euros
+from puntobanco.cli._amounts import parse_amount
+from puntobanco.cli._app import given_options, refuse_options
+from puntobanco.cli._words import say
+from puntobanco.errors import PuntoBancoError, RuleSetError
 from puntobanco.rules import LION_PAYTABLE, BancoPayout, Drawing, Limits, RuleSet, parse_paytable
 
 #: The fewest cards a coup can need: three for each side.
@@ -94,6 +98,13 @@ LimitOption = Annotated[
                  "banco, egalite, lion; repeat it, e.g. --limit egalite=5-500 --limit lion=5-100.",
                  show_default=False, metavar="KIND=MIN-MAX", rich_help_panel=RULES_PANEL),
 ]
+RulesFileOption = Annotated[
+    Path | None,
+    typer.Option("--rules-file", help="A table's pays from a rules JSON file: a candidate's \"rules\" "
+                 "object from design --format json, or a table's rules; replaces the pay options.",
+                 show_default=False, metavar="FILE.json", dir_okay=False,
+                 rich_help_panel=RULES_PANEL),
+]
 ChipOption = Annotated[
     str | None,
     typer.Option("--chip", help="The smallest chip in euros (default 1); every stake is a multiple.",
@@ -112,12 +123,27 @@ class RuleOptions:
     tie_pays: int = 8
     lion_paytable: str | None = None
     drawing: str = "standard"
+    #: ``--rules-file FILE.json`` (commands that ask for it: ``rule_options(rules_file=True)``).
+    rules_file: Path | None = None
 
     def shoe_and_rules(self) -> tuple[Composition, RuleSet]:
-        """The shoe's composition and the :class:`RuleSet`, every value checked."""
-        return shoe_and_rules(decks=self.decks, composition=self.composition, banco=self.banco,
-                              commission=self.commission, tie_pays=self.tie_pays,
-                              lion_paytable=self.lion_paytable, drawing=self.drawing)
+        """The shoe's composition and the :class:`RuleSet`, every value checked; a
+        ``--commission`` typed for a table without ``--banco commission`` is refused."""
+        shoe, ruleset = shoe_and_rules(
+            decks=self.decks, composition=self.composition, banco=self.banco,
+            commission=self.commission, tie_pays=self.tie_pays,
+            lion_paytable=self.lion_paytable, drawing=self.drawing)
+        if ruleset.banco_payout is not BancoPayout.COMMISSION:
+            refuse_options(given_options("commission"), "with --banco commission")
+        if self.rules_file is None:
+            return shoe, ruleset
+        defaults = RuleOptions()
+        given = [f"--{name.replace('_', '-')}" for name in _PAY_OPTIONS
+                 if getattr(self, name) != getattr(defaults, name)]
+        if given:
+            raise PuntoBancoError(f"--rules-file sets the pays: give {given[0]} in the file, not "
+                                  "beside it.", code="bad-rules")
+        return shoe, read_rules_file(self.rules_file, ruleset)
 
     def ruleset(self) -> RuleSet:
         """Only the :class:`RuleSet`."""
@@ -128,11 +154,46 @@ _OPTION_TYPES: dict[str, Any] = {
     "decks": DecksOption, "composition": CompositionOption, "banco": BancoOption,
     "commission": CommissionOption, "tie_pays": TiePaysOption,
     "lion_paytable": LionPaytableOption, "drawing": DrawingOption,
+    "rules_file": RulesFileOption,
 }
+_PAY_OPTIONS = ("banco", "commission", "tie_pays", "lion_paytable", "drawing")
 
 
-def rule_options(*, shoe: bool = True,
-                 composition: bool = True) -> Callable[[_Command], _Command]:
+def read_rules_file(path: Path, base: RuleSet) -> RuleSet:
+    """The pays of a rules JSON file over ``base`` (its shoe and limits stay): a ``rules``
+    object (``docs/api.md``), or anything holding one under ``"rules"`` (a design candidate, a
+    table). Only the pay settings are read (``PAYOUT_KEYS``); the shoe is the options'.
+
+    >>> import json, tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    ...     json.dump({"rules": {"tie_pays": "8.5", "lion_natural_tie_pays": -1}}, f)
+    >>> rules = read_rules_file(Path(f.name), RuleSet())
+    >>> rules.tie_pays, rules.lion_natural_tie_pays
+    (Fraction(17, 2), -1)
+    """
+    import json
+
+    from puntobanco.rules_json import PAYOUT_KEYS, rules_from_json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise PuntoBancoError(f"Cannot read {path}: {error.strerror}.", code="bad-rules") from None
+    except (UnicodeDecodeError, ValueError):
+        raise PuntoBancoError(f"{path} is not a JSON file.", code="bad-rules") from None
+    if isinstance(data, dict) and isinstance(data.get("rules"), dict):
+        data = data["rules"]
+    if not isinstance(data, dict):
+        raise PuntoBancoError(f"{path} holds no rules object.", code="bad-rules")
+    pays = {key: value for key, value in data.items() if key in PAYOUT_KEYS}
+    if not pays:
+        raise PuntoBancoError(f"{path} sets none of a table's pays ({', '.join(PAYOUT_KEYS)}).",
+                              code="bad-rules")
+    return rules_from_json(pays, base=base)
+
+
+def rule_options(*, shoe: bool = True, composition: bool = True,
+                 rules_file: bool = False) -> Callable[[_Command], _Command]:
     """Give a command the shared rule options; it receives them as ``rules: RuleOptions``.
 
     With ``shoe=False`` the command has no ``--decks`` and ``--composition`` (its cards come
@@ -146,7 +207,8 @@ def rule_options(*, shoe: bool = True,
         if "rules" not in own.parameters:
             raise TypeError(f"{command.__name__} needs a `rules: RuleOptions` parameter")
         left_out = ({"decks", "composition"} if not shoe else set()) | (
-            {"composition"} if not composition else set())
+            {"composition"} if not composition else set()) | (
+            {"rules_file"} if not rules_file else set())
         names = [f.name for f in fields(RuleOptions) if f.name not in left_out]
         defaults = RuleOptions()
         added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
@@ -272,6 +334,8 @@ def shoe_and_rules(
                 f"--decks takes 1 to 8 decks, not {deck_count}.", code="bad-decks"
             )
         shoe = full_composition(deck_count)
+    if tie_pays not in (8, 9):  # B3's table settings; a designed table's pay comes by --rules-file
+        raise RuleSetError(f"Égalité pays 8:1 or 9:1 (B3), not {tie_pays}:1.")
     payout = parse_banco(banco)
     rate = parse_commission(commission)
     table = LION_PAYTABLE if lion_paytable is None else parse_paytable(lion_paytable)
@@ -290,7 +354,7 @@ _LIMIT_FIELDS = {"punto": "punto_limits", "banco": "banco_limits", "egalite": "e
                  "lion": "lion_limits"}
 
 
-def parse_limit(text: str) -> tuple[str, Limits]:
+def parse_limit(text: str, lang: str = "en") -> tuple[str, Limits]:
     """Read one ``--limit KIND=MIN-MAX`` in euros: the RuleSet field and its limits.
 
     >>> parse_limit("egalite=5-500")
@@ -307,7 +371,7 @@ def parse_limit(text: str) -> tuple[str, Limits]:
         raise PuntoBancoError(
             f"--limit takes KIND=MIN-MAX in euros, KIND one of punto, banco, egalite, lion "
             f"(e.g. egalite=5-500), not {text!r}.", code="bad-limit")
-    minimum, maximum = parse_euros(low), parse_euros(high)
+    minimum, maximum = parse_amount(low, lang), parse_amount(high, lang)
     if minimum <= 0:
         raise PuntoBancoError(f"--limit {text}: the minimum must be positive.", code="bad-limit")
     if minimum > maximum:
@@ -317,8 +381,9 @@ def parse_limit(text: str) -> tuple[str, Limits]:
 
 
 def apply_limits(ruleset: RuleSet, *, limits: Sequence[str] = (),
-                 chip: str | None = None) -> RuleSet:
-    """The rules with the ``--limit`` and ``--chip`` options applied (M1, M2, L3).
+                 chip: str | None = None, lang: str = "en") -> RuleSet:
+    """The rules with the ``--limit`` and ``--chip`` options applied (M1, M2, L3); every limit
+    must be a whole number of chips (a limit that is not is said in ``lang``).
 
     >>> rules = apply_limits(RuleSet(), limits=["punto=20-2000", "banco=20-2000"], chip="5")
     >>> rules.punto_limits.minimum, rules.banco_limits.maximum, rules.chip_unit
@@ -326,16 +391,25 @@ def apply_limits(ruleset: RuleSet, *, limits: Sequence[str] = (),
     """
     changes: dict[str, Any] = {}
     for text in limits:
-        field_name, span = parse_limit(text)
+        field_name, span = parse_limit(text, lang)
         if field_name in changes:
             raise PuntoBancoError(f"--limit gives {text.partition('=')[0].strip()} twice; give "
                                   "each box once.", code="bad-limit")
         changes[field_name] = span
     if chip is not None:
-        changes["chip_unit"] = parse_euros(chip)
+        changes["chip_unit"] = parse_amount(chip, lang)
         if changes["chip_unit"] <= 0:
             raise PuntoBancoError(f"--chip takes a positive amount in euros, not {chip}.",
                                   code="bad-chip")
     if not changes:
         return ruleset
-    return ruleset.replace(**changes)  # RuleSetError (one sentence) for an impossible table
+    table = ruleset.replace(**changes)  # RuleSetError (one sentence) for an impossible table
+    for kind, field_name in _LIMIT_FIELDS.items():
+        box: Limits = getattr(table, field_name)
+        if box.minimum % table.chip_unit or box.maximum % table.chip_unit:
+            raise PuntoBancoError(say(
+                "option.limit-not-chips", lang, kind=kind,
+                chip=i18n.money(table.chip_unit, lang, short=True),
+                limits=i18n.money_range(box.minimum, box.maximum, lang)),
+                code="not-chip-multiple")
+    return table

@@ -7,6 +7,7 @@ command line stays fast; ``verify`` needs nothing beyond the standard library an
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from puntobanco.cli._app import app
+from puntobanco.cli._paths import database_folder, read_text, sqlite_file
 from puntobanco.errors import PuntoBancoError
 
 if TYPE_CHECKING:
@@ -29,6 +31,10 @@ OPERATOR_PASSWORD_VARIABLE = "PUNTOBANCO_OPERATOR_PASSWORD"
 #: ``serve --workers N``: the settings each worker process reads (JSON), set by the parent
 WORKER_SETTINGS_VARIABLE = "PUNTOBANCO_WORKER_SETTINGS"
 
+
+#: The longest pause ``serve`` takes between the steps of a coup (``--closed-seconds``,
+#: ``--card-seconds``, ``--result-seconds``): longer, and a table looks stopped.
+MAX_PAUSE_SECONDS = 60
 
 #: ``serve --help``: paragraphs without hard line breaks (the terminal wraps them), URLs whole.
 _SERVE_HELP = (
@@ -63,6 +69,9 @@ def serve(
     workers: Annotated[int, typer.Option(
         help="Server processes sharing the port (PostgreSQL only; each serves every table, one "
              "deals each; see docs/server.md).", metavar="N")] = 1,
+    idle_seconds: Annotated[int, typer.Option(
+        help="Close a connection that stays idle this long: between two requests, and before "
+             "its first one.", metavar="SECONDS")] = 75,
 ) -> None:
     # Mistakes that need no database are answered before the web stack is even imported.
     from puntobanco.server.settings import (
@@ -77,23 +86,35 @@ def serve(
     if betting_seconds is not None and not MIN_BETTING_SECONDS <= betting_seconds <= MAX_BETTING_SECONDS:
         raise PuntoBancoError(f"The betting window lasts {MIN_BETTING_SECONDS} to "
                               f"{MAX_BETTING_SECONDS} seconds, not {betting_seconds}.")
-    if not all(value >= 0 for value in (closed_seconds, card_seconds, result_seconds)):
-        raise PuntoBancoError("A pause cannot be negative.")
+    for option, seconds in (("--closed-seconds", closed_seconds),
+                            ("--card-seconds", card_seconds),
+                            ("--result-seconds", result_seconds)):
+        if not 0 <= seconds <= MAX_PAUSE_SECONDS:  # also refuses nan
+            raise PuntoBancoError(f"{option} is a pause of 0 to {MAX_PAUSE_SECONDS} seconds, "
+                                  f"not {seconds:g}.")
     if not 1 <= workers <= 64:
         raise PuntoBancoError(f"--workers is a number from 1 to 64, not {workers}.")
+    if not 1 <= idle_seconds <= 3600:
+        raise PuntoBancoError(f"--idle-seconds is a number from 1 to 3600, not {idle_seconds}.")
+    options = {**UVICORN_OPTIONS, "timeout_keep_alive": idle_seconds}
     password = _password_from_environment()
+    from puntobanco.server.db.engine import backend_of
+
+    url = database_url or default_database_url()
+    backend = backend_of(url)
+    if database_url is not None:
+        database_folder(url)  # the default ./var/ is made on demand; a folder given must exist
+    if workers > 1 and backend == "sqlite":
+        raise PuntoBancoError(f"--workers {workers} needs PostgreSQL: one process serves an "
+                              "SQLite file (give a postgresql+psycopg:// --database-url).")
     _check_port_free(host, port)
 
     import uvicorn
     from sqlalchemy.engine import make_url
 
     from puntobanco.server.app import create_app
-    from puntobanco.server.db.engine import backend_of, check_database, hold_sqlite
+    from puntobanco.server.db.engine import check_database, hold_sqlite
 
-    url = database_url or default_database_url()
-    if workers > 1 and backend_of(url) == "sqlite":
-        raise PuntoBancoError(f"--workers {workers} needs PostgreSQL: one process serves an "
-                              "SQLite file (give a postgresql+psycopg:// --database-url).")
     check_database(url)
     hold_sqlite(url)  # a second process on the same SQLite file stops here, with one sentence
     settings = ServerSettings(database_url=url, betting_seconds=betting_seconds,
@@ -119,9 +140,10 @@ def serve(
 
     _raise_open_files_limit()
     if workers > 1:
-        _serve_workers(settings, workers=workers, host=host, port=port, ready=ready)
+        _serve_workers(settings, workers=workers, host=host, port=port, ready=ready,
+                       options=options)
         return
-    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, **UVICORN_OPTIONS)
+    uvicorn.run(create_app(settings, on_ready=ready), host=host, port=port, **options)
 
 
 #: How every ``serve`` runs uvicorn (issue 8, docs/server.md). No per-message deflate:
@@ -129,8 +151,14 @@ def serve(
 #: anything else in the fan-out. Idle keep-alive connections are kept 75 s (nginx's default)
 #: rather than uvicorn's 5: a player bets once a coup, 20–30 s apart, and with 5 s every bet
 #: of a round opened a new connection (and a client's first write on the closed one failed).
+#: The protocol is uvicorn's own, whose idle timer also runs before a connection's first
+#: request (``server/connections.py``, issue 18); named by its import path, so that the worker
+#: processes of ``--workers`` import it too. No ``Server: uvicorn`` header (issue 21: an answer
+#: carries what its client needs).
 UVICORN_OPTIONS: dict[str, Any] = {"log_level": "warning", "timeout_graceful_shutdown": 5,
-                                   "ws_per_message_deflate": False, "timeout_keep_alive": 75}
+                                   "ws_per_message_deflate": False, "timeout_keep_alive": 75,
+                                   "http": "puntobanco.server.connections:FirstRequestTimeout",
+                                   "server_header": False}
 
 
 def _raise_open_files_limit() -> None:
@@ -147,7 +175,8 @@ def _raise_open_files_limit() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
-def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: Any) -> None:
+def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: Any,
+                   options: dict[str, Any]) -> None:
     """``--workers N``: the parent seeds the database (the operator's password is printed
     once), then uvicorn starts N processes sharing the port; each builds the application from
     :data:`WORKER_SETTINGS_VARIABLE` (:func:`worker_app`) and serves every table."""
@@ -170,7 +199,7 @@ def _serve_workers(settings: Any, *, workers: int, host: str, port: int, ready: 
     assert dataclasses.is_dataclass(settings)
     os.environ[WORKER_SETTINGS_VARIABLE] = json.dumps(fields)
     uvicorn.run("puntobanco.cli.serve:worker_app", factory=True, workers=workers, host=host,
-                port=port, **UVICORN_OPTIONS)
+                port=port, **options)
 
 
 async def _seed(casino: Casino) -> tuple[str | None, list[str]]:
@@ -238,7 +267,8 @@ def operator_password(
             raise PuntoBancoError(f"Give the new password in {OPERATOR_PASSWORD_VARIABLE}, type "
                                   "it at a terminal, or use --generate.")
     url = database_url or default_database_url()
-    check_database(url)
+    _check_server_database(url)
+    check_database(url)  # brings an older server's database up to date; it has its tables
     database = Database(url, threads=1)
     try:
         with database.write() as session:
@@ -249,21 +279,62 @@ def operator_password(
                "everywhere." + (f" New password: '{password}' (shown only now)." if shown else ""))
 
 
-def _reset_operator_password(session: Any, password: str) -> None:
-    from sqlalchemy import delete, select
+def _no_operator_yet(where: str, *, made: str = "has no operator yet: `puntobanco serve` "
+                     "creates one") -> PuntoBancoError:
+    return PuntoBancoError(f"{where} {made} on its first start (with "
+                           f"{OPERATOR_PASSWORD_VARIABLE}, your password).")
 
-    from puntobanco.server.db import auth
+
+def _check_server_database(url: str) -> None:
+    """A database ``serve`` has started on, which this command will not create or migrate
+    into being: an SQLite file that exists, a database whose players table exists."""
+    from sqlalchemy import create_engine, inspect
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from puntobanco.server.db.engine import backend_of
+
+    backend_of(url)
+    path = sqlite_file(url)
+    if path is not None and not path.is_file():
+        raise _no_operator_yet(f"There is no database at {path}:", made="`puntobanco serve` "
+                               "creates it, and its operator,")
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            has_players = inspect(connection).has_table("players")
+    except SQLAlchemyError as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        raise PuntoBancoError(f"Cannot open the database "
+                              f"{make_url(url).render_as_string()}: {reason}.",
+                              code="bad-database") from None
+    finally:
+        engine.dispose()
+    if not has_players:
+        raise _no_operator_yet("This database")
+
+
+def _reset_operator_password(session: Any, password: str) -> None:
+    """The new password, every session of the operator ended, and an ``operator-password``
+    entry in the audit log, all in the caller's one transaction."""
+    from sqlalchemy import delete, func, select
+
+    from puntobanco.server.db import audit, auth
     from puntobanco.server.db.models import LoginSession, Player
 
     auth.check_password(password)
     operator = session.scalars(select(Player).where(Player.role == "operator")
                                .order_by(Player.id)).first()
     if operator is None:
-        raise PuntoBancoError("This database has no operator yet: `puntobanco serve` creates one "
-                              f"on its first start (with {OPERATOR_PASSWORD_VARIABLE}, your "
-                              "password).")
+        raise _no_operator_yet("This database")
+    signed_in = session.scalar(select(func.count()).select_from(LoginSession)
+                               .where(LoginSession.player_id == operator.id))
     operator.password_hash = auth.hash_password(password)
     session.execute(delete(LoginSession).where(LoginSession.player_id == operator.id))
+    audit.record(session, operator_id=operator.id, action="operator-password",
+                 target_kind="player", target_id=operator.id,
+                 before={"sessions": signed_in},
+                 after={"sessions": 0, "by": "puntobanco operator-password"})
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -277,6 +348,10 @@ def _check_port_free(host: str, port: int) -> None:
         try:
             probe.bind(address)
         except OSError as error:
+            if error.errno == errno.EADDRNOTAVAIL:  # the port is not the trouble: the address is
+                raise PuntoBancoError(f"Cannot listen on {host}: it is not an address of this "
+                                      "machine; choose another --host (e.g. 127.0.0.1 or "
+                                      "0.0.0.0).") from None
             raise PuntoBancoError(f"Cannot listen on {host}:{port} ({error.strerror}); choose "
                                   "another --port.") from None
 
@@ -352,11 +427,15 @@ def _which_shoe(data: Any) -> str:
 
 def _read_shoe_file(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise PuntoBancoError(f"Cannot read {str(path)!r}: {error.strerror}.") from None
-    except ValueError:
+        data = json.loads(read_text(path, what="the shoe file"))
+    except ValueError as error:
+        if isinstance(error, PuntoBancoError):
+            raise
         raise PuntoBancoError(f"{str(path)!r} is not JSON.") from None
+    if not isinstance(data, dict) or "commitment" not in data:  # {} is no unrevealed shoe
+        raise PuntoBancoError(f"{str(path)!r} is not a shoe as GET /api/shoes/{{id}} returns "
+                              "it: it has no commitment.", code="bad-shoe")
+    return data
 
 
 def _fetch_shoe(url: str | None, shoe: int | None, *, table: str | None = None) -> Any:
@@ -374,20 +453,43 @@ def _fetch_shoe(url: str | None, shoe: int | None, *, table: str | None = None) 
         missing = f"The server at {base} has no shoe {shoe}."
     if not address.startswith(("http://", "https://")):
         raise PuntoBancoError(f"{url!r} is not an http:// or https:// address.")
+    try:
+        return _get_json(address)
+    except urllib.error.HTTPError as error:
+        if error.code != 404:
+            raise PuntoBancoError(f"{address} answered {error.code}{_error_message(error)}."
+                                  ) from None
+    if table is not None and not _has_table(base, table.strip()):
+        raise PuntoBancoError(f"The server at {base} has no table {table.strip()!r}.")
+    raise PuntoBancoError(missing)
+
+
+def _get_json(address: str) -> Any:
+    """The JSON a server answers at ``address`` (an ``HTTPError`` is the caller's to read)."""
     # The command speaks English: so should the server's refusals it passes on.
     request = urllib.request.Request(address, headers={"Accept": "application/json",
                                                        "Accept-Language": "en"})
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
             return json.loads(answer.read().decode("utf-8"))
-    except urllib.error.HTTPError as error:
-        if error.code == 404:
-            raise PuntoBancoError(missing) from None
-        raise PuntoBancoError(f"{address} answered {error.code}{_error_message(error)}.") from None
+    except urllib.error.HTTPError:
+        raise
     except (urllib.error.URLError, OSError) as error:
         raise PuntoBancoError(f"Cannot reach {address} ({getattr(error, 'reason', error)}).") from None
     except ValueError:
         raise PuntoBancoError(f"{address} did not answer JSON.") from None
+
+
+def _has_table(base: str, table: str) -> bool:
+    """Whether the server has a table of that name (any case) or id, as ``/api/tables`` lists
+    them: a shoe not found is then the table's, not a table not found."""
+    try:
+        tables = _get_json(f"{base}/api/tables")
+    except (urllib.error.HTTPError, PuntoBancoError):
+        return True  # cannot tell: say what was asked for
+    return any(isinstance(item, dict) and (str(item.get("name", "")).casefold() == table.casefold()
+                                           or str(item.get("id")) == table)
+               for item in tables or [])
 
 
 def _error_message(error: urllib.error.HTTPError) -> str:

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from puntobanco.cli._app import app
+from puntobanco.cli._checks import check_seed, check_shoes, check_workers
+from puntobanco.cli._paths import output_folder
 from puntobanco.cli.ruleopts import RuleOptions, rule_options
-from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import LastCoup, RuleSet
 
 if TYPE_CHECKING:
@@ -43,18 +44,10 @@ def table_and_shoe(rules: RuleOptions, *, cut_card: int) -> tuple[Composition, R
     return shoe, ruleset.replace(cut_card=cut_card)
 
 
-def check_shoes(shoes: int, *, least: int = 2) -> None:
-    if shoes < least:
-        raise PuntoBancoError(f"--shoes takes at least {least} shoes, not {shoes}.",
-                              code="bad-shoes")
-
-
 def fresh_seed(seed: int | None) -> int:
     """The seed given, or fresh entropy from numpy's ``SeedSequence`` (reported in the output)."""
     if seed is not None:
-        if seed < 0:
-            raise PuntoBancoError(f"--seed takes a whole number 0 or more, not {seed}.",
-                                  code="bad-seed")
+        check_seed(seed)
         return seed
     import numpy as np
 
@@ -108,7 +101,7 @@ def shoe_sentence(rules: RuleSet, composition: Composition) -> str:
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def simulate(
     *,
     shoes: Annotated[int, typer.Option("--shoes", help="How many shoes to play.")] = 100_000,
@@ -135,6 +128,7 @@ def simulate(
     )
     from puntobanco.sim.simulate import simulate as run_simulation
 
+    check_workers(workers)
     Placement(workers=workers, scheduler=scheduler)  # refuse bad options before any work
     spec = engine.ShoeSpec.build(ruleset, shoe)
     plan = engine.chunk_plan(shoes)
@@ -183,7 +177,7 @@ def simulate(
 
 
 @app.command()
-@rule_options()
+@rule_options(rules_file=True)
 def count(
     *,
     shoes: Annotated[int, typer.Option("--shoes", help="How many shoes to study.")] = 10_000,
@@ -201,13 +195,14 @@ def count(
     check_shoes(shoes, least=2)
     shoe, ruleset = table_and_shoe(rules, cut_card=cut_card)
     run_seed = fresh_seed(seed)
-    if out is not None and out.exists() and not out.is_dir():
-        raise PuntoBancoError(f"--out {out} is a file, not a folder.", code="bad-out")
+    if out is not None:
+        output_folder(out, option="--out")
     from puntobanco.sim import countreport, engine
     from puntobanco.sim.counting import build_setup, count_chunk_plan, study
     from puntobanco.sim.counting import warm_up as warm_up_count
     from puntobanco.sim.executors import Placement
 
+    check_workers(workers)
     Placement(workers=workers, scheduler=scheduler)
     plan = count_chunk_plan(shoes)
     with compiling(enabled=not json_output):

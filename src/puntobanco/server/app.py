@@ -10,10 +10,12 @@ True
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,16 +23,17 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from puntobanco import __version__
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api import auth as api_auth
 from puntobanco.server.api import dealer as api_dealer
 from puntobanco.server.api import operator as api_operator
+from puntobanco.server.api import outage, ws
 from puntobanco.server.api import recall as api_recall
 from puntobanco.server.api import reports as api_reports
 from puntobanco.server.api import tables as api_tables
-from puntobanco.server.api import ws
 from puntobanco.server.api.deps import (
     error_response,
     on_http_error,
@@ -39,7 +42,9 @@ from puntobanco.server.api.deps import (
 )
 from puntobanco.server.api.fastbets import FastBets
 from puntobanco.server.api.guard import Guard, Guards
+from puntobanco.server.api.schemas import MAX_ID
 from puntobanco.server.db.engine import migrate
+from puntobanco.server.db.health import outage_code
 from puntobanco.server.live import collector
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.clock import Clock
@@ -57,9 +62,19 @@ provably fair commitment of each shoe."""
 SWITCH_INTERVAL = 0.0002
 
 
+#: a table's socket, taken the short way: ``/ws/tables/{id}`` with at most a ``token``
+_TABLE_SOCKET = re.compile(r"/ws/tables/([1-9][0-9]{0,9})")
+
+
 class PuntoBancoApp(FastAPI):
     """FastAPI, with a plain bet taken the short way before any middleware
-    (:class:`~puntobanco.server.api.fastbets.FastBets`, issue 8)."""
+    (:class:`~puntobanco.server.api.fastbets.FastBets`, issue 8), and a table's WebSocket too
+    (issue 21): no middleware does anything to a WebSocket but wrap each message it sends
+    (Starlette's exception layer), and the socket's endpoint is called with uvicorn's own
+    ``send``, so that a table message is written as one pre-built frame
+    (:mod:`puntobanco.server.api.frames`). The endpoint is the route's
+    (:func:`puntobanco.server.api.ws.table_socket`); a path or query it does not take plainly
+    goes to the route."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -68,8 +83,29 @@ class PuntoBancoApp(FastAPI):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
             await self.fast_bets(scope, receive, send)
+        elif scope["type"] == "websocket" and (
+                found := _TABLE_SOCKET.fullmatch(scope["path"])) is not None and (
+                (query := _token_query(scope["query_string"])) is not None) and (
+                int(found.group(1)) <= MAX_ID):
+            scope["app"] = self
+            await ws.table_socket(WebSocket(scope, receive, send), int(found.group(1)),
+                                  query or None)
         else:
             await super().__call__(scope, receive, send)
+
+
+def _token_query(query: bytes) -> str | None:
+    """The token of a query string ``""`` or ``token=…`` (``""``: none), else ``None``.
+
+    >>> _token_query(b""), _token_query(b"token=abc"), _token_query(b"token=a&lang=fr")
+    ('', 'abc', None)
+    """
+    if not query:
+        return ""
+    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+    if len(pairs) != 1 or pairs[0][0] != "token":
+        return None
+    return pairs[0][1]
 
 
 def create_app(settings: ServerSettings | None = None, *,
@@ -114,6 +150,7 @@ def create_app(settings: ServerSettings | None = None, *,
     app.add_exception_handler(PuntoBancoError, on_puntobanco_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(HTTPException, on_http_error)
+    outage.install(app)  # 503 while the database is away or full, /healthz (issue 22)
     app.add_exception_handler(Exception, _on_unexpected)
     for module in (api_auth, api_tables, api_recall, api_operator, api_reports, api_dealer,
                    ws):
@@ -128,8 +165,8 @@ def create_app(settings: ServerSettings | None = None, *,
                                 "<a href=/docs>/docs</a>."),
             ("/operator", "operator.html", "The operator console is not installed."),
             ("/dealer", "dealer.html", "The dealer's page is not installed.")):
-        app.add_api_route(path, _page(config, file, missing), methods=["GET"],
-                          include_in_schema=False)
+        app.add_api_route(path, _page(config, file, missing), methods=["GET", "HEAD"],
+                          include_in_schema=False)  # HEAD: uptime checks (issue 18)
 
     return app
 
@@ -145,5 +182,7 @@ def _page(config: ServerSettings, file: str, missing: str) -> Callable[[], Await
     return page
 
 
-async def _on_unexpected(request: Request, _error: Exception) -> JSONResponse:
+async def _on_unexpected(request: Request, error: Exception) -> JSONResponse:
+    if outage_code(error) is not None:  # a database outage under another exception: a 503
+        return await outage.on_database_error(request, error)
     return error_response(request, "internal-error", "Something went wrong on the server.")

@@ -10,8 +10,11 @@ over :class:`Tally` values; this module turns them into what a games department 
 * **standard deviation** of W: the coups are independent, but the bets on one coup are not (a
   Punto and a Banco bet on the same coup move in opposite directions, two players' Banco bets
   together), so Var W = Σ_coups Tᵀ C T with T the coup's stake per bet kind and C the exact
-  covariance of the five bets' net results per unit (:func:`theory`); the SQL gives Σ T_j·T_k;
-* **z** = (W − E[W]) / sd and the 95 % band of the hold, e ± 1.96 · sd / H.
+  covariance of the five bets' net results per unit (:func:`theory`);
+* **z** = (W − E[W]) / sd (a standard score, descriptive only);
+* the **95 % band** of the hold and the observed win's **tail** from the distribution of W itself,
+  not a normal approximation (:mod:`puntobanco.server.holdband`): a tally carries each distinct
+  coup stake vector and how many coups had it.
 
 >>> from puntobanco.rules import RuleSet
 >>> t = theory(RuleSet())
@@ -20,10 +23,10 @@ over :class:`Tally` values; this module turns them into what a games department 
 >>> t.cov["punto", "banco"] < 0 < t.cov["punto", "punto"]
 True
 >>> one = Tally(coups=1, bets={"banco": 1}, handle={"banco": 1000}, win={"banco": -1000},
-...             cross={("banco", "banco"): 1000 * 1000})
+...             stakes={(0, 1000, 0, 0, 0): 1})
 >>> figures = summarise([(one, RuleSet())])
->>> figures["handle"], figures["house_win"], figures["hold"]
-(1000, -1000, -1.0)
+>>> figures["handle"], figures["house_win"], figures["hold"], figures["band"]
+(1000, -1000, -1.0, [-1.0, 1.0])
 >>> round(figures["sd"], 2) == round(1000 * float(t.cov["banco", "banco"]) ** 0.5, 2)
 True
 """
@@ -31,8 +34,9 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -40,6 +44,7 @@ from typing import Any
 from puntobanco.bets import BetKind
 from puntobanco.cards import full_composition
 from puntobanco.rules import RuleSet
+from puntobanco.server.holdband import Band, Vector, cumulative_bands, win_band
 
 #: the bet kinds, in the order of payment (L6), as the server spells them
 KINDS: tuple[str, ...] = tuple(kind.value for kind in BetKind)
@@ -47,8 +52,8 @@ LION_KINDS: tuple[str, ...] = tuple(kind.value for kind in BetKind if kind.is_li
 #: the pairs (j, k), j before k or equal, whose Σ T_j·T_k a tally carries
 PAIRS: tuple[tuple[str, str], ...] = tuple(
     (KINDS[j], KINDS[k]) for j in range(len(KINDS)) for k in range(j, len(KINDS)))
-#: the two-sided 95 % normal quantile
-Z95 = 1.959964
+_PAIR_INDICES = tuple(((j, KINDS[j]), (k, KINDS[k]))
+                      for j in range(len(KINDS)) for k in range(j, len(KINDS)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +98,14 @@ def _theory(_key: tuple[object, ...], decks: int, rules: RuleSet) -> Theory:
 @dataclass(frozen=True, slots=True)
 class Tally:
     """Settled coups added up: per bet kind the number of bets, the handle and the house's win
-    (cents), and Σ over coups of T_j·T_k (T: the coup's whole stake on a kind)."""
+    (cents), and the coups' stake vectors T (the coup's whole stake on each kind, in the order
+    of :data:`KINDS`) with how many coups had each."""
 
     coups: int = 0
     bets: Mapping[str, int] = field(default_factory=dict)
     handle: Mapping[str, int] = field(default_factory=dict)
     win: Mapping[str, int] = field(default_factory=dict)
-    cross: Mapping[tuple[str, str], int] = field(default_factory=dict)
+    stakes: Mapping[Vector, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -111,7 +117,7 @@ class _Sums:
     bets: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     handle: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     win: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
-    cross: dict[tuple[str, str], int] = field(default_factory=lambda: dict.fromkeys(PAIRS, 0))
+    stakes: dict[Vector, int] = field(default_factory=dict)
 
 
 def summarise(parts: Iterable[tuple[Tally, RuleSet]]) -> dict[str, Any]:
@@ -132,49 +138,80 @@ def summarise(parts: Iterable[tuple[Tally, RuleSet]]) -> dict[str, Any]:
             sums.bets[kind] += tally.bets.get(kind, 0)
             sums.handle[kind] += tally.handle.get(kind, 0)
             sums.win[kind] += tally.win.get(kind, 0)
-        for pair in PAIRS:
-            sums.cross[pair] += tally.cross.get(pair, 0)
+        for vector, count in tally.stakes.items():
+            sums.stakes[vector] = sums.stakes.get(vector, 0) + count
     bets, handle, win = (dict.fromkeys(KINDS, 0) for _ in range(3))
     expected = dict.fromkeys(KINDS, Fraction())
     variance = dict.fromkeys(KINDS, Fraction())
     variance_total = Fraction()
+    laws: list[tuple[RuleSet, Mapping[Vector, int]]] = []
     for sums in groups.values():
         exact = theory(sums.rules)
+        laws.append((sums.rules, sums.stakes))
+        cross = dict.fromkeys(PAIRS, 0)
+        for vector, count in sums.stakes.items():
+            for (j, a), (k, b) in _PAIR_INDICES:
+                cross[a, b] += count * vector[j] * vector[k]
         for kind in KINDS:
             bets[kind] += sums.bets[kind]
             handle[kind] += sums.handle[kind]
             win[kind] += sums.win[kind]
             expected[kind] += sums.handle[kind] * exact.edge[kind]
-            variance[kind] += exact.cov[kind, kind] * sums.cross[kind, kind]
+            variance[kind] += exact.cov[kind, kind] * cross[kind, kind]
         for a, b in PAIRS:
-            variance_total += exact.cov[a, b] * sums.cross[a, b] * (1 if a == b else 2)
+            variance_total += exact.cov[a, b] * cross[a, b] * (1 if a == b else 2)
     per_kind = {kind: _figures(bets=bets[kind], handle=handle[kind], win=win[kind],
-                               expected=expected[kind], variance=variance[kind])
-                for kind in KINDS}
+                               expected=expected[kind], variance=variance[kind],
+                               band=win_band(laws, win[kind], kind=index))
+                for index, kind in enumerate(KINDS)}
     total_handle, total_win = sum(handle.values()), sum(win.values())
     lion_handle = sum(handle[kind] for kind in LION_KINDS)
     lion_win = sum(win[kind] for kind in LION_KINDS)
     return {"coups": sum(sums.coups for sums in groups.values()),
             **_figures(bets=sum(bets.values()), handle=total_handle, win=total_win,
-                       expected=sum(expected.values(), Fraction()), variance=variance_total),
+                       expected=sum(expected.values(), Fraction()), variance=variance_total,
+                       band=win_band(laws, total_win)),
             "lion": {"handle": lion_handle, "house_win": lion_win,
+                     "hold": _ratio(lion_win, lion_handle),
                      "handle_share": _ratio(lion_handle, total_handle),
-                     "win_share": _ratio(lion_win, total_win)},
+                     # a share of the house's win only when there is a win to share: with the
+                     # house behind, lion / total reads −1,000 / −1,000 as "100 %" however
+                     # the Lion Bonus itself did
+                     "win_share": _ratio(lion_win, total_win) if total_win > 0 else None},
             "by_bet": per_kind}
+
+
+def summarise_series(lines: Sequence[Sequence[tuple[Tally, RuleSet]]]) -> list[dict[str, Any]]:
+    """:func:`summarise` of each line of a chart (shoes or days, in order), each with the
+    ``cumulative_band`` of the hold over it and every line before it
+    (:func:`puntobanco.server.holdband.cumulative_bands`)."""
+    figures = [summarise(line) for line in lines]
+    bands = cumulative_bands([[(rules, tally.stakes) for tally, rules in line if tally.coups]
+                              for line in lines])
+    handle = 0
+    for one, band in zip(figures, bands, strict=True):
+        handle += one["handle"]
+        one["cumulative_band"] = (None if band is None or not handle
+                                  else [band[0] / handle, band[1] / handle])
+    return figures
 
 
 def _ratio(part: float, whole: float) -> float | None:
     return None if not whole else part / whole
 
 
-def _figures(*, bets: int, handle: int, win: int, expected: Fraction,
-             variance: Fraction) -> dict[str, Any]:
+def _figures(*, bets: int, handle: int, win: int, expected: Fraction, variance: Fraction,
+             band: Band | None) -> dict[str, Any]:
     sd = math.sqrt(max(variance, Fraction()))
     edge = None if not handle else float(expected / handle)
-    band = None if edge is None else [edge - Z95 * sd / handle, edge + Z95 * sd / handle]
+    found = band is not None and handle
     return {"bets": bets, "handle": handle, "house_win": win, "hold": _ratio(win, handle),
             "theoretical_edge": edge, "expected_win": float(expected), "sd": sd,
-            "z": None if not sd else (win - float(expected)) / sd, "band": band}
+            "z": None if not sd else (win - float(expected)) / sd,
+            "band": [band.low / handle, band.high / handle] if band and found else None,
+            "band_win": [band.low, band.high] if band and found else None,
+            "tail": band.tail if band and found else None,
+            "band_method": band.method if band and found else None}
 
 
 # --- exposure of the coup in progress ------------------------------------------------------
@@ -223,3 +260,98 @@ def _class_counts(composition: tuple[int, ...], drawing: Any) -> list[int]:
     from puntobanco.analysis.exact import class_counts
 
     return class_counts(composition, drawing)
+
+
+# --- per player ------------------------------------------------------------------------------
+
+#: a longer pause between two of a player's coups at a table ends a sitting (for coups per hour)
+SITTING_GAP = timedelta(minutes=10)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerShoe:
+    """One player's bets in one shoe: the coups they bet on, their bets, their stakes per kind
+    (order of :data:`KINDS`) and the house's win from them, cents."""
+
+    player_id: int
+    shoe_id: int
+    coups: int
+    bets: int
+    stakes: Vector
+    win: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCoup:
+    """A coup a player bet on: where, when it opened and when it settled."""
+
+    player_id: int
+    table_id: int
+    opened_at: datetime
+    settled_at: datetime
+
+
+def players(shoes: Iterable[PlayerShoe], coups: Iterable[PlayerCoup],
+            rules: Callable[[int], RuleSet], drops: Mapping[int, int]) -> list[dict[str, Any]]:
+    """Each player's figures (``rules``: a shoe's rules by its id; ``coups``: by player, then
+    opening; ``drops``: the money each player brought in over the period, cents), the highest
+    theoretical win first:
+
+    * ``theoretical_win`` = Σ stake × edge of each bet under the rules its shoe was dealt with
+      (the figure comps are based on), and ``theoretical_edge`` = it / handle;
+    * ``average_bet`` = handle / coups (the stake per decision, all its bets on a coup together);
+    * ``hours``: the player's sittings added up, a sitting running from the opening of its first
+      coup to the settlement of its last, and ending at a pause longer than :data:`SITTING_GAP`
+      or a change of table; ``coups_per_hour`` = coups / hours;
+    * ``win_per_drop`` = the house's win from the player / their drop.
+
+    >>> from datetime import datetime
+    >>> at = [datetime(2026, 1, 1, 20, m) for m in (0, 1, 2, 30, 31)]  # two sittings: 2½ + 1½ min
+    >>> times = [PlayerCoup(7, 1, t, t + timedelta(seconds=30)) for t in at]
+    >>> shoe = PlayerShoe(7, 1, coups=5, bets=5, stakes=(0, 5000, 0, 0, 0), win=5000)
+    >>> [one] = players([shoe], times, lambda _: RuleSet(), {7: 20_000})
+    >>> one["coups"], one["hours"] * 60, one["average_bet"], one["win_per_drop"]
+    (5, 4.0, 1000.0, 0.25)
+    >>> round(one["theoretical_win"], 2)  # 5 Banco bets of 10 € at 1.4548 %
+    72.74
+    """
+    found: dict[int, dict[str, Any]] = {}
+    edges: dict[int, tuple[float, ...]] = {}
+    for shoe in shoes:
+        one = found.get(shoe.player_id)
+        if one is None:
+            one = found[shoe.player_id] = {"player_id": shoe.player_id, "coups": 0, "bets": 0,
+                                           "handle": 0, "house_win": 0, "theo": 0.0,
+                                           "seconds": 0.0}
+        edge = edges.get(shoe.shoe_id)
+        if edge is None:
+            exact = theory(rules(shoe.shoe_id)).edge
+            edge = edges[shoe.shoe_id] = tuple(float(exact[kind]) for kind in KINDS)
+        one["coups"] += shoe.coups
+        one["bets"] += shoe.bets
+        one["handle"] += sum(shoe.stakes)
+        one["house_win"] += shoe.win
+        one["theo"] += sum(stake * e for stake, e in zip(shoe.stakes, edge, strict=True))
+    before: PlayerCoup | None = None
+    began = datetime.min
+    for coup in coups:
+        if (before is None or before.player_id != coup.player_id
+                or before.table_id != coup.table_id
+                or coup.opened_at - before.settled_at > SITTING_GAP):
+            if before is not None and before.player_id in found:
+                found[before.player_id]["seconds"] += (before.settled_at - began).total_seconds()
+            began = coup.opened_at
+        before = coup
+    if before is not None and before.player_id in found:
+        found[before.player_id]["seconds"] += (before.settled_at - began).total_seconds()
+    out = []
+    for player_id, one in found.items():
+        hours = one.pop("seconds") / 3600
+        theo = one.pop("theo")
+        drop = drops.get(player_id, 0)
+        out.append({**one, "hold": _ratio(one["house_win"], one["handle"]),
+                    "theoretical_win": theo, "theoretical_edge": _ratio(theo, one["handle"]),
+                    "average_bet": _ratio(one["handle"], one["coups"]), "hours": hours,
+                    "coups_per_hour": _ratio(one["coups"], hours), "drop": drop,
+                    "win_per_drop": _ratio(one["house_win"], drop)})
+    return sorted(out, key=lambda one: (-one["theoretical_win"], one["player_id"]))

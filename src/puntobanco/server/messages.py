@@ -143,6 +143,16 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "it": "Periodo non valido: le date si scrivono AAAA-MM-GG e «from» precede «to».",
         "es": "Periodo no válido: las fechas se escriben AAAA-MM-DD y «from» precede a «to».",
         "en": "The period is not valid: dates are YYYY-MM-DD and from comes before to."},
+    "bad-nul": {  # a bad-request: a NUL character in a path, a query or a body (issue 18)
+        "fr": "Une requête ne contient aucun caractère NUL.",
+        "it": "Una richiesta non contiene alcun carattere NUL.",
+        "es": "Una solicitud no contiene ningún carácter NUL.",
+        "en": "A request holds no NUL character."},
+    "duplicate-bet": {  # a batch of bets naming one box twice, aliases included (issue 18)
+        "fr": "Un lot de mises nomme chaque case une seule fois.",
+        "it": "Un gruppo di puntate nomina ogni casella una sola volta.",
+        "es": "Un lote de apuestas nombra cada casilla una sola vez.",
+        "en": "A batch of bets names each box once."},
     "internal-error": {
         "fr": "Une erreur est survenue sur le serveur.",
         "it": "Si è verificato un errore sul server.",
@@ -157,8 +167,9 @@ _STATUS: dict[str, int] = {
     "username-taken": 409, "table-name-taken": 409, "table-closed": 409,
     "idempotency-conflict": 409, "internal-error": 500,
     "body-too-large": 413, "too-many-requests": 429, "table-out-of-service": 409,
-    "account-suspended": 403, "not-a-player": 403, "operator-not-suspendable": 409, "nothing-to-change": 400,
-    "bad-period": 400,
+    "account-suspended": 403, "not-a-player": 403, "operator-not-suspendable": 409,
+    "nothing-to-change": 400, "bad-period": 400, "database-unavailable": 503, "storage-full": 503,
+    "duplicate-bet": 400,
 }
 
 

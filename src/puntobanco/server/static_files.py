@@ -100,14 +100,14 @@ def add_docs_routes(app: FastAPI) -> None:
     if assets is None:  # the web extra was installed without it: FastAPI's page (a CDN)
         from fastapi.openapi.docs import get_swagger_ui_html
 
-        @app.get("/docs", include_in_schema=False)
+        @app.api_route("/docs", methods=["GET", "HEAD"], include_in_schema=False)
         async def cdn_docs() -> HTMLResponse:
             return get_swagger_ui_html(openapi_url="/openapi.json", title="puntobanco · API")
         return
 
     app.mount("/docs-assets", _CachedStaticFiles(directory=assets), name="docs-assets")
 
-    @app.get("/docs", include_in_schema=False)
+    @app.api_route("/docs", methods=["GET", "HEAD"], include_in_schema=False)  # uptime checks
     async def docs() -> HTMLResponse:
         return HTMLResponse(_DOCS_PAGE, headers={"Cache-Control": "no-cache"})
 

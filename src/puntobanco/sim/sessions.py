@@ -150,37 +150,75 @@ def simulate_sessions(rules: RuleSet, shares: Mapping[str, Fraction], *, coups: 
 def simulated_summary(run: SessionRun, *, bet: str, ev: Fraction, sd: float,
                       exact_crossings: Mapping[str, int | None], stake: float = 1.0
                       ) -> RiskSummary:
-    """The ``risk`` report of simulated sessions.
+    """The ``risk`` report of simulated sessions: every figure the simulation's own, labelled,
+    with its standard error, and the exact off-the-top figure beside it.
 
-    EV and SD per unit are the exact off-the-top figures (the shoe's dependence changes the
-    spread of a session, not the mean per coup); the crossings ("behind with < 5 % from N") are
-    the exact ones, since a simulation only sees its own check points, which it reports apart
-    (:func:`crossings`).
+    * EV per unit: the mean session result / N; SD per unit: the sessions' SD / √N (the shoe's
+      dependence would show here), its standard error from the sample's fourth moment;
+    * P(behind): the share of sessions behind; seen in none (or all) of them, its 95 % bound
+      (about 3/n) instead of "0 ± 0";
+    * the crossings ("behind with < 5 % from N") are the exact ones; the simulation reports its
+      P(behind) *at* those N (when the session reaches them) and, from its check points, the
+      bracket it can see (:func:`crossings`).
     """
     from puntobanco.analysis.risk import QUANTILES, VOLATILITY_Z, RiskSummary
+    from puntobanco.analysis.sessionrisk import zero_count_upper_bound
 
     behind, errors = run.prob_behind()
+    totals = run.final().astype(np.float64) / run.scale
+    per_unit = totals / run.coups
+    ev_sim = float(per_unit.mean())
+    ev_error = float(per_unit.std(ddof=1)) / math.sqrt(run.sessions)
+    sd_sim, sd_error = _sd_and_error(totals)
+    sd_sim, sd_error = sd_sim / math.sqrt(run.coups), sd_error / math.sqrt(run.coups)
+    seen = int((run.final() < 0).sum())
+    bound = zero_count_upper_bound(run.sessions)
+    at_exact = {}
+    for level, crossing in exact_crossings.items():
+        if crossing is not None and crossing in run.checkpoints:
+            column = run.checkpoints.index(crossing)
+            at_exact[level] = {"coups": crossing, "prob_house_behind": behind[column],
+                               "std_error": errors[column]}
     return RiskSummary(
-        bet=bet, coups=run.coups, stake=stake, ev_per_unit=float(ev), ev_exact=ev,
-        sd_per_unit=sd, volatility_index=VOLATILITY_Z * sd,
+        bet=bet, coups=run.coups, stake=stake, ev_per_unit=ev_sim, ev_exact=ev,
+        sd_per_unit=sd_sim, volatility_index=VOLATILITY_Z * sd_sim,
         quantiles={key: float(run.quantile(q)) * stake for key, q in QUANTILES},
         prob_house_behind=behind[-1],
         coups_until_safe=dict(exact_crossings),
         method="simulation-whole-shoes", sessions=run.sessions, seed=run.seed,
         prob_house_behind_std_error=errors[-1], simulated_crossings=crossings(run),
+        ev_std_error=ev_error, sd_exact=sd, sd_std_error=sd_error,
+        prob_house_behind_bound=(bound if seen == 0 else 1 - bound if seen == run.sessions
+                                 else None),
+        simulated_at_exact_crossings=at_exact,
     )
 
 
-def crossings(run: SessionRun) -> dict[str, int | None]:
-    """For 5 % and 1 %: the first checkpoint from which on the simulated P(behind) stays below."""
+def _sd_and_error(sample: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """The sample SD and its standard error, ``SE(s²) / 2s`` with ``Var(s²) ≈ (μ₄ − s⁴) / n``
+    (no normality assumed: these sessions are skewed)."""
+    n = sample.size
+    centred = sample - sample.mean()
+    variance = float((centred**2).sum()) / (n - 1)
+    fourth = float((centred**4).mean())
+    sd = math.sqrt(variance)
+    if sd == 0:
+        return 0.0, 0.0
+    return sd, math.sqrt(max(fourth - variance**2, 0.0) / n) / (2 * sd)
+
+
+def crossings(run: SessionRun) -> dict[str, dict[str, int | None]]:
+    """For 5 % and 1 %, what the check points show of the crossing: the last check point where
+    the simulated P(behind) was at or above the level (``after``; 0 if none was) and the first
+    after it (``by``; ``None`` if it never fell below within the session). The crossing lies
+    in ``(after, by]`` — a bracket, not a figure: the simulation sees its check points only."""
     behind, _ = run.prob_behind()
-    out: dict[str, int | None] = {}
+    out: dict[str, dict[str, int | None]] = {}
     for level in (0.05, 0.01):
-        found: int | None = None
+        after = 0
         for point, p in zip(run.checkpoints, behind, strict=True):
             if p >= level:
-                found = None
-            elif found is None:
-                found = point
-        out[f"{level:.0%}"] = found
+                after = point
+        later = [point for point in run.checkpoints if point > after]
+        out[f"{level:.0%}"] = {"after": after, "by": later[0] if later else None}
     return out

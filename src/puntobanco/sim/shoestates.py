@@ -22,7 +22,6 @@ one row and 0 on the others (loss still −1) gives that row's probability plus 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
@@ -112,23 +111,24 @@ def _rows(names: tuple[str, ...], states: ShoeStates, per_coup: FloatArray,
 
 
 def banco_rows_by_depth(rules: RuleSet, *, shoes: int, seed: int) -> OutcomeRows:
-    """Banco rows ``win-with-6``, ``win-other``, ``tie``, ``lose`` averaged over the coups dealt.
-
-    Only the 6 has a row of its own: the engine's rule sets single out no other total.
-    """
+    """Banco rows ``win-with-1`` … ``win-with-9``, ``tie``, ``lose`` averaged over the coups
+    dealt (the same rows as the off-the-top :func:`~puntobanco.analysis.design.banco_rows`)."""
     return banco_rows_of_states(shoe_states(rules, shoes=shoes, seed=seed), rules)
 
 
 def banco_rows_of_states(states: ShoeStates, rules: RuleSet) -> OutcomeRows:
-    """Banco rows averaged over the given shoe states."""
-    plain = _ev(states, rules.replace(banco_payout=BancoPayout.COMMISSION, commission=0))
-    # a quarter commission (the most a RuleSet takes): EV0 − EV¼ = P(Banco wins) / 4
-    quartered = _ev(states, rules.replace(banco_payout=BancoPayout.COMMISSION,
-                                          commission=Fraction(1, 4)))
-    six = _ev(states, rules.replace(banco_payout=BancoPayout.HALF_ON_SIX))
-    banco_wins = 4 * (plain[:, _BANCO] - quartered[:, _BANCO])
-    punto_wins = banco_wins - plain[:, _BANCO]
-    win_six = 2 * (plain[:, _BANCO] - six[:, _BANCO])
+    """Banco rows averaged over the given shoe states.
+
+    Each row is read from exact EVs of rule sets that differ in one pay: a win with ``t`` paid 0
+    instead of 1 (``banco_reduced_pays``) takes ``P(win with t)`` off the Banco EV.
+    """
+    no_commission = rules.replace(banco_payout=BancoPayout.HALF_ON_SIX)
+    plain = _ev(states, no_commission.replace(banco_reduced_pays=()))[:, _BANCO]
+    wins = [plain - _ev(states, no_commission.replace(
+        banco_reduced_pays=((total, 0),)))[:, _BANCO] for total in range(1, 10)]
+    banco_wins = np.sum(wins, axis=0)
+    punto_wins = banco_wins - plain
     tie = 1.0 - banco_wins - punto_wins
-    per_coup = np.column_stack([win_six, banco_wins - win_six, tie, punto_wins])
-    return _rows(("win-with-6", "win-other", "tie", "lose"), states, per_coup, rules)
+    per_coup = np.column_stack([*wins, tie, punto_wins])
+    names = (*(f"win-with-{total}" for total in range(1, 10)), "tie", "lose")
+    return _rows(names, states, per_coup, rules)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
@@ -137,7 +140,19 @@ async def set_language(body: LangIn, player: SignedIn, casino: CasinoDep) -> dic
     return answer
 
 
+@functools.cache
+def _words_body() -> tuple[bytes, str]:
+    """The words as JSON once, with their ETag (a digest: it changes when a word does)."""
+    body = json.dumps(all_words(), ensure_ascii=False, separators=(",", ":")).encode()
+    return body, f'"{hashlib.sha256(body).hexdigest()[:20]}"'
+
+
 @router.get("/words", response_model=dict[str, dict[str, str]])
-async def words() -> dict[str, dict[str, str]]:
-    """Every word of the table in every language (bet names, refusals)."""
-    return all_words()
+async def words(request: Request) -> Response:
+    """Every word of the table in every language (bet names, refusals), with an ETag: a page
+    that has them asks again with ``If-None-Match`` and gets a bodiless 304."""
+    body, etag = _words_body()
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    if etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type="application/json", headers=headers)

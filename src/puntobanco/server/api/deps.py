@@ -1,8 +1,9 @@
 """What every endpoint shares: the casino, who is signed in, the language, and error answers.
 
 Errors answer ``{"error": {"code", "message"}}`` with the status of ``messages.status_of``; the
-message is in the caller's language: ``?lang=``, else the signed-in player's, else the first
-supported ``Accept-Language`` tag, else French.
+message is in the caller's language: ``?lang=``, else a sign-up's own ``lang``, else the first
+supported ``Accept-Language`` tag (the pages send the language they show), else the signed-in
+player's stored language, else French.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from puntobanco.server.api.guard import Guards, TooManyRequests
+from puntobanco.server.api.guard import Guards, TooManyRequests, asked_lang
+from puntobanco.server.api.schemas import NUL_IN_BODY
 from puntobanco.server.db import auth
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.db.engine import Database, Gathered
@@ -108,7 +111,8 @@ class TokenLookups(Gathered[str, PlayerInfo]):
             auth.lookup_tokens, tokens=tokens, limits=self.limits))
         due = [token for token, lookup in found.items() if lookup.renew]
         if due:
-            await self.db.run_write(functools.partial(auth.renew_sessions, tokens=due))
+            await self.db.run_write(functools.partial(auth.renew_sessions, tokens=due),
+                                    essential=True)  # in place: written on a short disk too
         return {token: lookup.player for token, lookup in found.items()}
 
 
@@ -165,20 +169,19 @@ Operator = Annotated[PlayerInfo, Depends(operator)]
 
 
 def request_lang(request: Request, player: PlayerInfo | None = None) -> str:
-    """The language to answer in (see the module's docstring)."""
-    asked = request.query_params.get("lang")
-    if asked in LANGUAGES:
+    """The language to answer in (see the module's docstring): what the request asks for wins
+    over the account's stored language (issue 18: the console set to English showed the
+    operator's French)."""
+    chosen = getattr(request.state, "lang", None)  # a sign-up's own ``lang``
+    query = request.query_params.get("lang")
+    if query not in LANGUAGES and chosen in LANGUAGES:
+        return str(chosen)
+    asked = asked_lang(query, request.headers.get("accept-language", ""))
+    if asked is not None:
         return asked
     player = player or getattr(request.state, "player", None)
     if player is not None:
         return player.lang
-    chosen = getattr(request.state, "lang", None)  # a sign-up's own ``lang``
-    if chosen in LANGUAGES:
-        return str(chosen)
-    for part in request.headers.get("accept-language", "").split(","):
-        tag = part.split(";")[0].strip().lower()[:2]
-        if tag in LANGUAGES:
-            return tag
     return DEFAULT_LANGUAGE
 
 
@@ -207,6 +210,9 @@ async def on_validation_error(request: Request, error: Exception) -> JSONRespons
     if first.get("type") == "json_invalid":  # its location is a position in the text, not a field
         return error_response(request, "bad-request", "The request body is not valid JSON.",
                               key="bad-json")
+    if NUL_IN_BODY in str(first.get("msg", "")):  # schemas.Body: the body's NUL sentence
+        return error_response(request, "bad-request", "A request holds no NUL character.",
+                              key="bad-nul")
     field = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
     return error_response(request, "bad-request", f"The field {field} is not valid.", field=field)
 
@@ -217,5 +223,21 @@ async def on_http_error(request: Request, error: Exception) -> JSONResponse:
             413: "body-too-large"}.get(error.status_code, "bad-request")
     key = "bad-method" if error.status_code == 405 else None
     reason = str(error.detail).strip().rstrip(".") + "."
-    return error_response(request, code, reason, key=key,
-                          status=error.status_code if error.status_code < 500 else 400)
+    answer = error_response(request, code, reason, key=key,
+                            status=error.status_code if error.status_code < 500 else 400)
+    if error.status_code == 405:  # RFC 9110: a 405 says which methods the address takes
+        answer.headers["Allow"] = ", ".join(allowed_methods(request))
+    return answer
+
+
+#: the methods a route of the API may take (``Allow`` is made of those a path's routes take)
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the application takes at the request's path, asked of each
+    route's own ``matches`` (Starlette's own ``Allow`` names only the first route matched, and
+    each method is a route of its own here)."""
+    return [method for method in METHODS
+            if any(route.matches({**request.scope, "method": method})[0] == Match.FULL
+                   for route in request.app.router.routes)]

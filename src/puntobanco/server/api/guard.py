@@ -14,17 +14,22 @@ that defaults to one), and ``docs/server.md`` lists them all in its threat model
 from __future__ import annotations
 
 import asyncio
+import json
 import math
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import parse_qs
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from puntobanco.errors import PuntoBancoError
+from puntobanco.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from puntobanco.server.db.auth import token_hash
+from puntobanco.server.messages import message
 from puntobanco.server.settings import GuardSettings
 
 T = TypeVar("T")
@@ -53,6 +58,13 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"referrer-policy", b"no-referrer"),
     (b"cross-origin-opener-policy", b"same-origin"),
 )
+#: What an answer to a bet carries besides its type and length (issue 21): a bet's answer is
+#: JSON read by ``fetch``, never a document a browser renders or frames, so the document
+#: headers above (CSP, frame options, referrer and opener policies: ~450 bytes) do nothing
+#: there; ``nosniff`` stays, so that it is never taken for anything but JSON.
+JSON_HEADERS: tuple[tuple[bytes, bytes], ...] = ((b"x-content-type-options", b"nosniff"),)
+#: the bet routes (``POST …/bets``, ``…/bets/batch``, ``DELETE …/bets/{bet}``)
+_BET_PATHS = re.compile(r"/api/tables/[^/]+/bets(/[^/]*)?")
 
 
 class BodyTooLarge(HTTPException):
@@ -74,7 +86,8 @@ class TooManyRequests(PuntoBancoError):
 
 class Guard:
     """ASGI middleware: refuses an over-long body before reading it (``Content-Length``) or as
-    soon as it grows past the limit (chunked), and adds the security headers to every answer."""
+    soon as it grows past the limit (chunked), and adds the security headers to every answer
+    (to a bet's answer only :data:`JSON_HEADERS`)."""
 
     def __init__(self, app: ASGIApp, *, max_body: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -89,7 +102,11 @@ class Guard:
             await _refuse_body(send)
             return
         path = str(scope.get("path", ""))
+        if "\x00" in path or b"%00" in scope.get("query_string", b"").lower():
+            await _refuse_nul(scope, send)  # no database is asked about a NUL (issue 18)
+            return
         csp = DOCS_CSP if path.startswith(_DOCS_PATHS) else PAGE_CSP
+        added = JSON_HEADERS if _BET_PATHS.fullmatch(path) else SECURITY_HEADERS
         received = 0
 
         async def limited_receive() -> Message:
@@ -105,9 +122,8 @@ class Guard:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
-                headers += [(name, value) for name, value in SECURITY_HEADERS
-                            if name not in present]
-                if b"content-security-policy" not in present:
+                headers += [(name, value) for name, value in added if name not in present]
+                if added is SECURITY_HEADERS and b"content-security-policy" not in present:
                     headers.append((b"content-security-policy", csp.encode()))
                 message = {**message, "headers": headers}
             await send(message)
@@ -123,6 +139,38 @@ async def _refuse_body(send: Send) -> None:
                (b"content-security-policy", PAGE_CSP.encode())]
     await send({"type": "http.response.start", "status": 413, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _refuse_nul(scope: Scope, send: Send) -> None:
+    """A 400 ``bad-request`` for a NUL character in the path or the query (PostgreSQL refuses
+    it in text, and no name, id or word of the API holds one), in the request's language."""
+    headers = dict(scope["headers"])
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    lang = asked_lang(query.get("lang", [None])[0],
+                      headers.get(b"accept-language", b"").decode("latin-1")) or DEFAULT_LANGUAGE
+    text = message("bad-nul", lang, "A request holds no NUL character.")
+    body = json.dumps({"error": {"code": "bad-request", "message": text}},
+                      ensure_ascii=False).encode()
+    await send({"type": "http.response.start", "status": 400, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+        *SECURITY_HEADERS, (b"content-security-policy", PAGE_CSP.encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def asked_lang(query: str | None, accept_language: str) -> str | None:
+    """The language a request asks for: ``?lang=``, else the first supported tag of
+    ``Accept-Language`` (the page sends its chosen language there), else ``None``.
+
+    >>> asked_lang(None, "de-CH, it;q=0.8"), asked_lang("es", "it"), asked_lang("xx", "")
+    ('it', 'es', None)
+    """
+    if query in LANGUAGES:
+        return query
+    for part in accept_language.split(","):
+        tag = part.split(";")[0].strip().lower()[:2]
+        if tag in LANGUAGES:
+            return tag
+    return None
 
 
 class RateLimit:

@@ -12,14 +12,23 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from puntobanco.cards import composition_of, full_composition
 from puntobanco.errors import PuntoBancoError, RuleSetError
 from puntobanco.physical import PhysicalShoe
 from puntobanco.rules import RuleSet
-from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator, forget_sessions
-from puntobanco.server.api.schemas import ERRORS, CreditIn, Id, Lang, TableItem
+from puntobanco.server.api.deps import CasinoDep, Operator, forget_sessions
+from puntobanco.server.api.schemas import (
+    ERRORS,
+    CreditIn,
+    Id,
+    IdempotencyKey,
+    Lang,
+    Offset,
+    TableItem,
+)
 from puntobanco.server.db import admin, audit, ledger
 from puntobanco.server.hold import exposure
 from puntobanco.server.live.casino import Casino
@@ -103,7 +112,7 @@ class LiveTable(BaseModel):
 async def players(casino: CasinoDep, _operator: Operator, response: Response,
                   q: Annotated[str | None, Query(max_length=32)] = None,
                   limit: Annotated[int, Query(ge=1, le=500)] = 200,
-                  offset: Annotated[int, Query(ge=0)] = 0) -> list[dict[str, Any]]:
+                  offset: Offset = 0) -> list[dict[str, Any]]:
     """Players by id, those whose name contains ``q`` (ignoring case); the header
     ``X-Total-Count`` says how many match."""
     total, found = await casino.db.run_read(
@@ -127,11 +136,18 @@ async def history(player_id: Id, casino: CasinoDep, _operator: Operator,
 
 
 @router.post("/players/{player_id}/credit", response_model=dict[str, PlayerAdminOut])
-async def credit(player_id: Id, body: CreditIn, casino: CasinoDep,
-                 operator: Operator) -> dict[str, Any]:
-    """Credit play money to a player's wallet (a ledger transaction from the issuer)."""
+async def credit(player_id: Id, body: CreditIn, casino: CasinoDep, operator: Operator,
+                 idempotency_key: IdempotencyKey = None) -> dict[str, Any]:
+    """Credit play money to a player's wallet (a ledger transaction from the issuer). With an
+    ``Idempotency-Key`` header (or ``idempotency_key`` in the body), a retried request is
+    answered as the first was and credits nothing (the console sends one per click)."""
+    key = idempotency_key or body.idempotency_key
+    fingerprint = f"credit:{player_id}:{body.amount}"
 
-    def write(session: Session) -> dict[str, Any]:
+    def write(session: Session) -> tuple[dict[str, Any], bool]:
+        if key is not None and (stored := admin.operator_answer(
+                session, operator.id, key, fingerprint)) is not None:
+            return stored, False
         if admin.player_row(session, player_id).role != "player":  # issue 17
             raise PuntoBancoError("Only a player's account bets and holds money.",
                                   code="not-a-player")
@@ -142,23 +158,29 @@ async def credit(player_id: Id, body: CreditIn, casino: CasinoDep,
         audit.record(session, operator_id=operator.id, action="player-credit",
                      target_kind="player", target_id=player_id, before={"balance": before},
                      after={"balance": moved.target_balance, "amount": body.amount})
-        return {"player": admin.one_player(session, player_id)}
+        answer = {"player": admin.one_player(session, player_id)}
+        if key is not None:
+            admin.store_operator_answer(session, operator.id, key, fingerprint, answer)
+        return answer, True
 
-    answer = await casino.db.run_write(write)
-    casino.tell_player(player_id, Balance(reason="credit", amount=body.amount,
-                                          balance=answer["player"]["balance"]))
+    try:
+        answer, credited = await casino.db.run_write(write)
+    except IntegrityError:  # the same key, sent at the same moment: the first one's answer
+        answer, credited = await casino.db.run_write(write)
+    if credited:
+        casino.tell_player(player_id, Balance(reason="credit", amount=body.amount,
+                                              balance=answer["player"]["balance"]))
     return answer
 
 
 @router.post("/players/{player_id}/suspend", response_model=PlayerChangeOut)
-async def suspend(player_id: Id, casino: CasinoDep, operator: Operator,
-                  guards: GuardsDep) -> dict[str, Any]:
+async def suspend(player_id: Id, casino: CasinoDep, operator: Operator) -> dict[str, Any]:
     """Suspend a player: every session ends (its open sockets are closed), sign-in and bets are
     refused, and bets on a round still open for betting are given back (bets already closed
     stand and are settled)."""
     await _set_suspended(casino, operator.id, player_id, True)
     forget_sessions(casino, player_id)
-    guards.sockets.end_sessions(player_id)
+    casino.end_sessions(player_id)  # its sockets, on every process (the log-out's relay)
     refunded = 0
     dealers = list(casino.dealers.values())
     casino.bar(player_id, True)  # barred everywhere at once (every process), then refunds

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query
 from sqlalchemy import select
 
 from puntobanco.server.api.deps import CasinoDep, MaybePlayer, SignedIn
-from puntobanco.server.api.schemas import ERRORS, CoupOut, Id, ShoeOut
+from puntobanco.server.api.schemas import ERRORS, CoupOut, Id, ShoeOut, row_id
 from puntobanco.server.db import dealing, recall
 from puntobanco.server.db.models import CoupRecord, ShoeRecord
 from puntobanco.server.messages import NotFound
@@ -61,7 +61,9 @@ async def table_shoe(table: Annotated[str, Path(min_length=1, max_length=255)],
                      shoe_no: Annotated[int, Path(ge=1, le=2_147_483_647)],
                      casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
     """A table's shoe by the number the page shows (``table``: its name or id)."""
-    found = await casino.db.run_read(lambda s: recall.table_shoe_json(s, table, shoe_no))
+    table_id = row_id(table)
+    found = await casino.db.run_read(
+        lambda s: recall.table_shoe_json(s, table, shoe_no, table_id=table_id))
     if found is None:
         raise NotFound(f"Table {table} has no shoe {shoe_no}.")
     return await _with_record(found, casino, player)

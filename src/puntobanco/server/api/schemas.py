@@ -4,17 +4,36 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import Header, Path
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Header, Path, Query
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from puntobanco.rules import MAX_STAKE
 
-Cents = Annotated[int, Field(strict=True)]
+#: One stake, in a single bet or in a batch: checked alike (issue 18).
+Stake = Annotated[int, Field(strict=True, le=MAX_STAKE)]
 Lang = Literal["fr", "it", "es", "en"]
 #: Ids are the database's INTEGER columns (32 bits on PostgreSQL): a larger one is a 400, not a
 #: database error (issue 9).
 MAX_ID = 2**31 - 1
 Id = Annotated[int, Path(ge=1, le=MAX_ID)]
+#: A row count to skip (bounded as ids are: no database is asked to skip 2⁶³ rows).
+Offset = Annotated[int, Query(ge=0, le=MAX_ID)]
+
+
+def row_id(text: str) -> int | None:
+    """The row id a name-or-id path parameter names, or ``None`` when it names none: ASCII
+    digits only (``"²".isdigit()`` is true, ``int("²")`` fails), 1 to :data:`MAX_ID` (a larger
+    one is no INTEGER column's). The one parser of such parameters (issue 18).
+
+    >>> row_id("12"), row_id("0"), row_id("²"), row_id("2147483648"), row_id("99999999999999999999")
+    (12, None, None, None, None)
+    """
+    if not text.isascii() or not text.isdigit() or len(text) > 10:
+        return None
+    number = int(text)
+    return number if 1 <= number <= MAX_ID else None
+
+
 #: Printable ASCII only: no NUL byte (PostgreSQL refuses it in text) nor control character.
 PRINTABLE = r"^[\x20-\x7e]+$"
 #: A withdrawal's idempotency key travels in a header (DELETE has no body).
@@ -22,8 +41,49 @@ IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", min_lengt
                                               max_length=100, pattern=PRINTABLE)]
 
 
+#: the words of a body's NUL refusal, by which the error answer recognises it
+NUL_IN_BODY = "holds a NUL character"
+
+
+def nul_field(data: Any, where: str = "") -> str | None:
+    """The first field of a JSON value with a NUL character in its text or a key, or ``None``.
+
+    PostgreSQL refuses NUL in text and bcrypt in a password: such a body is a 400 naming the
+    field, never a database error (issue 18).
+
+    >>> nul_field({"name": "ok", "rules": {"a\\x00": 1}}), nul_field(["a", "b\\x00"]), nul_field(3)
+    ('rules.a\\x00', '1', None)
+    """
+    if isinstance(data, str):
+        return where or "body" if "\x00" in data else None
+    if isinstance(data, dict):
+        for key, value in data.items():
+            field = f"{where}.{key}" if where else str(key)
+            if "\x00" in str(key):
+                return field
+            found = nul_field(value, field)
+            if found is not None:
+                return found
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found = nul_field(value, f"{where}.{index}" if where else str(index))
+            if found is not None:
+                return found
+    return None
+
+
 class Body(BaseModel):
+    """Every request body: no field it does not know, no NUL character anywhere in it."""
+
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        field = nul_field(data)
+        if field is not None:
+            raise ValueError(f"the field {field} {NUL_IN_BODY}")
+        return data
 
 
 class SignupIn(Body):
@@ -43,8 +103,7 @@ class LangIn(Body):
 
 class BetIn(Body):
     bet: str = Field(description="punto, banco, egalite, lion-punto or lion-banco")
-    stake: Annotated[int, Field(strict=True, le=MAX_STAKE)] = Field(
-        description="cents to add to the bet")
+    stake: Stake = Field(description="cents to add to the bet")
     idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
                                           pattern=PRINTABLE)] | None = None
     coup_id: Annotated[int, Field(strict=True, ge=1, le=MAX_ID)] | None = Field(
@@ -53,8 +112,9 @@ class BetIn(Body):
 
 
 class BetsIn(Body):
-    bets: Annotated[dict[str, Cents], Field(min_length=1, max_length=5)] = Field(
-        description="bet kind -> cents to add; all placed or none")
+    bets: Annotated[dict[str, Stake], Field(min_length=1, max_length=5)] = Field(
+        description="bet kind -> cents to add; all placed or none; each box named once "
+                    "(an alias and its name are one box: duplicate-bet)")
     idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
                                           pattern=PRINTABLE)] | None = None
     coup_id: Annotated[int, Field(strict=True, ge=1, le=MAX_ID)] | None = Field(
@@ -75,6 +135,9 @@ class RulesIn(Body):
 
 class CreditIn(Body):
     amount: Annotated[int, Field(strict=True, ge=1, le=100_000_000)]
+    idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
+                                          pattern=PRINTABLE)] | None = Field(
+        default=None, description="as the Idempotency-Key header: a retry credits nothing")
 
 
 class PlayerOut(BaseModel):
@@ -112,11 +175,14 @@ class OutOfServiceOut(BaseModel):
 class Rules(BaseModel):
     decks: int
     drawing: str
-    tie_pays: int
+    #: Pays: a whole number, or exact text such as "1.5" (-1: the row loses).
+    tie_pays: int | str
     banco_payout: str
     commission: str
-    lion_paytable: list[int]
-    lion_natural_pays: int
+    banco_reduced_pays: dict[str, int | str]
+    lion_paytable: list[int | str]
+    lion_natural_pays: int | str
+    lion_natural_tie_pays: int | str
     chip_unit: int
     cut_card: int
     limits: dict[str, list[int]]
@@ -139,6 +205,11 @@ class TableItem(BaseModel):
     spots: int
     paused: bool = Field(default=False, description="paused by the operator (docs/operator.md)")
     dealing: Literal["server", "dealer"] = "server"
+    betting_seconds: int | float | None = Field(
+        default=None, description="the betting window the table deals now (seconds)")
+    betting_seconds_fixed: bool = Field(
+        default=False, description="the window is fixed by `serve --betting-seconds`, not by the "
+        "table's settings")
 
 
 class ShoeInfo(BaseModel):
@@ -211,6 +282,12 @@ class RoadOut(BaseModel):
     natural: bool
 
 
+class DatabaseOut(BaseModel):
+    available: bool
+    code: Literal["database-unavailable", "storage-full"] | None
+    since: int | None = Field(description="epoch ms: unavailable since")
+
+
 class SnapshotOut(BaseModel):
     id: int
     name: str
@@ -232,6 +309,9 @@ class SnapshotOut(BaseModel):
     balance: int | None = Field(default=None, description="the caller's wallet (signed in)")
     paused: bool = False
     dealing: Literal["server", "dealer"] = "server"
+    database: DatabaseOut | None = Field(
+        default=None, description="betting stopped by the database (issue 22): the socket's "
+        "`database` message")
 
 
 class BetOut(BaseModel):
@@ -310,4 +390,5 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": text} for status, text in (
         (400, "malformed request"), (401, "not signed in"), (403, "not allowed"),
         (404, "not found"), (409, "conflict with the table's state"),
-        (413, "body too large"), (422, "refused (bet, rules)"), (429, "rate limited"))}
+        (413, "body too large"), (422, "refused (bet, rules)"), (429, "rate limited"),
+        (503, "the database is away or its disk full: retry after Retry-After (issue 22)"))}

@@ -10,7 +10,10 @@ from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
-from puntobanco.server.api.deps import CasinoDep, GuardsDep, MaybePlayer, Operator, SignedIn
+from puntobanco.server.api import outage
+from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator, SignedIn
+from puntobanco.server.api.fastbets import batch_stakes
+from puntobanco.server.api.outage import PlayerIfReachable
 from puntobanco.server.api.schemas import (
     ERRORS,
     BetIn,
@@ -46,13 +49,16 @@ async def out_of_service(casino: CasinoDep, _operator: Operator) -> list[dict[st
 
 
 @router.get("/{table_id}", response_model=SnapshotOut)
-async def snapshot(table_id: Id, casino: CasinoDep, player: MaybePlayer) -> dict[str, Any]:
-    """Everything a (re)connecting page needs; also wakes an idle dealer for a round."""
+async def snapshot(table_id: Id, casino: CasinoDep, player: PlayerIfReachable
+                   ) -> dict[str, Any]:
+    """Everything a (re)connecting page needs; also wakes an idle dealer for a round. While
+    the database is away the snapshot is still served, from memory, without the wallet."""
     dealer = casino.dealer(table_id)
     dealer.poke()
     if player is None:
         return dealer.snapshot(None)
-    balance = await casino.db.run_read(lambda s: ledger.wallet_balance(s, player.id))
+    balance = await outage.unless_away(
+        casino.db.run_read(lambda s: ledger.wallet_balance(s, player.id)))
     return {**dealer.snapshot(player.id), "balance": balance}
 
 
@@ -72,11 +78,12 @@ async def place_bets(table_id: Id, body: BetsIn, casino: CasinoDep, player: Sign
                      guards: GuardsDep) -> dict[str, Any]:
     """Several stakes at once, all or nothing (the page's repeat and double): each is checked
     as the single bets are, and together against the limits and the balance; one refusal and
-    nothing is placed."""
+    nothing is placed. A batch naming one box twice (``banco`` and ``BANCO``, ``punto`` and
+    ``player``) is refused ``duplicate-bet``: its stakes are never summed before the check."""
     guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
     dealer = casino.dealer(table_id)
-    stakes = [(BetKind.parse(bet), stake) for bet, stake in body.bets.items()]
-    return await dealer.place_bets(player.id, stakes, body.idempotency_key, role=player.role,
+    return await dealer.place_bets(player.id, batch_stakes(body.bets), body.idempotency_key,
+                                   role=player.role,
                                    coup_id=body.coup_id)
 
 

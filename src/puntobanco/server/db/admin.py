@@ -21,11 +21,13 @@ from puntobanco.server.db.models import (
     GameTable,
     LedgerEntry,
     LedgerTransaction,
+    OperatorRequest,
     Player,
     ShoeRecord,
     table_name_key,
 )
 from puntobanco.server.fair import replayed
+from puntobanco.server.messages import IdempotencyConflict
 from puntobanco.server.messages import NotFound as NotFound  # server-only errors: one module
 from puntobanco.server.settings import table_rules_from_json
 
@@ -88,6 +90,29 @@ def set_suspended(session: Session, player_id: int, suspended: bool) -> bool:
 
 def is_suspended(session: Session, player_id: int) -> bool:
     return bool(session.scalars(select(Player.suspended).where(Player.id == player_id)).first())
+
+
+def operator_answer(session: Session, operator_id: int, key: str,
+                    fingerprint: str) -> dict[str, Any] | None:
+    """The stored answer of an operator's earlier request with this idempotency key, or
+    ``None`` when the key is new; the key used for another request is refused."""
+    found = session.execute(select(OperatorRequest.fingerprint, OperatorRequest.response).where(
+        OperatorRequest.operator_id == operator_id,
+        OperatorRequest.idempotency_key == key)).one_or_none()
+    if found is None:
+        return None
+    if found.fingerprint != fingerprint:
+        raise IdempotencyConflict("This idempotency key was already used for another request.")
+    return dict(found.response)
+
+
+def store_operator_answer(session: Session, operator_id: int, key: str, fingerprint: str,
+                          answer: dict[str, Any]) -> None:
+    """Keep a request's answer under its idempotency key, in the request's own transaction
+    (the same key sent at the same moment by two requests: one of them fails to commit)."""
+    session.add(OperatorRequest(operator_id=operator_id, idempotency_key=key,
+                                fingerprint=fingerprint, response=answer))
+    session.flush()
 
 
 def player_json(row: Player, balance: int) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from puntobanco.server.db.models import AuditEntry, GameTable, Player
 #: every action the log knows, as ``GET /api/audit?action=`` spells it
 ACTIONS = ("table-create", "table-rename", "table-rules", "table-pause", "table-resume",
            "player-credit", "player-suspend", "player-unsuspend", "dealer-create",
-           "dealer-tables")
+           "dealer-tables", "operator-password")
 
 
 def record(session: Session, *, operator_id: int, action: str, target_kind: str,

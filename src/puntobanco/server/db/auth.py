@@ -125,7 +125,18 @@ def find_by_username(session: Session, username: str) -> Player | None:
 
 
 def open_session(session: Session, player_id: int) -> str:
-    """A new session token for the player (only its hash is stored)."""
+    """A new session token for the player (only its hash is stored).
+
+    The player's row is locked and its ``suspended`` flag read again in the transaction that
+    writes the session (issue 18): a suspension committed while the password was being checked
+    (bcrypt takes a quarter of a second) refuses the log-in, and one that commits after waits
+    for the lock, then ends this session with the others (:func:`end_sessions`)."""
+    suspended = session.execute(select(Player.suspended).where(Player.id == player_id)
+                                .with_for_update()).scalar_one_or_none()
+    if suspended is None:
+        raise PuntoBancoError("Wrong username or password.", code="bad-credentials")
+    if suspended:
+        raise PuntoBancoError("This account is suspended.", code="account-suspended")
     token = secrets.token_urlsafe(32)
     now = utcnow()
     session.add(LoginSession(player_id=player_id, token_hash=token_hash(token), created_at=now,
@@ -170,14 +181,17 @@ def lookup_token(session: Session, token: str, *, limits: GuardSettings,
 _LOOKUP = (select(LoginSession.token_hash, Player.id, Player.username, Player.role, Player.lang,
                   LoginSession.created_at, LoginSession.last_seen_at)
            .join(Player, Player.id == LoginSession.player_id)
-           .where(LoginSession.token_hash.in_(bindparam("hashes", expanding=True))))
+           .where(LoginSession.token_hash.in_(bindparam("hashes", expanding=True)),
+                  Player.suspended.is_(False)))
 
 
 def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSettings,
                   now: datetime | None = None) -> dict[str, TokenLookup]:
     """:func:`lookup_token` for many tokens in one query (the server gathers the requests of a
     moment): each live session's token → its lookup; unknown, closed or expired ones are left
-    out."""
+    out, and so is every session of a suspended player (issue 18: whatever session a suspension
+    missed, no door opens for it — HTTP, WebSocket, the bet's short way and its group commit
+    all look sessions up here)."""
     hashes = {token_hash(token): token for token in tokens}
     if not hashes:
         return {}

@@ -4,14 +4,18 @@ SQLite runs in WAL mode with a busy timeout, and every *write* transaction start
 ``BEGIN IMMEDIATE`` so that two writers queue for the lock instead of failing when one of them
 upgrades a read lock. Reads use ordinary deferred transactions and never block behind writers.
 Every database call is synchronous and runs on :attr:`Database.executor`, so the asyncio loop
-(the dealers and the WebSockets) never waits on disk.
+(the dealers and the WebSockets) never waits on disk. Each call tells :attr:`Database.health`
+how it ended, and :meth:`Database.watch` probes a database that went away, checkpoints SQLite's
+write-ahead log and watches its disk (``db/health.py``, issue 22).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -20,12 +24,24 @@ from typing import Any, Generic, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 from puntobanco.errors import PuntoBancoError
+from puntobanco.server.db.health import (
+    DISK_SECONDS,
+    PROBE_SECONDS,
+    QUIET_SECONDS,
+    STORAGE_FULL,
+    UNAVAILABLE,
+    WAL_AUTO_PAGES,
+    WAL_KEEP_BYTES,
+    WAL_TRUNCATE_BYTES,
+    Health,
+)
 
 T = TypeVar("T")
 
@@ -52,6 +68,11 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
+        # the log never fills the disk by itself: checkpointed every WAL_AUTO_PAGES pages and
+        # cut back to WAL_KEEP_BYTES after a checkpoint (Database.watch truncates it beyond
+        # WAL_TRUNCATE_BYTES; issue 22)
+        cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTO_PAGES}")
+        cursor.execute(f"PRAGMA journal_size_limit={WAL_KEEP_BYTES}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -101,10 +122,36 @@ def check_database(url: str) -> None:
                               f"{reason}.", code="bad-database") from None
 
 
+#: the advisory lock that serialises migrations on PostgreSQL: the cluster's namespace ("pb",
+#: ``live/cluster.py``) with a key no table has (tables lock their positive id, seeding 0)
+MIGRATION_LOCK = (0x7062, -1)
+
+
 def migrate(url: str) -> None:
-    """Apply every migration up to the newest (``alembic upgrade head``)."""
+    """Apply every migration up to the newest (``alembic upgrade head``).
+
+    On PostgreSQL, processes starting together on one database migrate one after the other
+    (issue 18: two ``serve`` on an empty database both created the schema, and one stopped on a
+    unique constraint): each holds the session-level advisory lock :data:`MIGRATION_LOCK` while
+    it upgrades, so the second finds the schema up to date. SQLite serves one process per file
+    (:func:`hold_sqlite`) and its migrations take the file's write lock.
+    """
     _make_sqlite_directory(url)
-    command.upgrade(alembic_config(url), "head")
+    if backend_of(url) != "postgresql":
+        command.upgrade(alembic_config(url), "head")
+        return
+    engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as lock:
+            lock.execute(text("SELECT pg_advisory_lock(:ns, :key)"),
+                         {"ns": MIGRATION_LOCK[0], "key": MIGRATION_LOCK[1]})
+            try:
+                command.upgrade(alembic_config(url), "head")
+            finally:
+                lock.execute(text("SELECT pg_advisory_unlock(:ns, :key)"),
+                             {"ns": MIGRATION_LOCK[0], "key": MIGRATION_LOCK[1]})
+    finally:
+        engine.dispose()
 
 
 #: SQLite files this process serves: path → (lock file descriptor, holders)
@@ -157,6 +204,14 @@ def release_sqlite(url: str) -> None:
     os.close(fd)  # closing the descriptor releases the lock
 
 
+#: set in a session's ``info`` once it has a connection to the database
+REACHED = "puntobanco.reached"
+
+
+def _reached(session: Session, _transaction: Any, _connection: Any) -> None:
+    session.info[REACHED] = True
+
+
 class Database:
     """Both engines, their session factories and the thread pool the calls run on."""
 
@@ -165,10 +220,15 @@ class Database:
         self.writer, self.reader = make_engines(url)
         self._write_sessions = sessionmaker(self.writer, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.reader, expire_on_commit=False)
+        for sessions in (self._write_sessions, self._read_sessions):
+            # a call that reached the database (not one with nothing to ask): it is reachable
+            event.listen(sessions, "after_begin", _reached)
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="db")
         #: writes have threads of their own: a batch of bets, a close or a settlement never
         #: queues behind a flood of reads (every request's session lookup is one)
         self.write_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="db-write")
+        #: reachable, unreachable or out of space, as this process's calls found it (issue 22)
+        self.health = Health(url)
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -181,24 +241,96 @@ class Database:
         with self._read_sessions() as session, session.begin():
             yield session
 
-    async def run_write(self, work: Callable[[Session], T]) -> T:
-        """Run ``work(session)`` in one write transaction on the database threads."""
+    async def run_write(self, work: Callable[[Session], T], *, essential: bool = False) -> T:
+        """Run ``work(session)`` in one write transaction on the database threads.
+
+        While the disk is short (``storage-full``) only ``essential`` writes are made — the
+        bets already queued, the dealers' closes, settlements, voids and recoveries, which the
+        reserve is kept for; any other write is refused
+        :class:`~puntobanco.server.db.health.DatabaseUnavailable` at once."""
+        if not essential:
+            self.health.check_writes()
         call = functools.partial(self._write_call, work)
-        return await asyncio.get_running_loop().run_in_executor(self.write_executor, call)
+        started = self.health.started()
+        try:
+            result, reached = await asyncio.get_running_loop().run_in_executor(
+                self.write_executor, call)
+        except Exception as error:
+            self.health.failed(error, started)
+            raise
+        if reached:
+            self.health.succeeded(started, write=True)
+        return result
 
     async def run_read(self, work: Callable[[Session], T]) -> T:
-        return await self._run(functools.partial(self._read_call, work))
+        started = self.health.started()
+        try:
+            result, reached = await self._run(functools.partial(self._read_call, work))
+        except Exception as error:
+            self.health.failed(error, started)
+            raise
+        if reached:
+            self.health.succeeded(started)
+        return result
 
-    def _write_call(self, work: Callable[[Session], T]) -> T:
+    def _write_call(self, work: Callable[[Session], T]) -> tuple[T, bool]:
         with self.write() as session:
-            return work(session)
+            return work(session), bool(session.info.get(REACHED))
 
-    def _read_call(self, work: Callable[[Session], T]) -> T:
+    def _read_call(self, work: Callable[[Session], T]) -> tuple[T, bool]:
         with self.read() as session:
-            return work(session)
+            return work(session), bool(session.info.get(REACHED))
 
     async def _run(self, call: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+
+    # --- the watch (issue 22) ------------------------------------------------------------------
+
+    def checkpoint(self) -> tuple[int, int, int]:
+        """``PRAGMA wal_checkpoint(TRUNCATE)`` on SQLite: the log copied into the database and
+        cut to nothing, waiting at most 2 s for readers; SQLite's (busy, log pages,
+        checkpointed pages)."""
+        raw = self.writer.raw_connection()
+        try:
+            cursor = raw.cursor()
+            cursor.execute("PRAGMA busy_timeout=2000")
+            try:
+                cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                busy, pages, done = cursor.fetchone() or (1, -1, -1)
+            finally:
+                cursor.execute("PRAGMA busy_timeout=30000")
+                cursor.close()
+            return int(busy), int(pages), int(done)
+        finally:
+            raw.close()
+
+    def _probe(self, session: Session) -> None:
+        session.execute(text("SELECT 1"))
+
+    async def watch(self) -> None:
+        """Run while the server runs: probe the database while it is away (every
+        ``PROBE_SECONDS``), and on SQLite look at the disk every ``DISK_SECONDS`` —
+        checkpoint and truncate the log when it grew past ``WAL_TRUNCATE_BYTES`` or after a
+        full disk, and refuse new bets while the free space is below the reserve."""
+        health = self.health
+        loop = asyncio.get_running_loop()
+        while True:
+            if health.path is not None:
+                health.look_at_disk()
+                if health.code == STORAGE_FULL or (health.wal_bytes or 0) > WAL_TRUNCATE_BYTES:
+                    started = health.started()
+                    try:
+                        await loop.run_in_executor(self.write_executor, self.checkpoint)
+                        health.checkpoints += 1
+                    except Exception as error:  # a full disk or a database away: said there
+                        health.failed(error, started)
+                    health.look_at_disk()
+                health.disk_state()
+            quiet = health.last_ok is None or time.monotonic() - health.last_ok > QUIET_SECONDS
+            if health.code == UNAVAILABLE or quiet:  # away, or nothing asked it lately
+                with contextlib.suppress(Exception):  # run_read reports how it went
+                    await self.run_read(self._probe)
+            await asyncio.sleep(PROBE_SECONDS if health.code is not None else DISK_SECONDS)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)

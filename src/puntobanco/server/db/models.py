@@ -243,6 +243,25 @@ class BetRequest(Base):
     )
 
 
+class OperatorRequest(Base):
+    """An idempotency key an operator sent with a money action (a credit), and the answer it
+    got: a retried click or request is answered again and moves no money (issue 18)."""
+
+    __tablename__ = "operator_requests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    operator_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    idempotency_key: Mapped[str] = mapped_column(String(100))
+    #: the action, its target and amount: the same key for another action is refused
+    fingerprint: Mapped[str] = mapped_column(String(80))
+    response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("operator_id", "idempotency_key", name="uq_operator_requests_key"),
+    )
+
+
 class SettlementLineRecord(Base):
     """One settled bet, as the core settled it; ``seq`` is its place in the spot's L6 order."""
 

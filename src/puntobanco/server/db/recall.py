@@ -142,14 +142,16 @@ def shoe_json(session: Session, shoe_id: int) -> dict[str, Any] | None:
     }
 
 
-def table_shoe_json(session: Session, table: str, shoe_no: int) -> dict[str, Any] | None:
+def table_shoe_json(session: Session, table: str, shoe_no: int, *,
+                    table_id: int | None = None) -> dict[str, Any] | None:
     """``GET /api/tables/{table}/shoes/{shoe_no}``: a table's shoe by the number the page shows.
 
-    ``table`` is the table's name (any case) or its id.
+    ``table`` is the table's name (any case); ``table_id`` the id it names, if it names one
+    (``api/schemas.row_id``: the route parses it, bounded).
     """
     found = session.scalar(select(GameTable).where(GameTable.name_key == table_name_key(table)))
-    if found is None and table.isdigit():
-        found = session.get(GameTable, int(table))
+    if found is None and table_id is not None:
+        found = session.get(GameTable, table_id)
     if found is None:
         return None
     shoe_id = session.scalar(select(ShoeRecord.id).where(ShoeRecord.table_id == found.id,

@@ -19,6 +19,7 @@ from puntobanco.rules import RuleSet
 from puntobanco.server.db import admin, auth, ledger, store
 from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.engine import Database, backend_of, hold_sqlite, release_sqlite
+from puntobanco.server.db.health import Health
 from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.clock import Clock, WallClock
@@ -87,6 +88,8 @@ class Casino:
         self.cluster: Cluster | None = None
         #: closes a player's open WebSockets in this process (set by the application)
         self.end_player_sockets: EndSockets | None = None
+        #: the database's watch (``Database.watch``: outages probed, SQLite's disk and log)
+        self._watch: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         """Seed an empty database, then start one dealer per table (on PostgreSQL: deal the
@@ -101,6 +104,22 @@ class Casino:
         paused = await self.db.run_read(admin.paused_tables)
         for table_id, name, rules in await self.db.run_read(store.table_rows):
             await self._start_table(table_id, name, rules, paused=table_id in paused)
+        # the database's outages told to every socket here; its disk and log watched (issue 22)
+        self.db.health.listeners.append(self._database_changed)
+        self.db.health.bets_in_play = self.bets_in_play
+        self._watch = asyncio.create_task(self.db.watch(), name="database-watch")
+
+    def _database_changed(self, health: Health) -> None:
+        """Tell every socket of this process that the tables stopped taking bets because of
+        the database, or take them again (each process tells its own sockets)."""
+        text = msg.encode(msg.DatabaseState(**health.state()))
+        for dealer in self.dealers.values():
+            Hub.broadcast_text(dealer.hub, text)
+
+    def bets_in_play(self) -> int:
+        """The bets accepted here and not yet settled or refunded (the disk's reserve)."""
+        return sum(len(bets) for dealer in self.dealers.values()
+                   for bets in dealer.spot_bets().values())
 
     async def _start_table(self, table_id: int, name: str, rules: dict[str, Any], *,
                            paused: bool = False) -> bool:
@@ -159,6 +178,10 @@ class Casino:
         # Each step is bounded: a stop never hangs the process (a dealer's own stop waits
         # ``stop_timeout`` for its coup; whatever is left, the next start or process recovers).
         bound = self.config.stop_timeout + 5
+        if self._watch is not None:
+            self._watch.cancel()
+            await asyncio.gather(self._watch, return_exceptions=True)
+            self.db.health.flush()
         if self.cluster is not None:  # no table taken over while the dealers stop
             await _bounded(self.cluster.stop_campaign(), bound, "taking tables over")
         await _bounded(asyncio.gather(*(dealer.stop() for dealer in self.dealers.values())),

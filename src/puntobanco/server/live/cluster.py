@@ -49,6 +49,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
+from puntobanco.server.db.engine import Database
+from puntobanco.server.db.health import outage_code
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.desk import BetDesk
 from puntobanco.server.live.hub import Client, Hub
@@ -75,6 +77,7 @@ class Member(Protocol):
     """A table's dealer as the cluster drives it (``live/dealer.py`` ``TableDealer``)."""
 
     id: int
+    db: Database
     hub: Hub
     desk: BetDesk
     lock: asyncio.Lock
@@ -424,6 +427,8 @@ class Cluster:
             dealer = self.dealers.get(table)
             if dealer is not None:
                 dealer.demote()
+                # the "database back" line waits for its repair (db/health.py, issue 22)
+                dealer.db.health.dealer_failed(table)
         self.held.clear()
 
     async def _reconnect_locks(self) -> None:
@@ -474,14 +479,20 @@ class Cluster:
                 async with self._notify.transaction(), self._notify.cursor() as cursor:
                     await cursor.executemany("SELECT pg_notify(%s, %s)",
                                              [(CHANNEL, payload) for payload in payloads])
-            except (psycopg.Error, OSError):
-                log.exception("%d relayed event(s) could not be sent", len(items))
+            except (psycopg.Error, OSError) as error:
+                if outage_code(error) is None:
+                    log.exception("%d relayed event(s) could not be sent", len(items))
+                else:  # the database is away: said once by db/health.py (issue 22)
+                    log.info("%d relayed event(s) could not be sent: the database is away",
+                             len(items))
                 self._notify = None
 
     async def _listen_loop(self) -> None:
+        lost = False  # said once per loss, not at each attempt to reconnect (issue 22)
         while not self._closing:
             try:
                 assert self._listen is not None
+                lost = False
                 async for notice in self._listen.notifies():
                     try:
                         await self._received(notice.payload)
@@ -490,9 +501,12 @@ class Cluster:
             except (psycopg.Error, OSError, AssertionError):
                 if self._closing:
                     return
-                log.warning("the cluster's listening connection is lost; reconnecting")
+                if not lost:
+                    log.warning("the cluster's listening connection is lost; reconnecting")
+                lost = True
                 await asyncio.sleep(self.retry_seconds)
                 with contextlib.suppress(psycopg.Error, OSError):
+                    self._listen = None
                     await self._open_listener()
                     for table in self.dealers:  # what was missed meanwhile: a fresh state
                         self.relay(msg.StateWanted(table=table))

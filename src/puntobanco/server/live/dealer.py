@@ -43,6 +43,7 @@ from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError, TableSt
 from puntobanco.rules import Side, hand_total
 from puntobanco.server.db import recall, store
 from puntobanco.server.db.engine import Database
+from puntobanco.server.db.health import outage_code, recovery_counts
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.fair import commitment, new_salt, replayed
@@ -246,8 +247,12 @@ class TableDealer:
                 self.following = True
                 self.desk.close()
                 break
-            except Exception:
-                log.exception("table %s: the dealer failed; resuming from the database", self.id)
+            except Exception as error:
+                if outage_code(error) is not None:  # said once by db/health.py (issue 22)
+                    self.db.health.dealer_failed(self.id)
+                else:
+                    log.exception("table %s: the dealer failed; resuming from the database",
+                                  self.id)
                 failed = True
                 await WallClock().wait(self._stop, 2.0)  # the database's time, not the game's
 
@@ -281,12 +286,13 @@ class TableDealer:
                 return unfenced(session)
             work = fenced
         for attempt in range(DB_RETRIES):
-            try:
-                return await self.db.run_write(work)
-            except OperationalError:
+            try:  # essential: written from the disk's reserve (db/health.py)
+                return await self.db.run_write(work, essential=True)
+            except OperationalError as error:
                 if attempt == DB_RETRIES - 1:
                     raise
-                log.warning("table %s: database busy, retrying", self.id)
+                if outage_code(error) is None:  # an outage is logged once, by db/health.py
+                    log.warning("table %s: database busy, retrying", self.id)
                 await asyncio.sleep(DB_RETRY_SECONDS * (attempt + 1))
         raise AssertionError("unreachable")
 
@@ -311,7 +317,11 @@ class TableDealer:
     async def _recover(self) -> None:
         async with self.lock:
             found = await self._write(lambda s: store.recover(s, self.id))
-            if found.voided or found.settled:
+            if self.db.health.recovering(self.id):  # the "database back" line says it
+                counts = await self.db.run_read(
+                    lambda s: recovery_counts(s, found.voided, found.settled))
+                self.db.health.dealer_recovered(self.id, found.voided, found.settled, *counts)
+            elif found.voided or found.settled:
                 log.warning("table %s: voided rounds %s, settled coups %s left by a stop",
                             self.id, found.voided, found.settled)
             await self._resume(found)
@@ -791,6 +801,7 @@ class TableDealer:
             "betting_seconds": (self.config.betting_seconds if self.config.betting_seconds
                                 is not None else self.betting_seconds),
             "spots": self.spots(), "paused": self.paused, "dealing": self.dealing,
+            "database": self.db.health.state(),  # issue 22: bets stopped by the database
         }
 
     def summary(self) -> dict[str, Any]:
@@ -798,5 +809,11 @@ class TableDealer:
         return {"id": self.id, "name": self.settings.name, "rules": self.shoe_rules,
                 "next_rules": self.settings.rules_json(), "phase": self.view.phase,
                 "players": self.hub.players(), "spots": self.spots(),
-                "paused": self.paused, "dealing": self.dealing}
+                "paused": self.paused, "dealing": self.dealing,
+                # the window the table deals now: ``serve --betting-seconds`` overrides the
+                # settings (the console says so instead of showing the settings' value)
+                "betting_seconds": (self.config.betting_seconds
+                                    if self.config.betting_seconds is not None
+                                    else self.betting_seconds),
+                "betting_seconds_fixed": self.config.betting_seconds is not None}
 

@@ -36,6 +36,7 @@ from puntobanco.errors import BetRefused, PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import Database, Gathered
+from puntobanco.server.db.health import DatabaseUnavailable, outage_code
 from puntobanco.server.live.clock import Clock, WallClock
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import BetTotals, MyBets
@@ -171,7 +172,9 @@ class BetDesk:
 
     def check(self, kind: BetKind, stake: int | None, coup_id: int | None) -> None:
         """The refusals that need neither the database nor a lock (``stake`` ``None``: a
-        withdrawal)."""
+        withdrawal); while the database is away or its disk short, every request
+        (:class:`~puntobanco.server.db.health.DatabaseUnavailable`, issue 22)."""
+        self.db.health.check_bets()
         if (not self.accepting or self.coup_id is None or (
                 self.closes_at is not None and self.clock.now() >= self.closes_at)):
             raise _not_open()
@@ -231,21 +234,26 @@ class BetDesk:
                                           round_no=round_no, rules=rules, ops=kept)
 
         for attempt in range(BATCH_ATTEMPTS):
-            try:
-                written = await self.db.run_write(write)
+            try:  # essential: these requests passed the checks before a disk ran short
+                written = await self.db.run_write(write, essential=True)
                 break
-            except (IntegrityError, OperationalError) as error:
+            except Exception as error:
+                if (code := outage_code(error)) is not None:  # said once by db/health.py
+                    for pending in batch:  # nothing of the batch was written
+                        _answer(pending.future, DatabaseUnavailable(code))
+                    return
+                if not isinstance(error, (IntegrityError, OperationalError)):
+                    log.exception("table %s: a batch of %d bets failed", self.table_id,
+                                  len(ops))
+                    for pending in batch:  # a bug: every request of the batch hears of it
+                        _answer(pending.future, error)
+                    return
                 if attempt == BATCH_ATTEMPTS - 1:
                     log.exception("table %s: a batch of %d bets failed", self.table_id, len(ops))
                     for pending in batch:
                         _answer(pending.future, error)
                     return
                 await asyncio.sleep(0.05 * (attempt + 1))
-            except Exception as error:  # a bug: every request of the batch hears of it
-                log.exception("table %s: a batch of %d bets failed", self.table_id, len(ops))
-                for pending in batch:
-                    _answer(pending.future, error)
-                return
         assert written is not None
         live, results = written
         self.batches += 1

@@ -9,7 +9,7 @@ FastAPI.
 >>> BetsClosed(round_no=3, coup_id=12).model_dump_json()
 '{"type":"bets-closed","round_no":3,"coup_id":12}'
 >>> sorted(MESSAGES)[:3]
-['bet-totals', 'bets-closed', 'card-dealt']
+['bet-accepted', 'bet-refused', 'bet-totals']
 """
 
 from __future__ import annotations
@@ -201,12 +201,45 @@ class Error(Message):
     error: ErrorBody
 
 
+class DatabaseState(Message):
+    """The table stopped taking bets because of the database (``available`` false: it cannot be
+    reached, ``database-unavailable``, or its disk is full, ``storage-full``; ``since`` epoch
+    ms), or takes them again (``available`` true, ``code`` and ``since`` null). The snapshot
+    carries the same object under ``database`` (issue 22, ``docs/server.md``)."""
+
+    type: Literal["database"] = "database"
+    available: bool
+    code: Literal["database-unavailable", "storage-full"] | None
+    since: int | None
+
+
+class BetAccepted(Message):
+    """The answer to a client's ``bet`` message (issue 21): its ``key``, and ``answer``, what
+    the HTTP route answers (``BetOut``, or ``BetsOut`` for a ``bets`` message)."""
+
+    type: Literal["bet-accepted"] = "bet-accepted"
+    key: str
+    answer: Json
+
+
+class BetRefusal(Message):
+    """A client's ``bet`` message refused: its ``key`` (``null`` when it had none), the code
+    and the sentence in the player's language, the HTTP status the route gives the same
+    refusal, and ``retry_after`` (seconds) when the player's bet limit was reached."""
+
+    type: Literal["bet-refused"] = "bet-refused"
+    key: str | None
+    status: int
+    error: ErrorBody
+    retry_after: int | None = None
+
+
 #: every message model by its ``type``
 MESSAGES: dict[str, type[Message]] = {
     model.model_fields["type"].default: model
     for model in (Snapshot, ShoeStarted, RoundOpened, BetTotals, MyBets, BetsClosed, CardDealt,
                   CardCorrected, CoupDealt, Settlement, RoundSettled, RoundVoided, Balance,
-                  ShoeEvent, ShoeFinished, Pong, Error)}
+                  ShoeEvent, ShoeFinished, Pong, Error, DatabaseState, BetAccepted, BetRefusal)}
 
 
 def encode(message: Message) -> str:

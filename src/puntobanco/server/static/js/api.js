@@ -3,7 +3,13 @@
 
 import { lang, t } from "./i18n.js";
 
-const TOKEN_KEY = "pb.token";
+// Each page keeps its own sign-in (issue 18): the player's table under "pb.token", the dealer's
+// page under its own key (setTokenKey), the operator console in op-api.js; a sign-in on one
+// page never opens another.
+let tokenKey = "pb.token";
+
+/** The storage key of this page's session token (the dealer's page sets its own). */
+export function setTokenKey(key) { tokenKey = key; }
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -14,12 +20,12 @@ export class ApiError extends Error {
 }
 
 export function getToken() {
-  return localStorage.getItem(TOKEN_KEY);
+  return localStorage.getItem(tokenKey);
 }
 
 export function setToken(token) {
-  if (token) localStorage.setItem(TOKEN_KEY, token);
-  else localStorage.removeItem(TOKEN_KEY);
+  if (token) localStorage.setItem(tokenKey, token);
+  else localStorage.removeItem(tokenKey);
 }
 
 /** A random UUID, also where crypto.randomUUID is missing (plain http on a LAN address). */
@@ -77,13 +83,36 @@ export const setMyLang = (language) => request("PATCH", "/api/me", { lang: langu
 export const words = () => request("GET", "/api/words");
 export const tables = () => request("GET", "/api/tables");
 export const table = (id) => request("GET", `/api/tables/${id}`);
+// Bets go on the table's WebSocket while it is up (issue 21, docs/api.md "Bets on the socket"):
+// the same body, its idempotency key as the message's key; a refusal is the same ApiError. If
+// the socket goes away before the answer, the same bet (same key) goes over HTTP: a bet the
+// socket had placed is answered as placed, never placed twice.
+let betSocket = null;
+
+/** The TableSocket bets go on (ws.js sets it when its socket is up; null: HTTP). */
+export function setBetSocket(socket, unless = undefined) {
+  if (unless === undefined || betSocket === unless) betSocket = socket;
+}
+
+function sendBet(tableId, path, body) {
+  const socket = betSocket;
+  if (!socket || !socket.isUp() || String(socket.tableId) !== String(tableId)) {
+    return request("POST", path, body);
+  }
+  const { idempotency_key: key, ...rest } = body;
+  return socket.bet({ type: "bet", key, ...rest }).catch((error) => {
+    if (error instanceof ApiError) throw error;
+    return request("POST", path, body);
+  });
+}
+
 // coupId: the coup the player saw open; a bet for a coup already closed is refused, never moved
 export const placeBet = (tableId, bet, stake, coupId = null) =>
-  request("POST", `/api/tables/${tableId}/bets`,
+  sendBet(tableId, `/api/tables/${tableId}/bets`,
     { bet, stake, idempotency_key: uuid(), ...(coupId === null ? {} : { coup_id: coupId }) });
 /** Several stakes at once, all or nothing ({bet: cents}): the repeat and double buttons. */
 export const placeBets = (tableId, bets, coupId = null) =>
-  request("POST", `/api/tables/${tableId}/bets/batch`,
+  sendBet(tableId, `/api/tables/${tableId}/bets/batch`,
     { bets, idempotency_key: uuid(), ...(coupId === null ? {} : { coup_id: coupId }) });
 export const withdrawBet = (tableId, bet) =>
   request("DELETE", `/api/tables/${tableId}/bets/${encodeURIComponent(bet)}`);

@@ -4,6 +4,7 @@
 
 export const DEALER_WORDS = {
   fr: {
+    wrong_role: "Cette page est celle du croupier : connectez-vous avec un compte de croupier.",
     title: "Croupier", signin_title: "Croupier : connexion", username: "Identifiant",
     password: "Mot de passe", signin: "Se connecter", logout: "Déconnexion",
     no_tables: "Aucune table distribuée par un croupier ne vous est attribuée.",
@@ -24,6 +25,7 @@ export const DEALER_WORDS = {
     "bet.lion-punto": "Lion Bonus Punto", "bet.lion-banco": "Lion Bonus Banco",
   },
   it: {
+    wrong_role: "Questa pagina è quella del croupier: accedete con un account da croupier.",
     title: "Croupier", signin_title: "Croupier: accesso", username: "Nome utente",
     password: "Password", signin: "Accedi", logout: "Esci",
     no_tables: "Nessun tavolo distribuito da un croupier vi è assegnato.",
@@ -44,6 +46,7 @@ export const DEALER_WORDS = {
     "bet.lion-punto": "Lion Bonus Punto", "bet.lion-banco": "Lion Bonus Banco",
   },
   es: {
+    wrong_role: "Esta página es la del crupier: inicie sesión con una cuenta de crupier.",
     title: "Crupier", signin_title: "Crupier: acceso", username: "Usuario",
     password: "Contraseña", signin: "Entrar", logout: "Salir",
     no_tables: "No tiene asignada ninguna mesa repartida por un crupier.",
@@ -64,6 +67,7 @@ export const DEALER_WORDS = {
     "bet.lion-punto": "Lion Bonus Punto", "bet.lion-banco": "Lion Bonus Banco",
   },
   en: {
+    wrong_role: "This page is the dealer's: sign in with a dealer account.",
     title: "Dealer", signin_title: "Dealer: sign in", username: "Username",
     password: "Password", signin: "Sign in", logout: "Sign out",
     no_tables: "No hand-dealt table is assigned to you.",

@@ -2,11 +2,15 @@
 // server says what the rules require at each step and refuses, in one sentence, what they do
 // not allow; the page shows both, the hands, the betting state and the shoe.
 
-import { ApiError, getToken, login, me, request, setToken } from "./api.js";
+import { ApiError, getToken, login, logout, me, request, setToken, setTokenKey } from "./api.js";
 import { cardElement } from "./cards.js";
 import { DEALER_WORDS } from "./dealer-words.js";
 import { guessLanguage, lang, setLang } from "./i18n.js";
 import { TableSocket } from "./ws.js";
+
+setTokenKey("pb.dealer.token"); // this page's own sign-in, apart from the player's (issue 18)
+/** The roles this page opens for: a dealer, or the operator (who may drive any such table). */
+const DESK_ROLES = ["dealer", "operator"];
 
 const $ = (id) => document.getElementById(id);
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
@@ -197,13 +201,17 @@ function wire() {
   for (const button of document.querySelectorAll(".langs button")) {
     button.addEventListener("click", () => { setLang(button.dataset.lang); translate(); refresh(); });
   }
-  $("logout").addEventListener("click", signOut);
+  $("logout").addEventListener("click", () => signOut());
   $("table-select").addEventListener("change", () => choose(Number($("table-select").value)));
   $("auth-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
       const answer = await login($("auth-username").value, $("auth-password").value);
       setToken(answer.token);
+      if (!DESK_ROLES.includes(answer.player.role)) {
+        await signOut(w("wrong_role"));
+        return;
+      }
       await start();
     } catch (err) {
       $("auth-error").textContent = err instanceof ApiError ? err.message : String(err);
@@ -212,8 +220,19 @@ function wire() {
   });
 }
 
-function signOut() {
+/** Sign out: the session ends on the server too (POST /api/logout), then the desk closes and the
+ * sign-in form shows, with ``reason`` when there is one (a token of the wrong role). */
+async function signOut(reason = "") {
+  if (getToken()) {
+    try {
+      await logout();
+    } catch {
+      // an ended or unknown session: the token is dropped either way
+    }
+  }
   setToken(null);
+  $("auth-error").textContent = reason;
+  $("auth-error").hidden = !reason;
   if (socket) socket.close();
   socket = null;
   $("desk").hidden = true;
@@ -236,7 +255,11 @@ async function start() {
   try {
     who = await me();
   } catch {
-    signOut();
+    await signOut();
+    return;
+  }
+  if (!DESK_ROLES.includes(who.role)) {
+    await signOut(w("wrong_role"));
     return;
   }
   // the dealer account's language, unless the address asks for another (?lang=)

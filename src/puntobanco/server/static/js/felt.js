@@ -32,15 +32,33 @@ export function chipNode(cents, colour, { small = false } = {}) {
   return chip;
 }
 
+/** A pay as odds: 8 → "8:1", "0.5" → "1:2", "8.5" → "17:2", "1/3" → "1:3". */
+function odds(pay) {
+  const text = String(pay);
+  if (text.includes("/")) return text.replace("/", ":");
+  const value = Number(text);
+  for (let d = 1; d <= 10000; d += 1) {
+    const n = Math.round(value * d);
+    if (Math.abs(n / d - value) < 1e-9) return `${n}:${d}`;
+  }
+  return `${text}:1`;
+}
+
 function paysText(bet, rules) {
   if (bet === "punto") return "1:1";
   if (bet === "banco") {
-    return rules.banco_payout === "commission"
-      ? `1:1 − ${Math.round(Number(rules.commission || 0.05) * 100)} %` : "1:1 · 6 → 1:2";
+    if (rules.banco_payout === "commission") {
+      return `1:1 − ${Math.round(Number(rules.commission || 0.05) * 100)} %`;
+    }
+    // B2: the 6 at 1:2, or a designed table's other reduced totals
+    const reduced = Object.entries(rules.banco_reduced_pays ?? { 6: "0.5" })
+      .map(([total, pay]) => `${total} → ${odds(pay)}`);
+    return ["1:1", ...reduced].join(" · ");
   }
-  if (bet === "egalite") return `${rules.tie_pays ?? 8}:1`;
+  if (bet === "egalite") return odds(rules.tie_pays ?? 8);
   const table = rules.lion_paytable || [20, 8, 4, 4, 2, 1];
-  return `${rules.lion_natural_pays ?? 1}:1 … ${Math.max(...table)}:1`;
+  const most = table.reduce((a, b) => (Number(b) > Number(a) ? b : a));
+  return `${odds(rules.lion_natural_pays ?? 1)} … ${odds(most)}`;
 }
 
 export class Felt {
@@ -59,6 +77,7 @@ export class Felt {
     this.clockOffset = 0;
     this.seconds = 15;
     this.timer = null;
+    this.offline = false;
     this.hands = {};
     this.boxes = {};
     this.build();
@@ -100,8 +119,11 @@ export class Felt {
     for (const bet of BOXES) {
       const box = div(`box box-${bet}${bet.startsWith("lion") ? " box-lion" : ""}`);
       box.dataset.box = bet;
-      box.setAttribute("role", "button");
-      box.tabIndex = 0;
+      // The box's button covers it (its name says the bet, the pays and the stake); the × is
+      // its sibling, never a button inside a button.
+      const hit = document.createElement("button");
+      hit.type = "button";
+      hit.className = "box-hit";
       const name = div("box-name");
       if (bet.startsWith("lion")) {
         name.innerHTML = '<svg class="lion-mark" viewBox="0 0 40 40" aria-hidden="true">'
@@ -128,17 +150,10 @@ export class Felt {
         this.onClear(bet);
       });
       stake.append(chips, clear);
-      box.append(name, pays, limits, stake, mine, others);
+      for (const part of [name, pays, limits, chips, mine, others]) part.setAttribute("aria-hidden", "true");
+      box.append(hit, name, pays, limits, stake, mine, others);
       box.addEventListener("click", () => this.onBox(bet));
-      box.addEventListener("keydown", (event) => {
-        // Only the box itself: Enter or Space on its × (a button inside it) clears, nothing more.
-        if (event.target !== box) return;
-        if (event.key === "Enter" || event.key === " ") {
-          event.preventDefault();
-          this.onBox(bet);
-        }
-      });
-      this.boxes[bet] = { box, name, pays, limits, stake, chips, mine, others, clear };
+      this.boxes[bet] = { box, hit, name, pays, limits, stake, chips, mine, others, clear };
       this.boxRow.append(box);
     }
 
@@ -170,9 +185,11 @@ export class Felt {
     this.overlay = div("outcome-overlay");
     this.overlay.id = "outcome";
     this.overlay.hidden = true;
+    // Over the boxes (closed while a coup is settled), never over the cards or the result.
+    this.boxRow.append(this.overlay);
     // Tab order: chips, then boxes, then controls (the page is read in that order too); the
     // tray is drawn under the boxes by CSS order.
-    root.append(top, this.tray, this.boxRow, this.controls, this.hint, this.overlay);
+    root.append(top, this.tray, this.boxRow, this.controls, this.hint);
   }
 
   /** Which controls can act now: {undo: bool, clear_all: bool, repeat: bool, double: bool}. */
@@ -185,25 +202,32 @@ export class Felt {
   }
 
   setHint(text) {
+    // The hint keeps its line when it has nothing to say: nothing below it moves.
     this.hint.textContent = text || "";
-    this.hint.hidden = !text;
+    this.hint.classList.toggle("off", !text);
   }
 
-  /** The win/loss overlay: the net amount of the coup, a few seconds. */
-  showOutcome(net) {
+  /** The win/loss overlay, a few seconds: the coup's net and what came back, the same figures
+   * as the payouts panel's (a push: "Stake returned", ↩ the stakes, net 0). */
+  showOutcome(net, back) {
     const overlay = this.overlay;
-    this.fillOutcome(net);
+    this.fillOutcome(net, back);
     overlay.hidden = false;
     clearTimeout(this.overlayTimer);
     this.overlayTimer = setTimeout(() => { overlay.hidden = true; }, 3500);
   }
 
-  fillOutcome(net) {
+  fillOutcome(net, back) {
     const kind = net > 0 ? "win" : net < 0 ? "lose" : "even";
     this.overlay.className = `outcome-overlay outcome-${kind}`;
     this.overlay.dataset.net = String(net);
+    this.overlay.dataset.returned = String(back);
+    const netNode = div("outcome-net", formatNet(net, this.lang));
+    netNode.dataset.cents = String(net);
+    const backNode = div("outcome-returned", `↩ ${formatCents(back, this.lang)}`);
+    backNode.dataset.cents = String(back);
     this.overlay.replaceChildren(div("outcome-title", t(kind === "win" ? "ui.you_win"
-      : kind === "lose" ? "ui.you_lose" : "ui.even")), div("outcome-net", formatNet(net, this.lang)));
+      : kind === "lose" ? "ui.you_lose" : "ui.even")), netNode, backNode);
   }
 
   hideOutcome() {
@@ -290,10 +314,14 @@ export class Felt {
     this.tray.setAttribute("aria-label", t("ui.chips"));
     this.controls.setAttribute("aria-label", t("ui.staked"));
     for (const button of this.tray.querySelectorAll(".chip-button")) {
-      button.setAttribute("aria-label", `${t("ui.chip")} ${formatCents(Number(button.dataset.chip), lang)}`);
+      // The name begins with what the chip shows ("1K"), then says it in full.
+      const cents = Number(button.dataset.chip);
+      button.setAttribute("aria-label", `${chipLabel(cents)} · ${t("ui.chip")} ${formatCents(cents, lang)}`);
     }
     for (const name of CONTROLS) this.controlButtons[name].textContent = t(`ui.${name}`);
-    if (!this.overlay.hidden) this.fillOutcome(Number(this.overlay.dataset.net));
+    if (!this.overlay.hidden) {
+      this.fillOutcome(Number(this.overlay.dataset.net), Number(this.overlay.dataset.returned));
+    }
     this.renderStatus();
   }
 
@@ -328,9 +356,9 @@ export class Felt {
       parts.mine.dataset.cents = String(mine);
       parts.others.textContent = total > 0 ? `${t("ui.table_total")} ${formatCents(total, this.lang)}` : "";
       parts.clear.hidden = !(open && mine > 0);
-      const label = [betName(bet), parts.pays.textContent];
+      const label = [betName(bet), parts.pays.textContent, parts.limits.textContent];
       if (mine > 0) label.push(`${t("ui.your_bet")} ${formatCents(mine, this.lang)}`);
-      parts.box.setAttribute("aria-label", label.filter(Boolean).join(", "));
+      parts.hit.setAttribute("aria-label", label.filter(Boolean).join(", "));
     }
   }
 
@@ -378,16 +406,25 @@ export class Felt {
     return Math.max(0, this.deadline - (Date.now() + this.clockOffset));
   }
 
+  /** While the connection is down the felt says so (never "Place your bets"). */
+  setOffline(offline) {
+    if (this.offline === offline) return;
+    this.offline = offline;
+    this.renderStatus();
+  }
+
   renderStatus() {
     const phase = this.phase;
     const words = {
       open: t("place_bets"), closed: t("no_more_bets"), dealt: t("ui.dealing"),
       settled: t("ui.waiting"), idle: t("ui.waiting"), void: t("ui.waiting"),
     };
-    this.status.textContent = words[phase] ?? "";
+    this.status.textContent = this.offline ? t("ui.offline_short") : words[phase] ?? "";
     this.status.dataset.phase = phase;
-    const open = phase === "open" && this.deadline;
-    this.countdown.hidden = !open;
+    this.status.dataset.offline = String(this.offline);
+    const open = phase === "open" && this.deadline && !this.offline;
+    // Hidden, not removed: the countdown's slot keeps its size (the layout does not move).
+    this.countdown.classList.toggle("off", !open);
     if (open) {
       const ms = this.remainingMs();
       const secs = Math.ceil(ms / 1000);
@@ -440,6 +477,12 @@ export class Felt {
     revealCard(node, card);
     // Each side's total counts the cards shown so far; a side with no card yet shows none.
     this.hands[side].total.textContent = String(side === "punto" ? puntoTotal : bancoTotal);
+  }
+
+  /** A card-corrected message: the dealer's mistyped card replaced, face up, in its place. */
+  correctCard(side, position, card, puntoTotal, bancoTotal) {
+    this.slot(side, position).replaceChildren(cardElement(card));
+    this.setTotals(puntoTotal, bancoTotal);
   }
 
   setTotals(puntoTotal, bancoTotal) {

@@ -1,6 +1,7 @@
 // Hold against the theoretical house edge over time, drawn as SVG (no library): the cumulative
-// hold after each point (a shoe or a day), the cumulative theoretical edge, and its 95 % band
-// (edge ± 1.96 · sd / handle, docs/operator.md). Pure: rows in, an SVG string out.
+// hold after each point (a shoe or a day), the cumulative theoretical edge, and its 95 % band:
+// the server's cumulative_band (from the distribution of the win, docs/operator.md), or
+// edge ± 1.96 · sd / handle for a row without one. Pure: rows in, an SVG string out.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const Z95 = 1.959964;
@@ -17,7 +18,8 @@ export function holdSeries(rows) {
     variance += row.sd * row.sd;
     const edge = expected / handle;
     const half = (Z95 * Math.sqrt(variance)) / handle;
-    points.push({ label: row.label, hold: win / handle, edge, low: edge - half, high: edge + half });
+    const [low, high] = row.cumulative_band ?? [edge - half, edge + half];
+    points.push({ label: row.label, hold: win / handle, edge, low, high });
   }
   return points;
 }
@@ -34,10 +36,13 @@ function niceStep(span) {
  *  keeps its size); ``words`` names the legend's three items, ``format`` writes a ratio. */
 export function holdChartSvg(points, { width = 720, height = 280, words = {},
   format = (ratio) => `${(ratio * 100).toFixed(1)} %` } = {}) {
-  const pad = { left: 64, right: 24, top: 30, bottom: 34 };
+  // A narrow chart (a phone) puts its legend's three items one under the other: none is cut.
+  const stacked = width < 600;
+  const pad = { left: 64, right: 24, top: stacked ? 58 : 30, bottom: 34 };
   const w = width - pad.left - pad.right;
   const h = height - pad.top - pad.bottom;
-  const head = `<svg xmlns="${SVG_NS}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" class="hold-chart" role="img">`;
+  const label = [words.hold ?? "hold", words.edge ?? "edge", words.band ?? "95 %"].join(" · ");
+  const head = `<svg xmlns="${SVG_NS}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" class="hold-chart" role="img" aria-label="${esc(label)}">`;
   if (!points.length) {
     return `${head}<text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="chart-empty">${esc(words.empty ?? "—")}</text></svg>`;
   }
@@ -81,8 +86,9 @@ export function holdChartSvg(points, { width = 720, height = 280, words = {},
   });
   const legend = [["hold", words.hold ?? "hold"], ["edge", words.edge ?? "edge"], ["band", words.band ?? "95 %"]];
   legend.forEach(([cls, text], i) => {
-    const lx = pad.left + i * 170;
-    parts.push(`<rect class="key key-${cls}" x="${lx}" y="8" width="14" height="10"/><text class="legend" x="${lx + 20}" y="17">${esc(text)}</text>`);
+    const lx = stacked ? pad.left : pad.left + i * 170;
+    const ly = stacked ? 6 + i * 15 : 8;
+    parts.push(`<rect class="key key-${cls}" x="${lx}" y="${ly}" width="14" height="10"/><text class="legend" x="${lx + 20}" y="${ly + 9}">${esc(text)}</text>`);
   });
   parts.push("</svg>");
   return parts.join("");

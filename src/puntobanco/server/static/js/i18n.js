@@ -24,6 +24,13 @@ const PAGE_WORDS = {
     "ui.idle": "Table au repos", "ui.of": "sur",
     "ui.undo": "Annuler", "ui.clear_all": "Tout retirer", "ui.repeat": "Répéter", "ui.double": "Doubler",
     "ui.staked": "Misé", "ui.offline": "Serveur injoignable : rien n'a été envoyé. Reconnexion en cours…",
+    "ui.card_corrected": "Carte corrigée : {was} → {card}", "ui.round_voided": "Coup annulé par le croupier.",
+    "ui.offline_short": "Hors ligne", "ui.maximum": "maximum {amount}", "ui.asked": "mise {amount}",
+    "ui.capped": "{placed} placés au lieu de {chip} : {box} accepte au plus {max}.",
+    "ui.at_maximum": "{box} est à son maximum ({max}).",
+    "ui.db_paused": "La table est en pause : {why}. Les mises reprendront d'elles-mêmes.",
+    "ui.db_unavailable": "la base de données est injoignable", "ui.db_full": "le disque de la base de données est plein",
+    "ui.wrong_role": "Cette table est celle des joueurs : connectez-vous avec un compte de joueur.",
     "ui.lost": "Connexion perdue, reconnexion dans {s} s…", "ui.reconnected": "Reconnecté",
     "ui.voided": "Coup annulé : {amount} rendus sur votre solde.", "ui.credited": "{amount} crédités sur votre solde.",
     "ui.minimum": "minimum {amount}", "ui.you_win": "Gagné", "ui.you_lose": "Perdu", "ui.even": "Mise rendue",
@@ -55,6 +62,13 @@ const PAGE_WORDS = {
     "ui.idle": "Tavolo fermo", "ui.of": "su",
     "ui.undo": "Annulla", "ui.clear_all": "Ritira tutto", "ui.repeat": "Ripeti", "ui.double": "Raddoppia",
     "ui.staked": "Puntato", "ui.offline": "Server irraggiungibile: non è stato inviato nulla. Riconnessione…",
+    "ui.card_corrected": "Carta corretta: {was} → {card}", "ui.round_voided": "Colpo annullato dal croupier.",
+    "ui.offline_short": "Non in linea", "ui.maximum": "massimo {amount}", "ui.asked": "puntata {amount}",
+    "ui.capped": "Puntati {placed} invece di {chip}: {box} accetta al massimo {max}.",
+    "ui.at_maximum": "{box} è al massimo ({max}).",
+    "ui.db_paused": "Il tavolo è in pausa: {why}. Le puntate riprenderanno da sole.",
+    "ui.db_unavailable": "il database non è raggiungibile", "ui.db_full": "il disco del database è pieno",
+    "ui.wrong_role": "Questo tavolo è dei giocatori: accedete con un account da giocatore.",
     "ui.lost": "Connessione persa, riconnessione tra {s} s…", "ui.reconnected": "Riconnesso",
     "ui.voided": "Colpo annullato: {amount} restituiti sul saldo.", "ui.credited": "{amount} accreditati sul saldo.",
     "ui.minimum": "minimo {amount}", "ui.you_win": "Vinto", "ui.you_lose": "Perso", "ui.even": "Puntata restituita",
@@ -86,6 +100,13 @@ const PAGE_WORDS = {
     "ui.idle": "Mesa en pausa", "ui.of": "de",
     "ui.undo": "Deshacer", "ui.clear_all": "Retirar todo", "ui.repeat": "Repetir", "ui.double": "Doblar",
     "ui.staked": "Apostado", "ui.offline": "Servidor inaccesible: no se envió nada. Reconectando…",
+    "ui.card_corrected": "Carta corregida: {was} → {card}", "ui.round_voided": "Mano anulada por el crupier.",
+    "ui.offline_short": "Sin conexión", "ui.maximum": "máximo {amount}", "ui.asked": "apuesta {amount}",
+    "ui.capped": "Apostados {placed} en lugar de {chip}: {box} admite como máximo {max}.",
+    "ui.at_maximum": "{box} está en su máximo ({max}).",
+    "ui.db_paused": "La mesa está en pausa: {why}. Las apuestas se reanudarán solas.",
+    "ui.db_unavailable": "la base de datos no responde", "ui.db_full": "el disco de la base de datos está lleno",
+    "ui.wrong_role": "Esta mesa es la de los jugadores: inicie sesión con una cuenta de jugador.",
     "ui.lost": "Conexión perdida, reconexión en {s} s…", "ui.reconnected": "Reconectado",
     "ui.voided": "Mano anulada: {amount} devueltos a su saldo.", "ui.credited": "{amount} abonados a su saldo.",
     "ui.minimum": "mínimo {amount}", "ui.you_win": "Gana", "ui.you_lose": "Pierde", "ui.even": "Apuesta devuelta",
@@ -117,6 +138,13 @@ const PAGE_WORDS = {
     "ui.idle": "Table idle", "ui.of": "of",
     "ui.undo": "Undo", "ui.clear_all": "Clear all", "ui.repeat": "Repeat", "ui.double": "Double",
     "ui.staked": "Staked", "ui.offline": "The server cannot be reached: nothing was sent. Reconnecting…",
+    "ui.card_corrected": "Card corrected: {was} → {card}", "ui.round_voided": "Round voided by the dealer.",
+    "ui.offline_short": "Offline", "ui.maximum": "maximum {amount}", "ui.asked": "stake {amount}",
+    "ui.capped": "Placed {placed}, not {chip}: {box} takes at most {max}.",
+    "ui.at_maximum": "{box} is at its maximum ({max}).",
+    "ui.db_paused": "The table has paused: {why}. Betting will resume by itself.",
+    "ui.db_unavailable": "the database cannot be reached", "ui.db_full": "the database's disk is full",
+    "ui.wrong_role": "This table is the players': sign in with a player account.",
     "ui.lost": "Connection lost, reconnecting in {s} s…", "ui.reconnected": "Reconnected",
     "ui.voided": "Round voided: {amount} returned to your balance.", "ui.credited": "{amount} credited to your balance.",
     "ui.minimum": "minimum {amount}", "ui.you_win": "You win", "ui.you_lose": "You lose", "ui.even": "Stake returned",
@@ -207,6 +235,9 @@ export function detailText(detail, language = current) {
   const table = DETAILS[language] || DETAILS.en;
   const margin = /^win-by-(\d)$/.exec(detail || "");
   if (margin) return table["win-by"].replace("{n}", margin[1]);
+  // a Banco win paid other than 1:1: the 6 (B2), or a designed table's other totals
+  const total = /^win-with-(\d)$/.exec(detail || "");
+  if (total) return table["win-with-6"].replace("6", total[1]);
   return table[detail] ?? "";
 }
 

@@ -3,13 +3,16 @@
 // shoe and fairness panels); the views draw, they do not decide.
 
 import * as api from "./api.js";
+import { early } from "./early.js";
 import { verifyShoe } from "./fair.js";
-import { BOXES, Felt } from "./felt.js";
+import { betting } from "./betting.js";
+import { Felt } from "./felt.js";
 import {
   LANGUAGES, betName, guessLanguage, lang, onLangChange, pickLanguage, setLang, setServerWords, t,
   tf, translatePage,
 } from "./i18n.js";
-import { formatCents, formatNet } from "./money.js";
+import { cardLabel } from "./cards.js";
+import { formatCents } from "./money.js";
 import { renderPayouts } from "./payouts.js";
 import { renderRecall } from "./recall.js";
 import { renderRoads } from "./roadview.js";
@@ -43,11 +46,16 @@ const state = {
   voidTold: new Set(), // voided coups already explained
   preview: null, // the road prediction shown ("banco" | "punto" | null)
   wasDown: false,
+  retryAt: 0, // when the socket tries again (the banner counts down to it)
+  database: null, // {code, since} while the server's database is unavailable
+  voidedStakes: 0, // stakes given back on a coup being voided (said with round-voided)
 };
 
 let felt = null;
+let bets = null; // the betting actions (betting.js), made once the felt is
 let messageTimer = null;
 let connectionTimer = null;
+let countdownTimer = null;
 
 const sum = (bets) => Object.values(bets || {}).reduce((total, cents) => total + cents, 0);
 
@@ -95,14 +103,19 @@ function renderPanel() {
 /** The controls, the total staked and the hint, from the state. */
 function renderControls() {
   if (!felt) return;
-  const open = state.phase === "open" && Boolean(state.player) && !state.spectator;
+  // Nothing that needs the server looks usable while the connection is down.
+  const open = state.phase === "open" && Boolean(state.player) && !state.spectator
+    && state.connection === "open" && !state.database;
   const staked = sum(state.myBets);
   felt.setControls({
     undo: open && state.history.length > 0, clear_all: open && staked > 0,
     repeat: open && sum(state.lastBets) > 0, double: open && staked > 0,
   }, staked);
   felt.setHint(state.phase === "open" && open && staked === 0 ? t("ui.select_chip") : "");
+  felt.setOffline(state.connection === "reconnecting");
   $("#spectator").hidden = !state.spectator;
+  // A spectator has no coups of his own: no recall panel (and no signed-in request for it).
+  $(".recall-panel").hidden = !state.player;
 }
 
 function drawRoads() {
@@ -160,7 +173,8 @@ function renderAll() {
   renderShoe();
   renderFair();
   renderSound();
-  if (state.connection === "reconnecting") $("#connection").textContent = t("ui.reconnecting");
+  if (state.connection === "reconnecting") renderReconnecting();
+  renderDatabase();
   $("#username").textContent = state.player ? state.player.username : "";
   const select = $("#table-select");
   for (const option of select.options) {
@@ -216,6 +230,13 @@ async function submitAuth(event) {
     const answer = authMode === "signup"
       ? await api.signup(username, password, lang()) : await api.login(username, password);
     api.setToken(answer.token);
+    if (answer.player.role !== "player") {
+      // a dealer's or the operator's account does not sit at the table (issue 18)
+      await api.logout().catch(() => {});
+      api.setToken(null);
+      error.textContent = t("ui.wrong_role");
+      return;
+    }
     await enter(answer.player);
   } catch (err) {
     error.textContent = err.message;
@@ -234,6 +255,9 @@ async function enter(player) {
   $("#join").hidden = true;
   renderAll();
   await loadTables();
+  // The table has the focus after signing up or in (not <body>): the keyboard starts there.
+  if (document.activeElement === document.body || !document.activeElement
+      || $("#auth").contains(document.activeElement)) $("#felt").focus();
 }
 
 async function doLogout() {
@@ -267,8 +291,12 @@ function fillTableSelect() {
   if (state.tableId !== null) select.value = String(state.tableId);
 }
 
+let tablesAsked = null; // the table list asked for at start, with the words and the player
+
 async function loadTables() {
-  state.tables = await api.tables();
+  const asked = tablesAsked;
+  tablesAsked = null;
+  state.tables = await (asked ? asked.catch(() => api.tables()) : api.tables());
   fillTableSelect();
   const stored = localStorage.getItem("pb.table");
   const chosen = state.tables.find((tb) => String(tb.id) === stored) || state.tables[0];
@@ -302,7 +330,10 @@ function openTable(id) {
   if (table) applyRules(table.rules);
   $("#table-name").textContent = table ? table.name : "";
   const token = state.spectator ? null : api.getToken();
-  state.socket = new TableSocket(id, token, { onMessage: handle, onStatus: connectionStatus });
+  const held = early.socket; // opened by early.js for the last table (taken once)
+  early.socket = null;
+  state.socket = new TableSocket(id, token, { onMessage: handle, onStatus: connectionStatus,
+    early: held });
   state.socket.connect();
   refreshRecall();
 }
@@ -312,16 +343,26 @@ function applyRules(rules) {
   felt.setRules(rules);
 }
 
+/** "Connection lost, reconnecting in 2 s…", counting down to the next try. */
+function renderReconnecting() {
+  const left = Math.max(0, state.retryAt - Date.now());
+  $("#connection").textContent = left >= 500 ? tf("ui.lost", { s: Math.round(left / 1000) })
+    : t("ui.reconnecting");
+}
+
 function connectionStatus(status, delay = 0) {
   state.connection = status;
   document.body.dataset.connection = status;
   const banner = $("#connection");
   clearTimeout(connectionTimer);
+  clearInterval(countdownTimer);
   if (status === "reconnecting") {
     state.wasDown = true;
     banner.className = "connection connection-down";
     banner.hidden = false;
-    banner.textContent = tf("ui.lost", { s: Math.max(1, Math.round(delay / 1000)) });
+    state.retryAt = Date.now() + delay;
+    renderReconnecting();
+    countdownTimer = setInterval(renderReconnecting, 250);
     felt.root.classList.add("offline");
   } else if (status === "open") {
     felt.root.classList.remove("offline");
@@ -344,6 +385,7 @@ function connectionStatus(status, delay = 0) {
 }
 
 async function refreshRecall() {
+  if (!state.player || state.spectator) return; // a spectator has no coups, and no token
   try {
     state.recall = await api.myCoups(20);
   } catch {
@@ -467,8 +509,27 @@ function handTotal(cards) {
   return cards.reduce((sum, c) => sum + value(c), 0) % 10;
 }
 
+/** "The table has paused: the database cannot be reached. …" */
+function pausedText() {
+  const why = state.database && state.database.code === "storage-full" ? "ui.db_full" : "ui.db_unavailable";
+  return tf("ui.db_paused", { why: t(why) });
+}
+
+function renderDatabase() {
+  const banner = $("#paused");
+  banner.hidden = !state.database;
+  banner.textContent = state.database ? pausedText() : "";
+}
+
 const handlers = {
   snapshot: (m) => applySnapshot(m.table),
+  // The server's database is down or full: no bet can be recorded, so none is offered until it
+  // says the database is back (then the banner goes by itself).
+  database: (m) => {
+    state.database = m.available ? null : { code: m.code, since: m.since };
+    renderDatabase();
+    renderControls();
+  },
   "shoe-started": (m) => {
     if (m.rules) applyRules(m.rules); // an operator's new settings start with a new shoe
     state.shoe = { id: m.shoe_id, shoe_no: m.shoe_no, commitment: m.commitment, cards_left: m.cards_left,
@@ -501,6 +562,10 @@ const handlers = {
     felt.setBets(state.myBets, state.totals, state.phase === "open");
   },
   "my-bets": (m) => {
+    // Stakes taken back after betting closed: the round is being voided (round-voided follows).
+    if (state.phase !== "open" && m.coup_id === state.coupId && sum(m.my_bets) === 0) {
+      state.voidedStakes = sum(state.myBets);
+    }
     state.myBets = m.my_bets || {};
     setBalance(m.balance);
     felt.setBets(state.myBets, state.totals, state.phase === "open");
@@ -537,6 +602,33 @@ const handlers = {
     }
     felt.dealCard(m.side, m.position, m.card, m.punto_total, m.banco_total);
   },
+  // A hand-dealt table (docs/dealer.md): the dealer fixed a mistyped card, voided the round, or
+  // the shoe changed (cut card, last coup, counted cards).
+  "card-corrected": (m) => {
+    felt.correctCard(m.side, m.position, m.card, m.punto_total, m.banco_total);
+    const text = tf("ui.card_corrected", { was: cardLabel(m.was), card: cardLabel(m.card) });
+    showMessage(text, "info");
+    announce(text);
+  },
+  "round-voided": (m) => {
+    state.phase = "void"; // a misdeal: the round says so, and the next one opens as usual
+    felt.setPhase("void");
+    felt.clearCards();
+    felt.setBets(state.myBets, state.totals, false);
+    if (state.voidedStakes) {
+      tellVoid(m.coup_id, state.voidedStakes);
+      state.voidedStakes = 0;
+    } else if (!state.voidTold.has(m.coup_id)) {
+      showMessage(t("ui.round_voided"), "info");
+      announce(t("ui.round_voided"));
+    }
+    renderPanel();
+    renderControls();
+  },
+  "shoe-event": (m) => {
+    if (m.shoe) state.shoe = { ...(state.shoe || {}), ...m.shoe };
+    renderShoe();
+  },
   "coup-dealt": (m) => {
     state.lastCoup = m.coup;
     felt.showResult(m.coup);
@@ -554,7 +646,7 @@ const handlers = {
     state.settlement = coup ? { ...m, shoe_no: coup.shoe_no, coup_in_shoe: coup.coup_in_shoe } : m;
     state.settled.add(m.coup_id);
     setBalance(m.balance);
-    feedback(m.lines);
+    bets.feedback(m.lines);
     refreshRecall();
   },
   "round-settled": (m) => {
@@ -584,160 +676,15 @@ const handlers = {
   },
 };
 
-// Issue 17: the hand-dealt table's messages, minimally (a corrected card turned in place, a void
-// round cleared, a shoe event's counts); the WebSocket's pong is ws.js's, an error answers a
-// message this page never sends. tests/server/test_message_clients.py checks this page handles
-// or ignores every type of live/messages.py.
-const IGNORED_MESSAGES = ["pong", "error"];
-Object.assign(handlers, {
-  "card-corrected": (m) => felt.dealCard(m.side, m.position, m.card, m.punto_total, m.banco_total),
-  "round-voided": (m) => {
-    if (m.coup_id !== state.coupId) return;
-    state.phase = "void";
-    felt.clearCards();
-    felt.setPhase("void");
-    renderControls();
-  },
-  "shoe-event": (m) => {
-    if (m.shoe) state.shoe = { ...state.shoe, ...m.shoe };
-    renderShoe();
-  },
-});
+// tests/server/test_message_clients.py checks that this page handles or ignores every type of
+// live/messages.py: ws.js answers the pong and the answers to a bet sent on the socket
+// (bet-accepted, bet-refused); an error answers a message this page never sends.
+const IGNORED_MESSAGES = ["pong", "error", "bet-accepted", "bet-refused"];
 
 function handle(message) {
   const handler = handlers[message.type];
   if (handler) handler(message);
   else if (!IGNORED_MESSAGES.includes(message.type)) console.warn("unknown message", message.type);
-}
-
-// --- bets ------------------------------------------------------------------------------------
-
-/** The win/loss overlay, the chips moving, the tone, the announcement: after a settlement. */
-function feedback(lines) {
-  const net = lines.reduce((total, line) => total + line.net, 0);
-  felt.showOutcome(net);
-  play(net > 0 ? "win" : net < 0 ? "lose" : "chip");
-  const balance = $(".balance-box");
-  for (const line of lines) {
-    const box = felt.boxNode(line.bet);
-    if (line.outcome === "lose") felt.flyChip(box, $("#status"), line.stake);
-    else felt.flyChip(box, balance, line.stake + Math.max(0, line.net));
-  }
-  announce(`${t(net > 0 ? "ui.you_win" : net < 0 ? "ui.you_lose" : "ui.even")} ${formatNet(net, lang())}`);
-}
-
-/** A refusal in words: the server's sentence, with the box's minimum when it is the reason. */
-function refusalText(err, bet) {
-  if (err.code === "below-minimum" && state.rules && bet && state.rules.limits[bet]) {
-    return `${err.message} (${tf("ui.minimum", { amount: formatCents(state.rules.limits[bet][0], lang()) })})`;
-  }
-  return err.message;
-}
-
-/** Whether a bet action may go to the server now; if not, say why (or ask to sign up). */
-function canAct() {
-  if (state.spectator || !state.player) {
-    showAuth("signup");
-    return false;
-  }
-  if (!state.socket || !state.socket.isUp()) {
-    showMessage(t("ui.offline"));
-    return false;
-  }
-  return true;
-}
-
-function applyBets(answer) {
-  state.myBets = answer.my_bets || {};
-  setBalance(answer.balance);
-  felt.setBets(state.myBets, state.totals, state.phase === "open");
-  renderPanel();
-  renderControls();
-}
-
-async function placeChip(bet) {
-  if (!felt.chip || state.tableId === null || !canAct()) return;
-  const stake = felt.chip;
-  try {
-    const answer = await api.placeBet(state.tableId, bet, stake, state.coupId ?? null);
-    felt.flyChip(felt.chipButton(stake), felt.boxNode(bet), stake);
-    state.history.push({ bet, stake });
-    applyBets(answer);
-    felt.flashBox(bet, "placed");
-    play("chip");
-    showMessage("");
-  } catch (err) {
-    felt.flashBox(bet, "refused");
-    showMessage(refusalText(err, bet));
-  }
-}
-
-async function clearBet(bet) {
-  if (!canAct()) return;
-  try {
-    applyBets(await api.withdrawBet(state.tableId, bet));
-    state.history = state.history.filter((chip) => chip.bet !== bet);
-    renderControls();
-    showMessage("");
-  } catch (err) {
-    showMessage(err.message);
-  }
-}
-
-/** Undo the last chip: the bet is taken back and, if more was on it, the rest placed again. */
-async function undo() {
-  const last = state.history.at(-1);
-  if (!last || !canAct()) return;
-  const rest = (state.myBets[last.bet] || 0) - last.stake;
-  try {
-    applyBets(await api.withdrawBet(state.tableId, last.bet));
-    state.history.pop();
-    if (rest > 0) applyBets(await api.placeBet(state.tableId, last.bet, rest));
-    renderControls();
-    showMessage("");
-  } catch (err) {
-    showMessage(refusalText(err, last.bet));
-  }
-}
-
-async function clearAll() {
-  if (!canAct()) return;
-  try {
-    for (const bet of BOXES) {
-      if (state.myBets[bet]) applyBets(await api.withdrawBet(state.tableId, bet));
-    }
-    state.history = [];
-    renderControls();
-    showMessage("");
-  } catch (err) {
-    showMessage(err.message);
-  }
-}
-
-/** Repeat the last coup's bets, or double this coup's: all placed in one request, or none. */
-async function placeAll(bets, refusedBet) {
-  if (!canAct()) return;
-  if (!sum(bets)) {
-    showMessage(t("ui.nothing_to_repeat"));
-    return;
-  }
-  try {
-    const answer = await api.placeBets(state.tableId, bets, state.coupId ?? null);
-    for (const [bet, stake] of Object.entries(answer.placed || bets)) state.history.push({ bet, stake });
-    applyBets(answer);
-    play("chip");
-    showMessage("");
-  } catch (err) {
-    for (const bet of Object.keys(bets)) felt.flashBox(bet, "refused");
-    showMessage(refusalText(err, refusedBet || Object.keys(bets)[0]));
-  }
-}
-
-function control(name) {
-  if (name === "undo") undo();
-  else if (name === "clear_all") clearAll();
-  else if (name === "repeat") placeAll({ ...state.lastBets });
-  else if (name === "double") placeAll({ ...state.myBets });
 }
 
 function renderSound() {
@@ -765,8 +712,10 @@ async function chooseLanguage(code) {
 
 async function boot() {
   setLang(guessLanguage());
-  felt = new Felt($("#felt"), { onBox: placeChip, onClear: clearBet, onChip: () => {},
-    onControl: control });
+  felt = new Felt($("#felt"), { onBox: (bet) => bets.placeChip(bet), onClear: (bet) => bets.clearBet(bet),
+    onChip: () => {}, onControl: (name) => bets.control(name) });
+  bets = betting({ state, felt, showMessage, showAuth, announce, renderPanel, renderControls, setBalance,
+    pausedText });
   onLangChange(() => renderAll());
   for (const button of document.querySelectorAll("[data-lang]")) {
     button.addEventListener("click", () => chooseLanguage(button.dataset.lang));
@@ -792,23 +741,41 @@ async function boot() {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(drawRoads, 150);
   });
+  // The words, the player and the tables were asked for at once by early.js, while the page's
+  // modules loaded (a slow line pays their latency once, early).
+  const wordsAsked = early.words;
+  const meAsked = early.me;
+  tablesAsked = early.tables;
   try {
-    setServerWords(await api.words());
+    setServerWords(await wordsAsked);
   } catch (err) {
     showMessage(err.message);
   }
   renderAll();
   let player = null;
-  if (api.getToken()) {
+  if (meAsked) {
     try {
-      const answer = await api.me();
+      const answer = await meAsked;
       player = answer.player || answer;
     } catch {
       api.setToken(null);
     }
   }
-  if (player) await enter(player);
-  else showAuth();
+  if (player && player.role !== "player") { // this page's key holds players' sessions only
+    await api.logout().catch(() => {});
+    api.setToken(null);
+    player = null;
+  }
+  if (player) {
+    await enter(player);
+  } else {
+    showAuth();
+    if (early.socket) { // opened for a player who is not signed in any more
+      early.socket.release();
+      early.socket.socket.close();
+      early.socket = null;
+    }
+  }
   document.body.dataset.ready = "true";
 }
 

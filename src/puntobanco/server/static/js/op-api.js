@@ -20,8 +20,15 @@ export function setToken(token) {
 let currentLang = "fr";
 export function setApiLang(lang) { currentLang = lang; }
 
-async function send(method, path, body, accept = "application/json") {
-  const headers = { Accept: accept, "Accept-Language": currentLang };
+/** A fresh idempotency key: one per click of a money action, so a retried request credits once.
+ * (crypto.getRandomValues, not randomUUID: the console may be served over plain http.) */
+export function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function send(method, path, body, accept = "application/json", extra = {}) {
+  const headers = { Accept: accept, "Accept-Language": currentLang, ...extra };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const token = getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -42,8 +49,8 @@ async function send(method, path, body, accept = "application/json") {
   return response;
 }
 
-export async function request(method, path, body) {
-  const response = await send(method, path, body);
+export async function request(method, path, body, extra = {}) {
+  const response = await send(method, path, body, "application/json", extra);
   const text = await response.text();
   return text ? JSON.parse(text) : null;
 }
@@ -64,13 +71,17 @@ export const login = (username, password) => request("POST", "/api/login", { use
 export const logout = () => request("POST", "/api/logout");
 export const me = () => request("GET", "/api/me");
 export const liveTables = () => request("GET", "/api/operator/tables");
+// the process's database and disk (issue 22); a 503 still carries the same JSON
+export const health = () => fetch("/healthz", { cache: "no-store" }).then((answer) => answer.json());
+export const tables = () => request("GET", "/api/tables");
 export const createTable = (name, rules, dealing = "server") =>
   request("POST", "/api/tables", { name, rules, dealing });
 export const patchTable = (id, change) => request("PATCH", `/api/tables/${id}`, change);
 export const pauseTable = (id, paused) =>
   request("POST", `/api/tables/${id}/${paused ? "pause" : "resume"}`);
 export const players = (search) => request("GET", `/api/players${q({ q: search })}`);
-export const credit = (id, amount) => request("POST", `/api/players/${id}/credit`, { amount });
+export const credit = (id, amount, key = newKey()) =>
+  request("POST", `/api/players/${id}/credit`, { amount }, { "Idempotency-Key": key });
 export const suspend = (id, suspended) =>
   request("POST", `/api/players/${id}/${suspended ? "suspend" : "unsuspend"}`);
 export const history = (id) => request("GET", `/api/players/${id}/history?limit=50`);
@@ -79,6 +90,8 @@ export const tableReport = (id, from, to) =>
   request("GET", `/api/reports/tables/${id}${q({ from, to })}`);
 export const reportCsvPath = (id, from, to) =>
   `/api/reports/tables${id ? `/${id}` : ""}${q({ from, to, format: "csv" })}`;
+export const playersReport = (from, to) => request("GET", `/api/reports/players${q({ from, to })}`);
+export const playersCsvPath = (from, to) => `/api/reports/players${q({ from, to, format: "csv" })}`;
 export const auditLog = (params) => request("GET", `/api/audit${q(params)}`);
 export const dealers = () => request("GET", "/api/dealers");
 export const createDealer = (username, password, lang) =>

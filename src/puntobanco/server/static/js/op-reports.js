@@ -9,7 +9,8 @@ import { t } from "./op-words.js";
 const $ = (id) => document.getElementById(id);
 const KINDS = ["punto", "banco", "egalite", "lion-punto", "lion-banco"];
 const ACTIONS = ["table-create", "table-rename", "table-rules", "table-pause", "table-resume",
-  "player-credit", "player-suspend", "player-unsuspend", "dealer-create", "dealer-tables"];
+  "player-credit", "player-suspend", "player-unsuspend", "dealer-create", "dealer-tables",
+  "operator-password"];
 let guardCall = (promise) => promise;
 let selected = null; // the table whose report is open
 let chartBy = "shoe";
@@ -21,11 +22,11 @@ const period = () => {
   return [form.from.value || undefined, form.to.value || undefined];
 };
 
-async function saveCsv(tableId) {
+async function saveCsv(tableId, players = false) {
   const [from, to] = period();
-  const blob = await api.download(api.reportCsvPath(tableId, from, to));
-  const link = el("a", { href: URL.createObjectURL(blob),
-    download: `${tableId ? `table-${tableId}` : "tables"}-${from || "all"}-${to || "all"}.csv` });
+  const blob = await api.download(players ? api.playersCsvPath(from, to) : api.reportCsvPath(tableId, from, to));
+  const name = players ? "players-all" : tableId ? `table-${tableId}` : "tables";
+  const link = el("a", { href: URL.createObjectURL(blob), download: `${name}-${from || "all"}-${to || "all"}.csv` });
   document.body.append(link);
   link.click();
   link.remove();
@@ -35,6 +36,7 @@ export function initReports(guard) {
   guardCall = guard;
   $("report-form").addEventListener("submit", (event) => { event.preventDefault(); guard(showReports()); });
   $("room-csv").addEventListener("click", () => guard(saveCsv(null)));
+  $("players-csv").addEventListener("click", () => guard(saveCsv(null, true)));
   $("table-csv").addEventListener("click", () => guard(saveCsv(selected === "room" ? null : selected)));
   for (const button of document.querySelectorAll("#table-report .toggle button")) {
     button.addEventListener("click", () => { chartBy = button.dataset.by; drawTableReport(); });
@@ -57,8 +59,9 @@ const figureCells = (f) => [
   el("td", { class: "num" }, percent(f.theoretical_edge)),
   el("td", { class: "num" }, f.z === null ? "—" : decimal(f.z)),
   el("td", { class: "num" }, f.band ? `${percent(f.band[0], 1)} … ${percent(f.band[1], 1)}` : "—"),
+  el("td", { class: "num" }, f.tail === null || f.tail === undefined ? "—" : percent(f.tail, 2)),
 ];
-const figureHeads = () => ["coups", "bets", "handle", "house_win", "hold", "theoretical", "z", "band"]
+const figureHeads = () => ["coups", "bets", "handle", "house_win", "hold", "theoretical", "z", "band", "tail"]
   .map((k) => el("th", { class: "num" }, t(k)));
 
 export async function showReports() {
@@ -74,8 +77,24 @@ export async function showReports() {
     dataset: { table: "room" }, onclick: () => openRoom(report) },
   el("td", {}, el("b", {}, t("total"))), ...figureCells(report.total), lion(report.total));
   $("report-tables").replaceChildren(head, ...rows, total);
+  await showPlayers(from, to);
   if (selected === "room") openRoom(report);
   else if (selected !== null) await openTable(selected);
+}
+
+/** Per player: the theoretical win comps are based on, average bet, pace and win per drop. */
+async function showPlayers(from, to) {
+  const found = await api.playersReport(from, to);
+  const heads = ["coups", "handle", "house_win", "theo_win", "avg_bet", "coups_per_hour", "win_per_drop"];
+  const rows = found.players.map((p) => el("tr", { dataset: { player: p.player_id } },
+    el("td", {}, p.username), el("td", { class: "num" }, p.coups), el("td", { class: "num" }, money(p.handle)),
+    el("td", { class: `num ${signClass(p.house_win)}` }, money(p.house_win)),
+    el("td", { class: "num" }, money(p.theoretical_win)), el("td", { class: "num" }, money(p.average_bet)),
+    el("td", { class: "num" }, p.coups_per_hour === null ? "—" : decimal(p.coups_per_hour, 0)),
+    el("td", { class: "num" }, percent(p.win_per_drop, 1))));
+  $("report-players").replaceChildren(
+    el("tr", {}, el("th", {}, t("player")), ...heads.map((k) => el("th", { class: "num" }, t(k)))),
+    ...(rows.length ? rows : [el("tr", {}, el("td", { colspan: heads.length + 1 }, t("no_players")))]));
 }
 
 /** The whole room: its figures per bet and its chart per UTC day. */
@@ -114,7 +133,7 @@ function drawTableReport() {
     : lastReport.by_day.map((r) => ({ ...r, label: r.day }));
   const box = $("hold-chart");
   box.innerHTML = holdChartSvg(holdSeries(rows), {
-    width: Math.max(320, Math.floor(box.clientWidth || 720)), height: 300,
+    width: Math.max(240, Math.floor(box.clientWidth || 720)), height: 300,
     words: { hold: t("hold"), edge: t("theoretical"), band: t("band"), empty: t("empty") },
     format: (ratio) => percent(ratio, 1),
   });
@@ -127,11 +146,71 @@ function drawTableReport() {
 }
 
 // --- audit log --------------------------------------------------------------------------------
+// Each entry reads in words: its target by kind and name ("Dealer marco", never "Player #13"),
+// its change with euros, bet names and table names (never raw JSON, never cents).
 
-const compact = (value) => (value === null || value === undefined ? "∅" : JSON.stringify(value));
+const LIMIT_KINDS = ["punto", "banco", "egalite", "lion-punto", "lion-banco"];
+let tableNames = {};
+
+function settingText(key, value) {
+  if (value === null || value === undefined) return "—";
+  if (key === "tie_pays") return `${value}:1`;
+  if (key === "betting_seconds") return `${value} s`;
+  if (Array.isArray(value)) return value.join(", ");
+  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${k} ${v}`).join(", ");
+  return String(value);
+}
+
+/** "Tie pays 8:1 → 9:1; Player €10.00–€5,000.00 → €20.00–€5,000.00". */
+function rulesChange(before, after) {
+  const parts = [];
+  for (const key of Object.keys(after || {})) {
+    const old = (before || {})[key];
+    const now = after[key];
+    if (key === "limits") {
+      for (const kind of LIMIT_KINDS) {
+        const a = old && old[kind];
+        const b = now && now[kind];
+        if (JSON.stringify(a) === JSON.stringify(b)) continue;
+        const range = (pair) => (pair ? `${money(pair[0])}–${money(pair[1])}` : "—");
+        parts.push(`${t(`bet.${kind}`)} ${range(a)} → ${range(b)}`);
+      }
+    } else {
+      const label = { decks: t("decks"), tie_pays: t("tie_pays"), betting_seconds: t("betting_seconds") }[key] ?? key;
+      parts.push(`${label.replace(/ \((s|€)\)$/, "")} ${settingText(key, old)} → ${settingText(key, now)}`);
+    }
+  }
+  return parts.join("; ");
+}
+
+const tablesText = (ids) => (ids && ids.length
+  ? ids.map((id) => tableNames[id] || `#${id}`).join(", ") : t("no_tables"));
+
+/** What an entry changed, in words. */
+export function changeText(entry) {
+  const before = entry.before || {};
+  const after = entry.after || {};
+  switch (entry.action) {
+    case "table-create": return `${after.name ?? ""}`;
+    case "table-rename": return `${before.name} → ${after.name}`;
+    case "table-rules": return rulesChange(before, after);
+    case "player-credit":
+      return `+${money(after.amount)} · ${t("balance")} ${money(before.balance)} → ${money(after.balance)}`;
+    case "dealer-create": return `${after.username ?? ""} · ${t("lang")} ${String(after.lang ?? "").toUpperCase()}`;
+    case "dealer-tables": return `${tablesText(before.tables)} → ${tablesText(after.tables)}`;
+    default: return "—"; // a pause or a suspension: the action says it all
+  }
+}
+
+function targetText(entry) {
+  const kind = entry.action.startsWith("dealer-") ? "dealer" : entry.target_kind === "table" ? "table" : "player";
+  const name = entry.target_name || (entry.action === "table-create" && entry.after && entry.after.name);
+  return `${t(kind)} ${name || `#${entry.target_id}`}`;
+}
 
 export async function showAudit(fresh) {
   const select = $("audit-action");
+  select.setAttribute("aria-label", t("action"));
   if (!select.options.length || select.dataset.lang !== t("all_actions")) {
     const chosen = select.value;
     select.replaceChildren(el("option", { value: "" }, t("all_actions")),
@@ -140,7 +219,8 @@ export async function showAudit(fresh) {
   }
   const params = { limit: 50, action: select.value || undefined };
   if (!fresh && oldestAudit !== null) params.before_id = oldestAudit;
-  const entries = await api.auditLog(params);
+  const [entries, tables] = await Promise.all([api.auditLog(params), api.tables().catch(() => [])]);
+  tableNames = Object.fromEntries(tables.map((table) => [table.id, table.name]));
   const table = $("audit");
   if (fresh) {
     table.replaceChildren(el("tr", {}, ...["when", "who", "action", "target", "change"].map((k) => el("th", {}, t(k)))));
@@ -149,9 +229,8 @@ export async function showAudit(fresh) {
     table.append(el("tr", { dataset: { action: entry.action } },
       el("td", {}, when(entry.at)), el("td", {}, entry.operator),
       el("td", {}, t(`action.${entry.action}`)),
-      el("td", {}, `${t(entry.target_kind === "table" ? "table" : "player")} #${entry.target_id}`,
-        entry.target_name ? ` · ${entry.target_name}` : ""),
-      el("td", { class: "change" }, `${compact(entry.before)} → ${compact(entry.after)}`)));
+      el("td", { class: "target" }, targetText(entry)),
+      el("td", { class: "change" }, changeText(entry))));
   }
   if (entries.length) oldestAudit = entries[entries.length - 1].id;
   $("audit-more").hidden = entries.length < params.limit;

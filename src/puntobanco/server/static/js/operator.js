@@ -38,6 +38,8 @@ function chooseLang(language) {
   api.setApiLang(lang());
   localStorage.setItem("pb.operator.lang", lang());
   translate();
+  shown.clear(); // the table cards are built again in the new language
+  $("table-cards").replaceChildren();
   render();
 }
 
@@ -132,56 +134,111 @@ function render() {
 // --- tables -----------------------------------------------------------------------------------
 
 let refreshing = false;
+const shown = new Map(); // table id -> its card on the page: {card, name, badges, pause, live, form, view}
+
+/** The live figures are written into the cards already on the page: focus, an open settings
+ * form, what is typed in it and its "Saved" note survive every refresh (every POLL_MS). */
 async function refreshTables() {
   if (refreshing) return;
   refreshing = true;
   try {
+    api.health().then(showDatabase, () => showDatabase(null));
     const views = await api.liveTables();
     const cards = $("table-cards");
-    const active = document.activeElement;
-    const typing = active && cards.contains(active) && ["INPUT", "SELECT", "TEXTAREA"].includes(active.tagName);
-    if (typing) return; // do not redraw under the operator's typing
-    cards.replaceChildren(...views.map(tableCard));
+    const seen = new Set();
+    views.forEach((view, index) => {
+      const id = view.table.id;
+      seen.add(id);
+      let entry = shown.get(id);
+      if (!entry) {
+        entry = tableCard(view);
+        shown.set(id, entry);
+      }
+      updateCard(entry, view);
+      if (cards.children[index] !== entry.card) cards.insertBefore(entry.card, cards.children[index] || null);
+    });
+    for (const [id, entry] of shown) {
+      if (!seen.has(id)) {
+        entry.card.remove();
+        shown.delete(id);
+      }
+    }
   } finally {
     refreshing = false;
   }
+}
+
+/** The database's state and the disk's free space (``/healthz``, issue 22). */
+function showDatabase(health) {
+  const line = $("database-state");
+  const database = health && health.database;
+  const code = database ? database.code : "database-unavailable";
+  const parts = [t(code === "storage-full" ? "db_full" : code ? "db_away" : "db_ok")];
+  const disk = health && health.disk;
+  if (disk && disk.free_bytes !== null) {
+    const mib = (bytes) => `${(bytes / 1048576).toFixed(1)} MiB`;
+    parts.push(t("disk_free").replace("{free}", mib(disk.free_bytes)).replace("{reserve}", mib(disk.reserve_bytes)));
+  }
+  line.textContent = parts.join(" · ");
+  line.classList.toggle("message-error", Boolean(code));
 }
 
 function fact(label, value, cls) {
   return el("div", {}, el("span", {}, label), el("b", { class: cls }, value));
 }
 
+/** A table's card: its header and settings form are built once; updateCard fills the rest. */
 function tableCard(view) {
+  const entry = { view };
+  entry.name = el("strong", {});
+  entry.badges = el("span", { class: "badges" });
+  entry.pause = el("button", { type: "button", class: "pause-button",
+    onclick: () => guard(api.pauseTable(entry.view.table.id, !entry.view.table.paused).then(refreshTables)) });
+  entry.live = el("div", { class: "live" });
+  entry.form = rulesForm(view.table);
+  entry.card = el("article", { class: "panel table-card", dataset: { table: view.table.id } },
+    el("header", {}, entry.name, entry.badges,
+      el("span", { class: "card-actions" },
+        el("button", { type: "button", onclick: () => renameTable(entry.view.table) }, t("rename")),
+        entry.pause)),
+    entry.live, entry.form.details);
+  return entry;
+}
+
+function updateCard(entry, view) {
+  entry.view = view;
   const table = view.table;
+  if (entry.name.textContent !== table.name) entry.name.textContent = table.name;
   const badges = [el("span", { class: `badge ${table.phase}` }, t(`phase.${table.phase}`))];
   if (table.paused) badges.push(el("span", { class: "badge paused" }, t("paused")));
   if (table.dealing === "dealer") badges.push(el("span", { class: "badge hand-dealt" }, t("hand_dealt")));
+  entry.badges.replaceChildren(...badges);
+  const pauseWord = table.paused ? t("resume") : t("pause");
+  if (entry.pause.textContent !== pauseWord) entry.pause.textContent = pauseWord;
   const exposure = view.exposure;
   const spots = view.spots.length
     ? el("ul", { class: "spots" }, view.spots.map((spot) => el("li", {},
       el("span", {}, spot.username),
       el("span", {}, Object.entries(spot.bets).map(([k, v]) => `${t(`bet.${k}`)} ${money(v)}`).join(" · ")))))
     : el("p", { class: "muted small" }, t("no_spots"));
-  return el("article", { class: "panel table-card", dataset: { table: table.id } },
-    el("header", {},
-      el("strong", {}, table.name), ...badges,
-      el("span", { class: "card-actions" },
-        el("button", { type: "button", onclick: () => renameTable(table) }, t("rename")),
-        el("button", { type: "button", class: "pause-button",
-          onclick: () => guard(api.pauseTable(table.id, !table.paused).then(refreshTables)) },
-        table.paused ? t("resume") : t("pause")))),
+  // The window the table deals now (serve --betting-seconds may fix it for every table).
+  const seconds = table.betting_seconds ?? table.rules.betting_seconds;
+  const window = el("p", { class: "window small", dataset: { seconds, fixed: Boolean(table.betting_seconds_fixed) } },
+    `${t("window_now")}: ${seconds} s`, table.betting_seconds_fixed ? ` (${t("window_fixed")})` : "");
+  entry.live.replaceChildren(
     el("div", { class: "facts" },
       fact(t("round"), view.shoe && view.coup_in_shoe
         ? `${t("shoe")} ${view.shoe.shoe_no} · ${view.coup_in_shoe}` : "—"),
       fact(t("watchers"), String(view.watchers.length)),
       fact(t("bets"), money(KINDS.reduce((sum, k) => sum + (view.totals[k] || 0), 0)))),
+    window,
     el("h3", {}, t("spots")), spots,
     el("h3", {}, t("exposure")),
     el("div", { class: "facts exposure" },
       fact(t("worst"), exposure ? money(exposure.worst) : "—", exposure ? signClass(exposure.worst) : ""),
       fact(t("expected"), exposure ? money(exposure.expected) : "—", exposure ? signClass(exposure.expected) : ""),
-      fact(t("best"), exposure ? money(exposure.best) : "—", exposure ? signClass(exposure.best) : "")),
-    rulesForm(table));
+      fact(t("best"), exposure ? money(exposure.best) : "—", exposure ? signClass(exposure.best) : "")));
+  entry.form.follow(table);
 }
 
 async function renameTable(table) {
@@ -192,6 +249,7 @@ async function renameTable(table) {
 
 function rulesForm(table) {
   const rules = table.next_rules;
+  const tableId = table.id;
   const euros = (cents) => String(cents / 100);
   const pair = (kind) => el("span", { class: "pair" },
     el("input", { name: `${kind}-min`, type: "number", min: "0", step: "any", value: euros(rules.limits[kind][0]) }),
@@ -200,7 +258,9 @@ function rulesForm(table) {
   const form = el("form", { class: "rules-form" },
     el("label", {}, t("decks"), el("input", { name: "decks", type: "number", min: "1", max: "8", value: rules.decks })),
     el("label", {}, t("tie_pays"), el("select", { name: "tie_pays" },
-      ...[8, 9].map((n) => el("option", { value: n, selected: rules.tie_pays === n }, `${n}:1`)))),
+      // B3's 8:1 and 9:1, and a designed table's own pay (e.g. "8.5"), kept when saving
+      ...[...new Set([8, 9, rules.tie_pays])].map((n) => el("option",
+        { value: n, selected: String(rules.tie_pays) === String(n) }, `${n}:1`)))),
     el("label", {}, t("betting_seconds"), el("input", { name: "betting_seconds", type: "number", min: "1", max: "600", value: rules.betting_seconds })),
     el("span", {}),
     ...["punto", "banco", "egalite", "lion-punto"].map((kind) => el("label", {},
@@ -216,7 +276,10 @@ function rulesForm(table) {
     const cents = (name) => Math.round(Number(form[name].value) * 100);
     const limit = (kind) => [cents(`${kind}-min`), cents(`${kind}-max`)];
     const change = {
-      decks: Number(form.decks.value), tie_pays: Number(form.tie_pays.value),
+      decks: Number(form.decks.value),
+      // a whole pay as a number, a designed one as its exact text ("8.5", "17/2")
+      tie_pays: Number.isInteger(Number(form.tie_pays.value)) ? Number(form.tie_pays.value)
+        : form.tie_pays.value,
       betting_seconds: Number(form.betting_seconds.value),
       limits: { punto: limit("punto"), banco: limit("banco"), egalite: limit("egalite"),
         "lion-punto": limit("lion-punto"), "lion-banco": limit("lion-punto") },
@@ -235,7 +298,20 @@ function rulesForm(table) {
   details.addEventListener("toggle", () => {
     if (details.open) openRules.add(table.id); else openRules.delete(table.id);
   });
-  return details;
+  /** The settings saved meanwhile (here or elsewhere) shown, unless the operator is typing. */
+  const follow = (now) => {
+    if (drafts.has(tableId) || form.contains(document.activeElement)) return;
+    const next = now.next_rules;
+    const values = { decks: next.decks, tie_pays: next.tie_pays, betting_seconds: next.betting_seconds };
+    for (const kind of ["punto", "banco", "egalite", "lion-punto"]) {
+      values[`${kind}-min`] = euros(next.limits[kind][0]);
+      values[`${kind}-max`] = euros(next.limits[kind][1]);
+    }
+    for (const [name, value] of Object.entries(values)) {
+      if (form.elements[name] && form.elements[name].value !== String(value)) form.elements[name].value = String(value);
+    }
+  };
+  return { details, follow };
 }
 
 async function onNewTable(event) {
@@ -253,7 +329,7 @@ async function refreshPlayers() {
   const found = await api.players($("player-search").value.trim());
   if (asked !== playersAsked) return; // a later search has been sent: its answer will be drawn
   const head = el("tr", {}, ...["username", "balance", "status", "since", "credit", ""].map((k, i) =>
-    el("th", { class: i === 1 ? "num" : "" }, k ? t(k) : "")));
+    el("th", { class: i === 1 ? "num" : "" }, k ? t(k) : el("span", { class: "visually-hidden" }, t("actions")))));
   $("players").replaceChildren(head, ...found.map(playerRow));
 }
 

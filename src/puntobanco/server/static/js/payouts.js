@@ -71,7 +71,7 @@ export function linesTable(lines, lang, coup = null) {
  */
 export function renderPayouts(root, settlement, lang, { pending = null, balance = null, coup = null } = {}) {
   root.replaceChildren();
-  const title = cell("h3", "", t("payouts"));
+  const title = cell("h2", "", t("payouts"));
   root.append(title);
   const pendingBets = pending && Object.entries(pending).filter(([, cents]) => cents > 0);
   if (pendingBets && pendingBets.length) {

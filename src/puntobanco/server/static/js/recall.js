@@ -20,20 +20,37 @@ function handText(coup, side) {
   return `${betName(side)} ${hand.total}: ${hand.cards.map(cardLabel).join(" ")}`;
 }
 
-async function checkShoe(shoeId, target) {
-  target.textContent = "…";
+// What the player opened survives the list being drawn again (after every settlement): the
+// coups whose details are open, and each shoe check's answer (by coup).
+const opened = new Set();
+const checks = new Map();
+
+function showCheck(coupId, target) {
+  const found = checks.get(coupId);
+  if (!found) return;
+  target.textContent = found.text;
+  target.className = `shoe-check ${found.kind}`;
+}
+
+async function checkShoe(coupId, shoeId, target) {
+  const say = (text, kind = "") => {
+    checks.set(coupId, { text, kind });
+    // The list may have been drawn again meanwhile: write into the node now on the page.
+    const now = document.querySelector(`.recall-item[data-coup="${coupId}"] .shoe-check`) || target;
+    showCheck(coupId, now);
+  };
+  say("…");
   try {
     const shoe = await api.shoe(shoeId);
     if (!shoe.revealed) {
-      target.textContent = t("ui.after_shoe");
+      say(t("ui.after_shoe"));
       return;
     }
     const result = await verifyShoe({ salt: shoe.revealed.salt, order: shoe.revealed.order,
       commitment: shoe.commitment });
-    target.textContent = result.ok ? `✓ ${t("ui.verified")}` : `✗ ${t("ui.mismatch")}`;
-    target.className = `shoe-check ${result.ok ? "ok" : "bad"}`;
+    say(result.ok ? `✓ ${t("ui.verified")}` : `✗ ${t("ui.mismatch")}`, result.ok ? "ok" : "bad");
   } catch (err) {
-    target.textContent = err.message;
+    say(err.message);
   }
 }
 
@@ -54,6 +71,11 @@ export function renderRecall(root, coups, lang, tableNames = {}) {
     item.dataset.coup = String(coup.id);
     item.dataset.status = status;
     const details = node("details");
+    details.open = opened.has(coup.id);
+    details.addEventListener("toggle", () => {
+      if (details.open) opened.add(coup.id);
+      else opened.delete(coup.id);
+    });
     const summary = node("summary");
     const net = (coup.settlement || []).reduce((sum, line) => sum + line.net, 0);
     const staked = Object.values(coup.my_bets || {}).reduce((sum, cents) => sum + cents, 0);
@@ -88,7 +110,8 @@ export function renderRecall(root, coups, lang, tableNames = {}) {
     const check = node("button", "link-button", `${t("ui.check")} ${t("shoe").toLowerCase()} ${coup.shoe_no}`);
     check.type = "button";
     const checkResult = node("span", "shoe-check");
-    check.addEventListener("click", () => checkShoe(coup.shoe_id, checkResult));
+    showCheck(coup.id, checkResult);
+    check.addEventListener("click", () => checkShoe(coup.id, coup.shoe_id, checkResult));
     const checkRow = node("div", "recall-check");
     checkRow.append(check, checkResult);
     details.append(checkRow);

@@ -224,6 +224,10 @@ export function renderRoads(root, results, { preview = null, onAsk = null } = {}
     caption.textContent = t(label);
     const scroller = document.createElement("div");
     scroller.className = "road-scroll";
+    // It scrolls sideways: reachable by the keyboard (arrow keys), named by its caption.
+    scroller.tabIndex = 0;
+    scroller.setAttribute("role", "region");
+    scroller.setAttribute("aria-label", t(label));
     section.append(caption, scroller);
     if (key === "bead" || key === "big") fragment.append(section);
     else twin.append(section);
