@@ -92,16 +92,23 @@ def pg_cluster() -> Iterator[PostgresCluster]:
         cluster.stop()
 
 
+def _sqlite_file(tmp_path: Path) -> str:
+    """An SQLite file in a folder that exists: ``serve`` refuses a database in a missing folder
+    (issue 20) — only its default ``./var/`` is made on demand."""
+    (tmp_path / "var").mkdir(exist_ok=True)
+    return f"sqlite:///{tmp_path / 'var' / 'puntobanco.sqlite3'}"
+
+
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'var' / 'puntobanco.sqlite3'}"
+    return _sqlite_file(tmp_path)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """The same test on an SQLite file and on PostgreSQL."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'var' / 'puntobanco.sqlite3'}"
+        return _sqlite_file(tmp_path)
     cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
     return cluster.new_database()
 
