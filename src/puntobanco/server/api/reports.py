@@ -317,7 +317,7 @@ class PlayersReport(BaseModel):
 PLAYER_COLUMNS = tuple(PlayerLine.model_fields)
 
 
-@router.get("/reports/players", response_model=PlayersReport)
+@router.get("/reports/players", response_model=PlayersReport, responses=CSV_ANSWER)
 async def players_report(casino: CasinoDep, _operator: Operator, start: FromQ = None,
                          end: ToQ = None, table_id: RowId | None = None,
                          format: FormatQ = "json") -> Any:
