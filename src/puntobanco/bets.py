@@ -256,7 +256,7 @@ def verify_added_stake(kind: BetKind, stake: int, rules: RuleSet) -> None:
     >>> verify_added_stake(BetKind.LION_BANCO, 6000, RuleSet())
     Traceback (most recent call last):
     ...
-    puntobanco.errors.BetRefused: The maximum on lion-banco is 50.00 €; 60.00 € is above it.
+    puntobanco.errors.BetRefused: The maximum on lion-banco is €50.00; €60.00 is above it.
     """
     verify_stake(kind, stake)
     if stake % rules.chip_unit:

@@ -9,11 +9,6 @@ Screenshots go to ``test-output/``.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,44 +16,16 @@ from typing import Any
 import httpx
 import pytest
 
+from .serving import OPERATOR_PASSWORD, served
+
 pytestmark = pytest.mark.e2e
 
-OPERATOR_PASSWORD = "e2e-operator-pass"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("dealer")
-    port = _free_port()
-    log = (folder / "serve.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve",
-         "--port", str(port), "--database-url", f"sqlite:///{folder / 'table.sqlite3'}"],
-        stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{url}/api/tables", timeout=2)
-                break
-            except httpx.HTTPError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("the server did not start: "
-                                + (folder / "serve.log").read_text()[-2000:])
-                time.sleep(0.1)
+    with served(tmp_path_factory.mktemp("dealer"), timeout=30) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(30)
-        log.close()
 
 
 def _setup(url: str) -> tuple[int, dict[str, str], str]:
@@ -119,10 +86,16 @@ def test_a_dealer_deals_a_coup_on_the_page(server: str, browser: Any, output_dir
         page.wait_for_function("() => document.getElementById('refusal').textContent === "
                                "\"Pas de carte maintenant : les cartes se saisissent après la "
                                "fin des mises.\"")
+        # issue 19: a refresh (here the bet's) keeps what the dealer is typing and the focus
+        page.fill("#card-input", "K")
+        page.focus("#card-input")
         answer = httpx.post(f"{server}/api/tables/{table}/bets",
                             json={"bet": "banco", "stake": 2000}, headers=player)
         assert answer.status_code == 200, answer.text
         page.wait_for_function("() => document.getElementById('spots').textContent === '1'")
+        assert page.evaluate("() => [document.getElementById('card-input').value, "
+                             "document.activeElement.id]") == ["K", "card-input"]
+        page.fill("#card-input", "")
         page.screenshot(path=str(output_dir / "dealer-betting.png"))
         page.click("[data-act=close]")
         _step(page, "Carte 1 sur 4, à Punto")

@@ -10,9 +10,6 @@ dealer page's sign-out sent nothing (its token still answered ``GET /api/me``).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,35 +17,14 @@ from typing import Any
 import httpx
 import pytest
 
-from .test_dealer_page import _free_port
+from .serving import OPERATOR_PASSWORD, served
 
 pytestmark = pytest.mark.e2e
-
-OPERATOR_PASSWORD = "e2e-operator-pass"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("sign-in")
-    port = _free_port()
-    log = (folder / "serve.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve",
-         "--port", str(port), "--database-url", f"sqlite:///{folder / 'table.sqlite3'}"],
-        stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": OPERATOR_PASSWORD})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{url}/api/tables", timeout=2)
-                break
-            except httpx.HTTPError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("the server did not start: "
-                                + (folder / "serve.log").read_text()[-2000:])
-                time.sleep(0.1)
+    with served(tmp_path_factory.mktemp("sign-in")) as url:
         with httpx.Client(base_url=url, timeout=30) as http:
             token = http.post("/api/login", json={"username": "operator",
                                                   "password": OPERATOR_PASSWORD}).json()["token"]
@@ -63,10 +39,6 @@ def server(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iter
             http.post("/api/signup", json={"username": "ann", "password": "secret1",
                                            "lang": "en"})
         yield url
-    finally:
-        process.terminate()
-        process.wait(30)
-        log.close()
 
 
 def _alive(url: str, token: str | None) -> bool:

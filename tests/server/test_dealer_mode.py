@@ -371,7 +371,7 @@ def test_migration_0006_keeps_an_older_databases_tables_and_accounts(sqlite_url:
 
     from puntobanco.server.db.engine import alembic_config, migrate
 
-    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True)
+    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     command.upgrade(alembic_config(sqlite_url), "0002")
     engine = create_engine(sqlite_url)
     with engine.begin() as connection:
@@ -543,10 +543,10 @@ def test_issue17_only_players_bet_and_a_suspended_dealer_deals_no_more(sqlite_ur
             connection.execute(text("UPDATE players SET suspended = 1 WHERE id = :id"),
                                {"id": desk.dealer.id})
         engine.dispose()
-        answer = desk.act("close", lang="fr")
-        assert answer.status_code == 403, answer.text
-        assert answer.json()["error"] == {"code": "account-suspended",
-                                          "message": "Ce compte est suspendu."}
+        answer = desk.act("close", lang="fr")  # its session opens no more (issue 18)
+        assert answer.status_code == 401, answer.text
+        assert answer.json()["error"] == {"code": "unauthorized",
+                                          "message": "Connectez-vous d'abord."}
         assert server.casino.dealers[desk.table_id].view.phase == "open"
         suspended = server.http.post(f"/api/players/{desk.dealer.id}/suspend",
                                      headers=boss.headers)

@@ -379,7 +379,7 @@ def test_issue11_migration_0005_keeps_old_rows_unpaused_and_unsuspended(sqlite_u
 
     from puntobanco.server.db.engine import alembic_config
 
-    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True)
+    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     command.upgrade(alembic_config(sqlite_url), "0002")
     engine = create_engine(sqlite_url)
     with engine.begin() as connection:

@@ -56,7 +56,7 @@ def test_upgrading_an_old_database_keeps_table_names_unique_ignoring_case(
         sqlite_url: str) -> None:
     """Revision 0002 keys table names case-folded; names an older database let differ only in
     case are kept for the first table and made distinct for the later ones."""
-    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True)
+    Path(sqlite_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     command.upgrade(alembic_config(sqlite_url), "0001")
     engine = create_engine(sqlite_url)
     names = ["Sanremo", "QA1", "qa1", "Qa1 (3)", "qA1"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -51,7 +52,11 @@ class TableMachine(RuleBasedStateMachine):
                                                betting_seconds=15)
         self.config = ServerSettings(database_url=url, closed_seconds=0, card_seconds=0,
                                      result_seconds=0)
+        # the machine's loop runs on a thread of its own: after a browser test, Playwright's
+        # synchronous API keeps a loop running on this worker's main thread
         self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
         self.dealer = self._new_dealer()
         self.players: list[int] = []
         #: each player's wallet as the answers they got said (bets, withdrawals, settlements)
@@ -61,7 +66,7 @@ class TableMachine(RuleBasedStateMachine):
         self.bets: dict[int, dict[BetKind, int]] = {}
 
     def _run(self, work: Any) -> Any:
-        return self.loop.run_until_complete(work)
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=120)
 
     def _new_dealer(self) -> TableDealer:
         """A dealer (re)starting: the recovery first, then its desk (as ``open`` does)."""
@@ -76,6 +81,8 @@ class TableMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self._run(self.dealer.desk.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(30)
         self.loop.close()
         self.db.close()
         self.folder.cleanup()

@@ -210,6 +210,7 @@ def test_issue21_table_messages_go_out_as_prebuilt_frames(sqlite_server: LiveSer
     opened = watcher.next("round-opened", timeout=20)
     hub = sqlite_server.casino.dealers[1].hub
     assert hub.clients and all(getattr(c.direct, "direct", False) for c in hub.clients)
+    sqlite_server.end_betting()  # the server runs on a hand-moved clock (issue 17)
     assert watcher.of_coup("bets-closed", opened["coup_id"])["round_no"] == opened["round_no"]
     watcher.send({"type": "ping"})
     watcher.next("pong", timeout=10)

@@ -18,7 +18,9 @@ not for the game.
 ...     early = waiting.done()
 ...     clock.advance(1.0)
 ...     return [early, await waiting, clock.now() == 115.0]
->>> asyncio.run(demo())
+>>> from concurrent.futures import ThreadPoolExecutor
+>>> with ThreadPoolExecutor(1) as thread:  # its own loop, on a thread of its own
+...     thread.submit(asyncio.run, demo()).result()
 [False, False, True]
 """
 

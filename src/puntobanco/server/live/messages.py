@@ -9,7 +9,7 @@ FastAPI.
 >>> BetsClosed(round_no=3, coup_id=12).model_dump_json()
 '{"type":"bets-closed","round_no":3,"coup_id":12}'
 >>> sorted(MESSAGES)[:3]
-['bet-accepted', 'bet-refused', 'bet-totals']
+['balance', 'bet-accepted', 'bet-refused']
 """
 
 from __future__ import annotations
