@@ -11,6 +11,7 @@ next, stays below 0.1 at every size from 320 to 1920 px.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -96,11 +97,13 @@ def _round(coup_id: int, *, third: bool = True) -> list[dict[str, Any]]:
     return messages
 
 
-@pytest.fixture
-def phone(browser: Any) -> Iterator[tuple[Any, FakeServer]]:
-    """A signed-in player's page at an open table, a stake on two boxes."""
-    server = FakeServer(snapshot=snapshot(phase="open", my_bets={"banco": 2500, "punto": 1000}))
-    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="fr-FR",
+@contextlib.contextmanager
+def touch_page(browser: Any, width: int, height: int, my_bets: dict[str, int]
+               ) -> Iterator[tuple[Any, FakeServer]]:
+    """A signed-in player's page on a touch screen at an open table holding ``my_bets`` (ready
+    once the last of them is drawn), with the layout-shift observer; no page error by the end."""
+    server = FakeServer(snapshot=snapshot(phase="open", my_bets=my_bets))
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="fr-FR",
                                   has_touch=True)
     context.add_init_script("localStorage.setItem('pb.token', 'fake-token')")
     context.add_init_script(CLS_OBSERVER)
@@ -108,10 +111,18 @@ def phone(browser: Any) -> Iterator[tuple[Any, FakeServer]]:
     server.attach(page)
     page.goto(f"{ORIGIN}/")
     page.wait_for_selector("body[data-connection=open]")
-    page.wait_for_selector("[data-box=banco] .box-mine[data-cents='2500']")
+    box, cents = next(iter(reversed(my_bets.items())))
+    page.wait_for_selector(f"[data-box={box}] .box-mine[data-cents='{cents}']")
     yield page, server
     assert server.errors == []
     context.close()
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[tuple[Any, FakeServer]]:
+    """A signed-in player's page at an open table, a stake on two boxes."""
+    with touch_page(browser, 360, 740, {"punto": 1000, "banco": 2500}) as opened:
+        yield opened
 
 
 def _check_betting_screen(page: Any, width: int, height: int, where: str) -> None:

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from .fake import ORIGIN, FakeServer, snapshot
-from .test_phone import CLS_OBSERVER, LANGS, _check_betting_screen, _open_round, _round
+from .fake import FakeServer
+from .test_phone import LANGS, _check_betting_screen, _open_round, _round, touch_page
 
 pytestmark = pytest.mark.e2e
 
@@ -37,20 +37,9 @@ PANELS = """() => {
 @pytest.fixture
 def tablet(browser: Any) -> Iterator[tuple[Any, FakeServer]]:
     """A signed-in player's page on a touch screen at an open table, stakes on three boxes."""
-    server = FakeServer(snapshot=snapshot(phase="open", my_bets={
-        "banco": 2500, "egalite": 1000, "lion-banco": 1500}))
-    context = browser.new_context(viewport={"width": 1024, "height": 768}, locale="fr-FR",
-                                  has_touch=True)
-    context.add_init_script("localStorage.setItem('pb.token', 'fake-token')")
-    context.add_init_script(CLS_OBSERVER)
-    page = context.new_page()
-    server.attach(page)
-    page.goto(f"{ORIGIN}/")
-    page.wait_for_selector("body[data-connection=open]")
-    page.wait_for_selector("[data-box=lion-banco] .box-mine[data-cents='1500']")
-    yield page, server
-    assert server.errors == []
-    context.close()
+    with touch_page(browser, 1024, 768, {"banco": 2500, "egalite": 1000,
+                                          "lion-banco": 1500}) as opened:
+        yield opened
 
 
 def _each_language(page: Any, width: int, height: int) -> Iterator[str]:
