@@ -28,7 +28,7 @@ from puntobanco.server.db.models import ShoeRecord
 from puntobanco.server.fair import commitment, new_salt, order_text
 from puntobanco.server.live import messages as msg
 from puntobanco.shoe import Shoe
-from puntobanco.table import CoupDealt, ShoeStarted, Table
+from puntobanco.table import ShoeStarted, Table
 
 #: records a new shoe: (session, table id, shoe number, rules JSON) → the shoe's id
 ShoeWriter = Callable[[Session, int, int, dict[str, Any]], int]
@@ -272,7 +272,3 @@ class HandShoe:
             shown.append(Shown(entered.side, entered.position, str(card)))
         return shown
 
-
-def dealt_cards(dealt: CoupDealt) -> list[Card]:
-    """A dealt coup's cards in dealing order."""
-    return [card for _, card in dealt.coup.dealing_order()]
