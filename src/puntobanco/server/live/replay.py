@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
+from puntobanco.cards import Card
 from puntobanco.errors import RuleSetError
 from puntobanco.server.db import recall, recovery, store
 from puntobanco.server.db.health import recovery_counts
@@ -72,7 +73,7 @@ async def replay(engine: TableDealer, found: recovery.Recovered) -> None:
     table.new_shoe(rules=rules)
     engine.shoe_id = shoe.id
     engine.shoe_rules, engine.betting_seconds = shoe.rules, seconds
-    in_round: tuple[Any, ...] = ()
+    in_round: tuple[Card, ...] = ()
     for event in shoe.events:
         if isinstance(event, recovery.Burn):
             source.replay_burn(event.cards, event.counted)
