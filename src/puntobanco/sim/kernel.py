@@ -77,6 +77,34 @@ def _coups_left(left: int, pos: int, cut_index: int, extra: int) -> int:
     return left
 
 
+# numba's own option, missing from its type stubs
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload, untyped-decorator]
+def _next_coup(cards: npt.NDArray[np.uint8], n: int, m: int, state: npt.NDArray[np.uint64],
+               pos: int, left: int, codes: npt.NDArray[np.int16], used: npt.NDArray[np.uint8],
+               burns: npt.NDArray[np.int64], burn: bool, cut_index: int, extra: int
+               ) -> tuple[int, int, int]:
+    """The next coup of a stream of shoes played back to back: ``(code, pos, left)`` after it.
+
+    ``left == 0`` means the shoe is over (or there is none yet): a new one is shuffled and burned
+    (S1, S2) before the coup; S3 then counts the coups still to play (:func:`_coups_left`). A
+    kernel that cuts the stream into sessions (:mod:`puntobanco.sim.sessions`,
+    :mod:`puntobanco.sim.paths`) starts with ``pos = left = 0`` and carries both across sessions,
+    so a session begins where the previous one ended, mid-shoe.
+
+    Compiled without numba's reference counting (``_nrt=False``: it allocates nothing and keeps
+    no array), and not ``inline="always"``: inlined, or counted, the five arrays' references are
+    taken and dropped around the shuffle's call on every coup, which halved the session kernels'
+    speed (20,000 sessions of 1,000 coups: 0.32 s of CPU as written, 0.65-0.70 s inlined).
+    """
+    if left == 0:
+        shuffle_prefix(cards, n, m, state)
+        pos = _first_coup(cards, burns, burn)
+        left = -1
+    code, size = _coup(cards, pos, codes, used)
+    pos += size
+    return code, pos, _coups_left(left, pos, cut_index, extra)
+
+
 @njit(inline="always", cache=True)
 def deal_limit(n: int, cut_index: int) -> int:
     """How many leading positions of an ``n``-card shoe a kernel must shuffle.
