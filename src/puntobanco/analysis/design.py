@@ -39,7 +39,7 @@ from puntobanco.analysis.multisets import MAX_CARDS, falling
 from puntobanco.analysis.risk import bet_key
 from puntobanco.analysis.tables import CLASS_COUNT, class_parts
 from puntobanco.errors import PuntoBancoError, RuleSetError
-from puntobanco.rules import LION_PAYTABLE, BancoPayout, RuleSet
+from puntobanco.rules import LION_PAYTABLE, BancoPayout, RuleSet, pay_ratio
 from puntobanco.rules_json import PAYOUT_KEYS, rules_to_json
 
 __all__ = [
@@ -222,11 +222,6 @@ def verify_expressible(base: RuleSet, what: str, settings: Sequence[dict[str, An
         except RuleSetError as refused:
             raise PuntoBancoError(f"{what} would propose a table no rule set can deal "
                                   f"({refused.message.rstrip('.')}).", code="bad-design") from None
-
-
-def _ratio(pay: Fraction) -> str:
-    """``1:2`` for a half, ``3:2``, ``8:1``: the way a layout prints odds."""
-    return f"{pay.numerator}:{pay.denominator}"
 
 
 def _pay_text(pay: Fraction) -> str:
@@ -617,7 +612,7 @@ def search_banco(rows: OutcomeRows, *, target: tuple[float, float],
         for pay in pays:
             vector = {**dict.fromkeys(wins, Fraction(1)), "tie": Fraction(0)}
             vector[f"win-with-{total}"] = pay
-            options.append((f"win with {total} pays {_ratio(pay)}", vector,
+            options.append((f"win with {total} pays {pay_ratio(pay)}", vector,
                             {"banco_payout": BancoPayout.HALF_ON_SIX,
                              "banco_reduced_pays": ((total, pay),)}))
     if reference_commission is None:
@@ -634,13 +629,10 @@ def search_egalite(rows: OutcomeRows, *, target: tuple[float, float],
                    min_hit: float = 0.0) -> SearchResult:
     """Égalité pays ``k``:1 for each ``k``; rows: tie, other (lose). The reference (B3's 8:1,
     or the table's 9:1) is placed among them, added if missing."""
-    def label(k: Fraction) -> str:
-        return _ratio(k) if k.denominator > 1 else f"{k}:1"
-
     grid = sorted({*pays, reference})
-    options: list[Option] = [(label(k), {"tie": k}, {"tie_pays": k}) for k in grid]
+    options: list[Option] = [(pay_ratio(k), {"tie": k}, {"tie_pays": k}) for k in grid]
     return _small_search("egalite", rows, options, target, prefer=prefer, top=top,
-                         reference=label(reference),
+                         reference=pay_ratio(reference),
                          reference_name="SPEC" if reference == 8 else "ref.", base=base,
                          min_hit=min_hit)
 

@@ -13,7 +13,6 @@ Presentation only: every total, result and payout shown here comes from the rule
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from fractions import Fraction
 from typing import TypeVar
 
 from rich.cells import cell_len
@@ -27,7 +26,7 @@ from puntobanco.bets import BetKind, Outcome, Reason, SettlementLine, limits_for
 from puntobanco.cards import Card, Rank, Suit
 from puntobanco.coup import Coup
 from puntobanco.errors import PuntoBancoError
-from puntobanco.rules import LOSES, BancoPayout, Pay, RuleSet, Side, hand_total
+from puntobanco.rules import LOSES, BancoPayout, Pay, RuleSet, Side, hand_total, pay_ratio
 
 T = TypeVar("T")
 
@@ -341,8 +340,7 @@ def pay_odds(pay: Pay, lang: str) -> str:
         return i18n.phrase("pay.loses", lang)
     if pay == 0:
         return i18n.phrase("pay.push", lang)
-    value = Fraction(pay)
-    return f"{value.numerator}:{value.denominator}"
+    return pay_ratio(pay)
 
 
 def banco_reduced_text(rules: RuleSet, lang: str) -> str:
