@@ -115,6 +115,18 @@ def deal_limit(n: int, cut_index: int) -> int:
     return min(n - 1, cut_index + TAIL + PADDING)
 
 
+@njit(cache=True)
+def shoe_buffer(start: npt.NDArray[np.uint8], cut_index: int
+                ) -> tuple[npt.NDArray[np.uint8], int, int]:
+    """A kernel's shoe: the cards of ``start`` followed by :data:`PADDING` zeros (shuffled in
+    place, shoe after shoe), their number ``n``, and how many leading positions each shuffle
+    must fix (:func:`deal_limit`)."""
+    n = start.shape[0]
+    cards = np.zeros(n + PADDING, dtype=np.uint8)
+    cards[:n] = start
+    return cards, n, deal_limit(n, cut_index)
+
+
 @njit(cache=True, nogil=True)
 def simulate_chunk(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDArray[np.uint8],
                    codes: npt.NDArray[np.int16], used: npt.NDArray[np.uint8],
@@ -128,10 +140,7 @@ def simulate_chunk(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDArr
     ``R`` (sum over the shoe's coups of ``pays[code, k]``) and coup count ``c``:
     ``shoe_sums[k] += (R, R², R·c)``. ``coups_per_shoe[c] += 1``.
     """
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     for _ in range(n_shoes):
         shuffle_prefix(cards, n, m, state)
         pos = _first_coup(cards, burns, burn)
@@ -170,10 +179,7 @@ def record_chunk(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDArray
     left (by value) before it was dealt; shoe ``s``'s coups are ``offsets[s]:offsets[s + 1]``;
     ``hidden[s]`` counts the shoe's burned cards dealt face down (S2: all but the first).
     """
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     full = np.zeros(10, dtype=np.int16)
     for v in start:
         full[v] += 1
@@ -244,10 +250,7 @@ def shuffled_orders(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDAr
     Same shuffle, same stream, same carried-over array: feeding these rows to the rules core
     (:class:`puntobanco.shoe.Shoe`) checks the kernels on exactly the shoes they played.
     """
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     out = np.empty((n_shoes, n), dtype=np.uint8)
     for s in range(n_shoes):
         shuffle_prefix(cards, n, m, state)

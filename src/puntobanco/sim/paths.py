@@ -34,7 +34,7 @@ from puntobanco.cards import Composition
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.sim.engine import ShoeSpec
-from puntobanco.sim.kernel import PADDING, _next_coup, deal_limit
+from puntobanco.sim.kernel import _next_coup, shoe_buffer
 from puntobanco.sim.rng import chunk_state
 from puntobanco.sim.sessions import CHUNK_SESSIONS, house_by_code
 
@@ -52,10 +52,7 @@ def path_chunk(n_sessions: int, coups: int, state: npt.NDArray[np.uint64],
                stop_high: int, out: npt.NDArray[np.int64]) -> None:
     """Play ``n_sessions`` sessions of at most ``coups`` coups; ``gain[code]`` is the side's
     result in grid units. A session stops at ``≤ stop_low`` or ``≥ stop_high``."""
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     left = 0
     pos = 0
     for s in range(n_sessions):

@@ -36,7 +36,7 @@ from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.sim import tables
 from puntobanco.sim.engine import ShoeSpec
-from puntobanco.sim.kernel import PADDING, _next_coup, deal_limit
+from puntobanco.sim.kernel import _next_coup, shoe_buffer
 from puntobanco.sim.rng import chunk_state
 
 if TYPE_CHECKING:
@@ -56,10 +56,7 @@ def session_chunk(n_sessions: int, coups: int, checkpoints: npt.NDArray[np.int64
 
     ``house[code]`` is the house's result of a coup with that outcome code, in grid units.
     """
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     left = 0
     pos = 0
     for s in range(n_sessions):
