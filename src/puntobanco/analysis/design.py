@@ -26,7 +26,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -504,41 +504,42 @@ def lion_settings(pays: Sequence[Fraction]) -> dict[str, Any]:
             "lion_paytable": tuple(pays[2:])}
 
 
+def _table_edge(rows: OutcomeRows, candidate: Candidate) -> float:
+    """The house edge of ``candidate``'s pay table on ``rows`` (a row it does not name loses):
+    exact when the rows are exact counts."""
+    full = [candidate.pays.get(name, Fraction(-1)) for name in rows.names]
+    exact = rows.exact(full)
+    if exact is not None:
+        return float(-exact[0])
+    return -float(rows.probabilities @ np.array([float(p) for p in full]))
+
+
+def _each_shown(result: SearchResult, extend: Callable[[Candidate], Candidate]) -> SearchResult:
+    """The result with ``extend`` applied to each candidate it shows (the best and the SPEC's)."""
+    return SearchResult(**{**result.__dict__, "best": [extend(c) for c in result.best],
+                           "spec": None if result.spec is None else extend(result.spec)})
+
+
 def with_other_side(result: SearchResult, other: OutcomeRows) -> SearchResult:
     """The Lion Bonus result with each shown table's house edge on the other side too.
 
     A casino offers one pay table on both sides; the search aims at one side's edge, and this
     shows what the same table gives on the other (exactly, when the rows are exact counts).
     """
-    def other_edge(candidate: Candidate) -> float:
-        full = [candidate.pays.get(name, Fraction(-1)) for name in other.names]
-        exact = other.exact(full)
-        if exact is not None:
-            return float(-exact[0])
-        return -float(other.probabilities @ np.array([float(p) for p in full]))
-
     def extend(candidate: Candidate) -> Candidate:
-        return Candidate(**{**candidate.__dict__, "other_side_edge": other_edge(candidate)})
+        return Candidate(**{**candidate.__dict__,
+                            "other_side_edge": _table_edge(other, candidate)})
 
-    return SearchResult(**{**result.__dict__, "best": [extend(c) for c in result.best],
-                           "spec": None if result.spec is None else extend(result.spec)})
+    return _each_shown(result, extend)
 
 
 def with_side_edges(result: SearchResult, punto: OutcomeRows, banco: OutcomeRows) -> SearchResult:
     """The Lion Bonus result with each shown table's house edge on Punto and on Banco."""
-    def edge(rows: OutcomeRows, candidate: Candidate) -> float:
-        full = [candidate.pays.get(name, Fraction(-1)) for name in rows.names]
-        exact = rows.exact(full)
-        if exact is not None:
-            return float(-exact[0])
-        return -float(rows.probabilities @ np.array([float(p) for p in full]))
-
     def extend(candidate: Candidate) -> Candidate:
-        edges = (edge(punto, candidate), edge(banco, candidate))
+        edges = (_table_edge(punto, candidate), _table_edge(banco, candidate))
         return Candidate(**{**candidate.__dict__, "side_edges": edges})
 
-    return SearchResult(**{**result.__dict__, "best": [extend(c) for c in result.best],
-                           "spec": None if result.spec is None else extend(result.spec)})
+    return _each_shown(result, extend)
 
 
 def _place(distance: FloatArray, sd: FloatArray, reference: Candidate, prefer: str,
