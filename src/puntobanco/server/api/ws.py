@@ -216,13 +216,21 @@ async def _send(websocket: WebSocket, client: Client) -> None:
 
 
 async def _receive(websocket: WebSocket, client: Client,
-                   bet: Callable[[dict[str, Any]], Awaitable[str]]) -> None:
+                   bet: Callable[[dict[str, Any]], Awaitable[tuple[str, str | None]]]) -> None:
     """Answer the client's messages: a ping at once, a bet when its batch is written (a task
-    each: the socket goes on reading; a bet once read completes even if the socket closes)."""
+    each: the socket goes on reading; a bet once read completes even if the socket closes).
+    While a bet is answered, the ``my-bets`` it causes is not sent to this socket: its answer
+    says the same (``Client.answered``)."""
     betting: set[asyncio.Task[None]] = set()
 
     async def answer(message: dict[str, Any]) -> None:
-        client.push(await bet(message))
+        client.betting += 1
+        text, implied = None, None
+        try:
+            text, implied = await bet(message)
+        finally:
+            client.betting -= 1
+            client.answered(text, implied)
 
     while True:
         frame = await websocket.receive()

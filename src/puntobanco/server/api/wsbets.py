@@ -39,13 +39,14 @@ log = logging.getLogger("puntobanco.server.api.wsbets")
 
 
 async def socket_bet(casino: Casino, guards: Guards, table_id: int, token: str | None,
-                     lang: str, message: dict[str, Any]) -> str:
+                     lang: str, message: dict[str, Any]) -> tuple[str, str | None]:
     """The answer (JSON text) to one ``bet`` message of a socket of table ``table_id`` signed
-    in with ``token`` (``None``: a spectator); ``lang``: the socket's player's language, for
-    a message refused before its bet is read."""
+    in with ``token`` (``None``: a spectator), and the ``my-bets`` text an accepted answer
+    implies (the socket is not sent that ``my-bets`` too: ``live/hub.Client.answered``);
+    ``lang``: the socket's player's language, for a message refused before its bet is read."""
     key = message.get("key")
     if not isinstance(key, str):
-        return _refused(None, _bad_request("key", lang))
+        return _refused(None, _bad_request("key", lang)), None
     body = {name: value for name, value in message.items() if name not in ("type", "key")}
     body["idempotency_key"] = key
     model: type[BaseModel] = BetsIn if "bets" in body else BetIn
@@ -54,10 +55,11 @@ async def socket_bet(casino: Casino, guards: Guards, table_id: int, token: str |
     except ValidationError as error:
         where = error.errors()[0]["loc"] if error.errors() else ()
         field = ".".join(str(part) for part in where) or "body"
-        return _refused(key, _bad_request("key" if field == "idempotency_key" else field, lang))
+        return _refused(key, _bad_request("key" if field == "idempotency_key" else field,
+                                          lang)), None
     if token is None:
         return _refused(key, refusal(PuntoBancoError("Sign in first.", code="unauthorized"),
-                                     lang))
+                                     lang)), None
     if isinstance(bet, BetIn):
         taken = await take_bet(casino, guards, table_id, token, bet,
                                path=f"/api/tables/{table_id}/bets")
@@ -67,10 +69,12 @@ async def socket_bet(casino: Casino, guards: Guards, table_id: int, token: str |
                                 path=f"/api/tables/{table_id}/bets/batch")
     if taken is None:
         return _refused(key, refusal(PuntoBancoError(
-            "The session token is unknown or was closed.", code="unauthorized"), lang))
+            "The session token is unknown or was closed.", code="unauthorized"), lang)), None
     if taken.status != 200:
-        return _refused(key, taken)
-    return msg.encode(msg.BetAccepted(key=key, answer=taken.content))
+        return _refused(key, taken), None
+    answer = taken.content
+    return msg.encode(msg.BetAccepted(key=key, answer=answer)), msg.encode(msg.MyBets(
+        coup_id=answer["coup_id"], my_bets=answer["my_bets"], balance=answer["balance"]))
 
 
 def _bad_request(field: str, lang: str) -> Taken:

@@ -5,6 +5,13 @@ a slow client can never hold up the dealer or the other clients: when its queue 
 dropped (closed 1013; it reconnects and gets a fresh snapshot). A message is serialised once,
 whatever the number of sockets it goes to, and the clients are indexed by player so that a
 player's own message (``my-bets``, ``settlement``) costs nothing for the others.
+
+A socket whose own ``bet`` message is being answered does not get the ``my-bets`` of that bet
+(issue 21): its ``bet-accepted`` carries the same facts (the bets and the wallet after it), and
+a socket write is the largest part of a message's cost. Such a ``my-bets`` is held while the
+socket's bets are in flight (:attr:`Client.betting`) and sent after the last answer only if it
+says something the answers did not (another socket of the player bet in between); the
+player's other sockets get it at once as before.
 """
 
 from __future__ import annotations
@@ -13,9 +20,12 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from puntobanco.server.live.messages import Message, encode
+from puntobanco.server.live.messages import Message, MyBets, encode
 
 QUEUE_SIZE = 2000
+#: how every ``my-bets`` text begins (the model's ``type`` comes first): the hub recognises the
+#: player's bets among their messages, including those relayed as text by another process
+MY_BETS = encode(MyBets(coup_id=1, my_bets={}, balance=0)).partition(",")[0] + ","
 
 
 class Client:
@@ -38,6 +48,9 @@ class Client:
         self.idle.set()
         #: messages queued or held by the sender, not sent yet: while any, push() queues too
         self.pending = 0
+        #: this socket's own bets being answered, and the latest ``my-bets`` held meanwhile
+        self.betting = 0
+        self.held: str | None = None
 
     def push(self, text: str) -> None:
         """Send or queue a message; a client too slow to keep up is dropped (``None`` ends its
@@ -69,6 +82,26 @@ class Client:
     def sent(self) -> None:
         """The sender has sent (or given up on) one queued message."""
         self.pending = max(0, self.pending - 1)
+
+    def mine(self, text: str) -> None:
+        """A message to this socket's player: a ``my-bets`` waits while the socket's own bets
+        are answered (their answers say it)."""
+        if self.betting and text.startswith(MY_BETS):
+            self.held = text
+        else:
+            self.push(text)
+
+    def answered(self, text: str | None, implied: str | None) -> None:
+        """Push the answer to one of this socket's bets (``betting`` already counted down;
+        ``None``: there is none); ``implied``: the ``my-bets`` text its facts make (``None``:
+        refused). After the last answer, a ``my-bets`` held meanwhile goes out unless it is
+        the one the answer implies."""
+        if text is not None:
+            self.push(text)
+        if not self.betting and self.held is not None:
+            held, self.held = self.held, None
+            if held != implied:
+                self.push(held)
 
 
 async def _finish(sending: Coroutine[Any, Any, None], waiting: Any) -> None:
@@ -153,5 +186,5 @@ class Hub:
             return
         self.messages += 1
         for client in list(mine):
-            client.push(text)
+            client.mine(text)
         self.texts += len(mine)
