@@ -199,7 +199,10 @@ async def _send(websocket: WebSocket, client: Client) -> None:
     """Drain the client's queue in order (what :meth:`Client.push` could not send at once)."""
     # a table message as one frame built once for every socket (api/frames.py), when the
     # socket came the short way past the middleware
-    send = client.direct = frames.writer(websocket, getattr(websocket, "_send", None))
+    asgi_send = getattr(websocket, "_send", None)
+    send = client.direct = frames.writer(websocket, asgi_send)
+    # the messages of one moment in one write (live/hub.Client), on uvicorn's own connection
+    client.write = frames.direct(asgi_send)
     while True:
         text = await client.queue.get()
         await client.idle.wait()  # a send started by push() goes out first

@@ -17,6 +17,7 @@ player's other sockets get it at once as before.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -31,11 +32,14 @@ MY_BETS = encode(MyBets(coup_id=1, my_bets={}, balance=0)).partition(",")[0] + "
 class Client:
     """One WebSocket connection: who it is (``player_id``, or ``None`` for a spectator).
 
-    A message goes out at once when nothing of this client's is waiting (``direct``: the
-    socket's send, which completes without waiting while the connection takes data), else it
+    A message goes out without a task switch when nothing of this client's is waiting, else it
     joins the client's queue, which its connection's sender drains in order. Sending at once
     spares a task switch per socket per message, the largest cost of a fan-out to 1,000 sockets
-    after the system call itself (issue 8)."""
+    after the system call itself (issue 8). On uvicorn's own connection (``write``, issue 21)
+    the messages of one moment — everything pushed before the event loop turns: the last card
+    and the coup, a player's settlement and the round's result — are written together, one
+    system call for all of them, at the end of the moment (``loop.call_soon``); elsewhere
+    (``direct``) each message is sent at once."""
 
     def __init__(self, player_id: int | None) -> None:
         self.player_id = player_id
@@ -43,6 +47,11 @@ class Client:
         self.dropped = False
         #: the socket's send, once the connection runs (``None``: always queue)
         self.direct: Callable[[str], Coroutine[Any, Any, None]] | None = None
+        #: writes texts at once when the connection takes them (``api/frames.direct``), else
+        #: says no; ``None``: not uvicorn's own connection (then ``direct``)
+        self.write: Callable[[list[str]], bool] | None = None
+        #: the texts pushed in this moment, written together when it ends
+        self.corked: list[str] = []
         #: set while no send of this client is under way (the sender waits for it)
         self.idle = asyncio.Event()
         self.idle.set()
@@ -57,6 +66,11 @@ class Client:
         queue)."""
         if self.dropped:
             return
+        if self.write is not None and self.idle.is_set() and not self.pending:
+            if not self.corked:
+                _cork(self)
+            self.corked.append(text)
+            return
         if self.direct is not None and self.idle.is_set() and not self.pending:
             sending = self.direct(text)
             try:
@@ -70,6 +84,9 @@ class Client:
                 finishing = asyncio.ensure_future(_finish(sending, waiting))
                 finishing.add_done_callback(lambda _: self.idle.set())
                 return
+        self._queue(text)
+
+    def _queue(self, text: str) -> None:
         try:
             self.queue.put_nowait(text)
             self.pending += 1
@@ -78,6 +95,21 @@ class Client:
             while not self.queue.empty():
                 self.queue.get_nowait()
             self.queue.put_nowait(None)
+
+    def flush(self) -> None:
+        """Write what this moment pushed, in one go; what the connection does not take now
+        goes to the queue, in order (the sender waits for the connection or finds it gone)."""
+        texts, self.corked = self.corked, []
+        if not texts or self.dropped:
+            return
+        if self.write is not None:
+            try:
+                if self.write(texts):
+                    return
+            except Exception:  # the socket is gone: the sender finds out the usual way
+                self.write = None
+        for text in texts:
+            self._queue(text)
 
     def sent(self) -> None:
         """The sender has sent (or given up on) one queued message."""
@@ -102,6 +134,27 @@ class Client:
             held, self.held = self.held, None
             if held != implied:
                 self.push(held)
+
+
+#: the clients with texts corked in this moment, per thread (each event loop has its own)
+_MOMENT = threading.local()
+
+
+def _cork(client: Client) -> None:
+    corked: list[Client] | None = getattr(_MOMENT, "clients", None)
+    if corked is None:
+        corked = _MOMENT.clients = []
+    if not corked:
+        asyncio.get_running_loop().call_soon(_flush, corked)
+    corked.append(client)
+
+
+def _flush(corked: list[Client]) -> None:
+    """The moment ended: write each client's texts (pushed meanwhile: the next moment's)."""
+    clients = corked[:]
+    corked.clear()
+    for client in clients:
+        client.flush()
 
 
 async def _finish(sending: Coroutine[Any, Any, None], waiting: Any) -> None:
