@@ -136,16 +136,19 @@ class Client:
                 self.push(held)
 
 
-#: the clients with texts corked in this moment, per thread (each event loop has its own)
+#: the clients with texts corked in this moment, per thread, with their event loop
 _MOMENT = threading.local()
 
 
 def _cork(client: Client) -> None:
-    corked: list[Client] | None = getattr(_MOMENT, "clients", None)
-    if corked is None:
-        corked = _MOMENT.clients = []
+    loop = asyncio.get_running_loop()
+    moment: tuple[asyncio.AbstractEventLoop, list[Client]] | None = getattr(
+        _MOMENT, "moment", None)
+    if moment is None or moment[0] is not loop:  # a new loop: never a list a dead loop kept
+        moment = _MOMENT.moment = (loop, [])
+    corked = moment[1]
     if not corked:
-        asyncio.get_running_loop().call_soon(_flush, corked)
+        loop.call_soon(_flush, corked)
     corked.append(client)
 
 
