@@ -78,3 +78,46 @@ def test_issue8_a_client_that_stops_reading_is_still_dropped_when_its_queue_is_f
 
     dropped, closed = run_coroutine(main())
     assert dropped and closed == 1013
+
+
+def test_issue21_the_messages_of_one_moment_go_out_in_one_write_per_socket() -> None:
+    """The last card and the coup, a player's settlement and the round's result: pushed
+    before the event loop turns, they cost one system call per socket, in their order; what
+    the connection does not take then goes through the queue, still in order."""
+
+    async def main() -> tuple[list[list[str]], list[list[str]], list[str]]:
+        hub = Hub()
+        player, spectator, stalled = Client(1), Client(None), Client(2)
+        writes: dict[Client, list[list[str]]] = {player: [], spectator: [], stalled: []}
+
+        def taking(client: Client, takes: bool) -> Any:
+            def write(texts: list[str]) -> bool:
+                if takes:
+                    writes[client].append(list(texts))
+                return takes
+            return write
+
+        player.write, spectator.write = taking(player, True), taking(spectator, True)
+        stalled.write = taking(stalled, False)
+        socket = FakeSocket()
+        sender = asyncio.create_task(_send(socket, stalled))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        stalled.write = taking(stalled, False)  # _send set its own: this one takes nothing
+        for client in (player, spectator, stalled):
+            hub.add(client)
+        hub.broadcast_text("card")
+        hub.broadcast_text("coup")
+        hub.send_text(1, "settlement")
+        hub.broadcast_text("settled")
+        assert writes[player] == [] and writes[spectator] == []  # at the end of the moment
+        await asyncio.sleep(0)
+        hub.broadcast_text("next")
+        await asyncio.sleep(0.01)
+        sender.cancel()
+        await asyncio.gather(sender, return_exceptions=True)
+        return writes[player], writes[spectator], socket.got
+
+    player, spectator, stalled = run_coroutine(main())
+    assert player == [["card", "coup", "settlement", "settled"], ["next"]]
+    assert spectator == [["card", "coup", "settled"], ["next"]]
+    assert stalled == ["card", "coup", "settled", "next"]

@@ -27,6 +27,7 @@ def test_issue21_a_bet_on_the_socket_is_judged_as_over_http(db_url: str) -> None
     with running(fast_settings(db_url, betting_seconds=6.0)) as server:
         ann = server.signup("ann", lang="fr")
         watcher = server.watch(1, ann)
+        elsewhere = server.watch(1, ann)  # the player's page in another tab
         coup = watcher.next("round-opened")["coup_id"]
         # accepted: the route's answer, under the key
         watcher.send({"type": "bet", "key": "s-1", "coup_id": coup, "bet": "banco",
@@ -37,8 +38,14 @@ def test_issue21_a_bet_on_the_socket_is_judged_as_over_http(db_url: str) -> None
         assert accepted["answer"]["coup_id"] == coup
         assert set(accepted["answer"]) == {"bet", "stake", "total", "my_bets", "balance",
                                            "coup_id", "round_no"}
-        assert {"type": "my-bets", "coup_id": coup, "my_bets": {"banco": 1000},
-                "balance": accepted["answer"]["balance"]} in watcher.seen  # before the answer
+        # the answer says what my-bets would: the betting socket is not sent both (a socket
+        # write each); the player's other sockets are
+        mine = {"type": "my-bets", "coup_id": coup, "my_bets": {"banco": 1000},
+                "balance": accepted["answer"]["balance"]}
+        assert elsewhere.next("my-bets", timeout=20) == mine
+        watcher.send({"type": "ping"})
+        watcher.next("pong")
+        assert not [m for m in watcher.seen if m["type"] == "my-bets"], watcher.seen
         # the key is the idempotency key, whichever way the retry goes: no second stake
         status, again = _http(server, ann, {"bet": "banco", "stake": 1000, "coup_id": coup,
                                             "idempotency_key": "s-1"})

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Any
 from weakref import WeakKeyDictionary
 
 from fastapi import Depends, Request
@@ -26,6 +27,7 @@ from puntobanco.server.api.schemas import NUL_IN_BODY
 from puntobanco.server.db import auth
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.db.engine import Database, Gathered
+from puntobanco.server.db.health import DatabaseUnavailable
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.messages import error_message, message, status_of
 from puntobanco.server.settings import GuardSettings
@@ -46,10 +48,22 @@ async def get_casino(request: Request) -> Casino:  # async: no worker thread per
 CasinoDep = Annotated[Casino, Depends(get_casino)]
 
 
-def bearer_token(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
+def parse_bearer(header: str) -> str | None:
+    """The token of an ``Authorization`` header's value (``Bearer <token>``), or ``None``: the
+    one parser of the routes, the bet's short way and its socket (issue 17).
+
+    >>> parse_bearer("Bearer abc "), parse_bearer("bearer  abc"), parse_bearer("Basic abc")
+    ('abc', 'abc', None)
+    >>> parse_bearer("Bearer "), parse_bearer("")
+    (None, None)
+    """
     scheme, _, token = header.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def bearer_token(request: Request) -> str | None:
+    return parse_bearer(request.headers.get("authorization", ""))
 
 
 def get_guards(request: Request) -> Guards:
@@ -185,23 +199,47 @@ def request_lang(request: Request, player: PlayerInfo | None = None) -> str:
     return DEFAULT_LANGUAGE
 
 
+def error_body(code: str, text: str) -> dict[str, Any]:
+    """The error envelope every refusal answers with, over HTTP (the routes, the bet's short
+    way) and in a socket's ``bet-refused``: ``{"error": {"code", "message"}}``."""
+    return {"error": {"code": code, "message": text}}
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """An answer, whichever door it goes out by (a route, the bet's short way, a socket):
+    its status and JSON, and ``Retry-After``'s seconds (429, 503)."""
+
+    status: int
+    content: dict[str, Any]
+    retry_after: int | None = None
+
+
+def refusal(error: PuntoBancoError, lang: str) -> Taken:
+    """A refusal's answer: its code, status and sentence in ``lang`` with the error's facts
+    (M3), ``retry_after`` on 429 and 503."""
+    return Taken(status_of(error.code), error_body(error.code, error_message(error, lang)),
+                 error.retry_after if isinstance(error, (TooManyRequests, DatabaseUnavailable))
+                 else None)
+
+
+def json_answer(taken: Taken) -> JSONResponse:
+    """A route's answer of ``taken`` (the same JSON text as the bet's short way writes)."""
+    return JSONResponse(taken.content, status_code=taken.status, headers=(
+        {"Retry-After": str(taken.retry_after)} if taken.retry_after is not None else None))
+
+
 def error_response(request: Request, code: str, default: str, *, key: str | None = None,
                    status: int | None = None, **fields: str) -> JSONResponse:
     """The error answer: ``code`` for the client, the sentence ``key`` (default: the code's) in
     the caller's language for the player, ``default`` being the specific reason in English."""
     text = message(key or code, request_lang(request), default, **fields)
-    return JSONResponse({"error": {"code": code, "message": text}},
-                        status_code=status or status_of(code))
+    return JSONResponse(error_body(code, text), status_code=status or status_of(code))
 
 
 async def on_puntobanco_error(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, PuntoBancoError)
-    text = error_message(error, request_lang(request))  # with the error's facts (M3)
-    answer = JSONResponse({"error": {"code": error.code, "message": text}},
-                          status_code=status_of(error.code))
-    if isinstance(error, TooManyRequests):
-        answer.headers["Retry-After"] = str(error.retry_after)
-    return answer
+    return json_answer(refusal(error, request_lang(request)))
 
 
 async def on_validation_error(request: Request, error: Exception) -> JSONResponse:

@@ -15,8 +15,11 @@ a live session — and then does exactly what the route does
 refusal answered as :func:`~puntobanco.server.api.deps.on_puntobanco_error` does (its code,
 its status, the sentence in the request's language — ``Accept-Language``, else the player's —
 ``Retry-After`` on 429 and 503), with the headers the guard gives a bet's answer
-(``JSON_HEADERS``). The same work, :func:`take_bet`, answers a bet sent on the player's
-WebSocket (``api/wsbets.py``). Anything else — another path, a
+(``JSON_HEADERS``). The same work, :func:`take_bet` (:func:`take_bets` for a batch), is
+what the routes themselves do (``api/tables.py``: they are adapters over it) and what answers
+a bet sent on the player's WebSocket (``api/wsbets.py``), with one bearer parser
+(:func:`~puntobanco.server.api.deps.parse_bearer`) and one error envelope
+(:func:`~puntobanco.server.api.deps.refusal`) — issue 17. Anything else — another path, a
 query string (``?lang=``), a body the model refuses, no or an unknown token — goes on to the
 application unchanged (the body it read is handed on as it came), so every answer not in the
 plain case is the route's own; the OpenAPI document still describes the route.
@@ -35,10 +38,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.datastructures import State
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -48,28 +51,28 @@ from puntobanco.i18n import DEFAULT_LANGUAGE
 from puntobanco.server.api import outage
 from puntobanco.server.api.deps import (
     MAX_TOKEN,
+    Taken,
     forget_sessions,
     known_player,
     lookup_player,
+    parse_bearer,
+    refusal,
 )
-from puntobanco.server.api.guard import (
-    JSON_HEADERS,
-    MAX_BODY_BYTES,
-    Guards,
-    TooManyRequests,
-    asked_lang,
-)
-from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut
+from puntobanco.server.api.guard import JSON_HEADERS, MAX_BODY_BYTES, Guards, asked_lang
+from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut, BetsIn, BetsOut
+from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.db.health import DatabaseUnavailable
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.desk import SessionEnded, SessionUnchecked
-from puntobanco.server.messages import Refusal, error_message, status_of
+from puntobanco.server.messages import Refusal
 
 log = logging.getLogger("puntobanco.server.api.fastbets")
 
 _PATH = re.compile(r"/api/tables/([1-9][0-9]{0,9})/bets")
 #: what the guard adds to a bet's answer (the short way does not cross it)
 _HEADERS = [(b"content-type", b"application/json"), *JSON_HEADERS]
+#: the rate limit's sentence (the same for every door)
+TOO_MANY = "Too many bets at once: wait a moment."
 
 
 class FastBets:
@@ -90,12 +93,13 @@ class FastBets:
             return
         table_id = int(found.group(1))
         headers = dict(scope["headers"])
-        token = _bearer(headers.get(b"authorization", b""))
+        token = parse_bearer(headers.get(b"authorization", b"").decode("latin-1"))
         content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
         # a body without Content-Length (chunked) goes to the route: the guard in front has
         # checked a declared length, while a chunked one may still be refused 413 mid-way
         declared = headers.get(b"content-length", b"")
-        if (table_id > MAX_ID or token is None or content_type != b"application/json"
+        if (table_id > MAX_ID or token is None or len(token) > MAX_TOKEN
+                or content_type != b"application/json"
                 or not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
             await self.app(scope, receive, send)
             return
@@ -119,45 +123,82 @@ class FastBets:
             await self.app(scope, _replay(body, receive), send)
             return
         FastBets.answered += 1
-        extra = ([(b"retry-after", str(taken.retry_after).encode())]
-                 if taken.retry_after is not None else [])
-        await _json(send, taken.status, taken.content, extra)
+        text = encoded(taken)
+        await send({"type": "http.response.start", "status": taken.status, "headers": [
+            *_HEADERS, (b"content-length", str(len(text)).encode()),
+            *([(b"retry-after", str(taken.retry_after).encode())]
+              if taken.retry_after is not None else [])]})
+        await send({"type": "http.response.body", "body": text})
 
 
-@dataclass(frozen=True, slots=True)
-class Taken:
-    """A bet's answer: ``status`` 200 and :class:`BetOut`'s JSON, or a refusal's status and
-    ``{"error": {"code", "message"}}`` in the player's language (``retry_after`` on 429)."""
-
-    status: int
-    content: dict[str, Any]
-    retry_after: int | None = None
+def encoded(taken: Taken) -> bytes:
+    """The answer's JSON text, as the routes' ``JSONResponse`` writes it."""
+    return json.dumps(taken.content, ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")).encode()
 
 
-async def take_bet(casino: Casino, guards: Guards, table_id: int, token: str, bet: BetIn,
-                   *, lang: str | None = None, path: str = "") -> Taken | None:
-    """What the route :func:`puntobanco.server.api.tables.place_bet` does with a bet, for the
-    short way and for a bet sent on the player's WebSocket (``api/wsbets.py``): the player's
-    rate limit, the table's dealer, ``place_bet``, the answer or the refusal — in ``lang`` (the
-    request's language) when given, else the player's; a database away or full is a 503 with
-    its code (issue 22), never an ``internal-error``. ``None``: the token opens no live session
-    (the caller says so in its own way)."""
-    # a session seen lately is checked by the bet's own group commit, not looked up first
-    player = known_player(casino, token)
-    unchecked = player is not None
+#: how a bet is placed at its table once its player is known: (player, token for the group
+#: commit to check, or ``None``) → the answer
+Place = Callable[[PlayerInfo, str | None], Awaitable[dict[str, Any]]]
+
+
+async def take_bet(casino: Casino, guards: Guards, table_id: int, token: str | None,
+                   bet: BetIn, *, lang: str | None = None, path: str = "",
+                   player: PlayerInfo | None = None) -> Taken | None:
+    """A single bet, whichever door it came by — the route
+    (:func:`puntobanco.server.api.tables.place_bet`, which gives the ``player`` its dependency
+    looked up), the short way, the player's WebSocket: the player's rate limit, the table's
+    dealer, ``place_bet``, :class:`BetOut` or the refusal, in ``lang`` (the request's language)
+    when given, else the player's; a database away or full is a 503 with its code (issue 22),
+    never an ``internal-error``. ``None``: the token opens no live session (the caller says so
+    in its own way). A session seen live in the last minute is not looked up: the bet's own
+    group commit checks it."""
+
+    async def place(who: PlayerInfo, check: str | None) -> dict[str, Any]:
+        answer: dict[str, Any] = await casino.dealer(table_id).place_bet(
+            who.id, BetKind.parse(bet.bet), bet.stake,
+            bet.idempotency_key, role=who.role, coup_id=bet.coup_id, token=check)
+        return answer
+
+    return await _take(casino, guards, token, place, BetOut, lang=lang, path=path,
+                       player=player, trust_known=True)
+
+
+async def take_bets(casino: Casino, guards: Guards, table_id: int, token: str | None,
+                    bets: BetsIn, *, lang: str | None = None, path: str = "",
+                    player: PlayerInfo | None = None) -> Taken | None:
+    """A batch of bets, all or nothing, whichever door it came by (the batch route
+    :func:`puntobanco.server.api.tables.place_bets`, the socket): as :func:`take_bet`, with
+    ``Dealer.place_bets`` and :class:`BetsOut`; its session is always looked up (a batch's
+    commit does not check one)."""
+
+    async def place(who: PlayerInfo, _check: str | None) -> dict[str, Any]:
+        answer: dict[str, Any] = await casino.dealer(table_id).place_bets(
+            who.id, batch_stakes(bets.bets), bets.idempotency_key, role=who.role,
+            coup_id=bets.coup_id)
+        return answer
+
+    return await _take(casino, guards, token, place, BetsOut, lang=lang, path=path,
+                       player=player, trust_known=False)
+
+
+async def _take(casino: Casino, guards: Guards, token: str | None,
+                place: Place, out: type[BaseModel], *, lang: str | None, path: str,
+                player: PlayerInfo | None, trust_known: bool) -> Taken | None:
+    unchecked = False
     try:
+        if player is None and trust_known and token is not None:
+            # a session seen lately is checked by the bet's own group commit
+            player = known_player(casino, token)
+            unchecked = player is not None
         if player is None and (player := await lookup_player(casino, token)) is None:
             return None
     except Exception as error:  # the database away: a 503, never plain text
         return failed(casino, error, lang or DEFAULT_LANGUAGE, path)
     try:
-        guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
-        dealer = casino.dealer(table_id)
-        kind = BetKind.parse(bet.bet)
+        guards.bets.check(str(player.id), TOO_MANY)
         try:
-            answer = await dealer.place_bet(player.id, kind, bet.stake, bet.idempotency_key,
-                                            role=player.role, coup_id=bet.coup_id,
-                                            token=token if unchecked else None)
+            answer = await place(player, token if unchecked else None)
         except (SessionUnchecked, SessionEnded):
             # refused before any batch checked its session, or the session has ended:
             # looked up now, as the route would, and asked again (nothing was written)
@@ -165,21 +206,20 @@ async def take_bet(casino: Casino, guards: Guards, table_id: int, token: str, be
                 forget_sessions(casino, player.id, token)
                 return None
             player = fresh
-            answer = await dealer.place_bet(player.id, kind, bet.stake, bet.idempotency_key,
-                                            role=player.role, coup_id=bet.coup_id)
-        return Taken(200, BetOut.model_validate(answer).model_dump(mode="json"))
+            answer = await place(player, None)
+        return Taken(200, out.model_validate(answer).model_dump(mode="json"))
     except PuntoBancoError as error:
-        if isinstance(error, DatabaseUnavailable):
-            outage.refusal(casino.db.health, error, path)  # counted for the outage's log line
-        return refusal(error, lang or player.lang)
+        if not isinstance(error, DatabaseUnavailable):  # a refusal (the routes' handler)
+            return refusal(error, lang or player.lang)
+        return failed(casino, error, lang or player.lang, path)
     except Exception as error:
         return failed(casino, error, lang or player.lang, path)
 
 
 def batch_stakes(bets: dict[str, int]) -> list[tuple[BetKind, int]]:
-    """A batch's stakes by box, for the batch route and the socket's batch alike: a batch naming
-    one box twice (``banco`` and ``BANCO``, ``punto`` and ``player``) is refused
-    ``duplicate-bet`` — its stakes are never summed before each is judged (issue 18)."""
+    """A batch's stakes by box: a batch naming one box twice (``banco`` and ``BANCO``,
+    ``punto`` and ``player``) is refused ``duplicate-bet`` — its stakes are never summed
+    before each is judged (issue 18)."""
     stakes = [(BetKind.parse(name), stake) for name, stake in bets.items()]
     if len({kind for kind, _ in stakes}) != len(stakes):
         raise Refusal("A batch of bets names each box once.", code="duplicate-bet",
@@ -187,33 +227,17 @@ def batch_stakes(bets: dict[str, int]) -> list[tuple[BetKind, int]]:
     return stakes
 
 
-def refusal(error: PuntoBancoError, lang: str) -> Taken:
-    """A refusal's answer: its code, status and sentence in ``lang`` (as
-    :func:`~puntobanco.server.api.deps.on_puntobanco_error` words it), ``retry_after`` on 429
-    and 503."""
-    return Taken(status_of(error.code), {"error": {
-        "code": error.code, "message": error_message(error, lang)}},
-        error.retry_after if isinstance(error, (TooManyRequests, DatabaseUnavailable)) else None)
-
-
 def failed(casino: Casino, error: Exception, lang: str, path: str) -> Taken:
     """A bet that met an error: 503 with ``Retry-After`` when the database is away or full
-    (counted, not logged: ``db/health.py`` logs the outage once), else the bug's
-    ``internal-error`` with its traceback."""
+    (counted, not logged: ``db/health.py`` logs the outage once; the code as the routes'
+    ``outage.on_database_error`` gives it), else the bug's ``internal-error`` with its
+    traceback."""
     code = outage.refusal(casino.db.health, error, path)
     if code is not None:
         return Taken(503, outage.body(code, lang), DatabaseUnavailable(code).retry_after)
     log.exception("a bet failed", exc_info=error)
     return refusal(PuntoBancoError("Something went wrong on the server.",
                                    code="internal-error"), lang)
-
-
-def _bearer(header: bytes) -> str | None:
-    scheme, _, token = header.decode("latin-1").partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN:
-        return None
-    return token
 
 
 def _bet_in(body: bytes) -> BetIn | None:
@@ -236,12 +260,3 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return await receive()
 
     return replayed
-
-
-async def _json(send: Send, status: int, content: Any,
-                extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    text = json.dumps(content, ensure_ascii=False, allow_nan=False,
-                      separators=(",", ":")).encode()
-    await send({"type": "http.response.start", "status": status, "headers": [
-        *_HEADERS, (b"content-length", str(len(text)).encode()), *(extra or [])]})
-    await send({"type": "http.response.body", "body": text})

@@ -59,22 +59,50 @@ def frame(text: str) -> bytes:
     return built
 
 
-def writer(websocket: WebSocket, asgi_send: Any) -> Writer:
-    """How to send a text on this accepted socket: straight to uvicorn's transport when
-    ``asgi_send`` is its protocol's own ``send``, else :meth:`WebSocket.send_text`."""
+def _protocol(asgi_send: Any) -> tuple[Any, Any] | None:
+    """uvicorn's protocol and transport behind ``asgi_send`` when it is the protocol's own
+    ``send``, else ``None``."""
     protocol = getattr(asgi_send, "__self__", None)
     transport = getattr(protocol, "transport", None)
     needed = ("writable", "close_sent", "disconnected", "conn")
     if protocol is None or transport is None or not all(hasattr(protocol, n) for n in needed):
+        return None
+    return protocol, transport
+
+
+def writer(websocket: WebSocket, asgi_send: Any) -> Writer:
+    """How to send a text on this accepted socket: straight to uvicorn's transport when
+    ``asgi_send`` is its protocol's own ``send``, else :meth:`WebSocket.send_text`."""
+    write = direct(asgi_send)
+    if write is None:
         return websocket.send_text
-    writable = protocol.writable
 
     async def send(text: str) -> None:
-        if (writable.is_set() and not protocol.close_sent and not protocol.disconnected
-                and not transport.is_closing()):
-            transport.write(frame(text))
-            return
-        await websocket.send_text(text)
+        if not write([text]):
+            await websocket.send_text(text)
 
     send.direct = True  # type: ignore[attr-defined]  # the tests look for it
     return send
+
+
+def direct(asgi_send: Any) -> Callable[[list[str]], bool] | None:
+    """Write texts to the socket now, as one ``write`` of their frames, when the connection is
+    open and takes data (``True``), else nothing (``False``: send them through ASGI, which
+    waits or says the socket is gone); ``None`` when ``asgi_send`` is not uvicorn's own.
+    Several messages of one moment (the last card and the coup, a settlement and the round's
+    result) then cost one system call (``live/hub.Client``)."""
+    found = _protocol(asgi_send)
+    if found is None:
+        return None
+    protocol, transport = found
+    writable = protocol.writable
+
+    def write(texts: list[str]) -> bool:
+        if (not writable.is_set() or protocol.close_sent or protocol.disconnected
+                or transport.is_closing()):
+            return False
+        transport.write(frame(texts[0]) if len(texts) == 1
+                        else b"".join([frame(text) for text in texts]))
+        return True
+
+    return write

@@ -4,15 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api import outage
-from puntobanco.server.api.deps import CasinoDep, GuardsDep, Operator, SignedIn
-from puntobanco.server.api.fastbets import batch_stakes
+from puntobanco.server.api.deps import (
+    CasinoDep,
+    GuardsDep,
+    Operator,
+    SignedIn,
+    Taken,
+    bearer_token,
+    json_answer,
+)
+from puntobanco.server.api.fastbets import TOO_MANY, take_bet, take_bets
+from puntobanco.server.api.guard import asked_lang
 from puntobanco.server.api.outage import PlayerIfReachable
 from puntobanco.server.api.schemas import (
     ERRORS,
@@ -63,28 +73,37 @@ async def snapshot(table_id: Id, casino: CasinoDep, player: PlayerIfReachable
 
 
 @router.post("/{table_id}/bets", response_model=BetOut)
-async def place_bet(table_id: Id, body: BetIn, casino: CasinoDep, player: SignedIn,
-                    guards: GuardsDep) -> dict[str, Any]:
+async def place_bet(table_id: Id, body: BetIn, request: Request, casino: CasinoDep,
+                    player: SignedIn, guards: GuardsDep) -> JSONResponse:
     """Add a stake to one of the player's bets while betting is open (L4, M3). Each player's
     bets and withdrawals are rate limited (429, ``Retry-After``)."""
-    guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
-    dealer = casino.dealer(table_id)
-    return await dealer.place_bet(player.id, BetKind.parse(body.bet), body.stake,
-                                  body.idempotency_key, role=player.role, coup_id=body.coup_id)
+    # an adapter over the one bet function of the short way and the socket (issue 17)
+    return _answer(await take_bet(casino, guards, table_id, bearer_token(request), body,
+                                  lang=_asked(request), path=request.url.path, player=player))
 
 
 @router.post("/{table_id}/bets/batch", response_model=BetsOut)
-async def place_bets(table_id: Id, body: BetsIn, casino: CasinoDep, player: SignedIn,
-                     guards: GuardsDep) -> dict[str, Any]:
+async def place_bets(table_id: Id, body: BetsIn, request: Request, casino: CasinoDep,
+                     player: SignedIn, guards: GuardsDep) -> JSONResponse:
     """Several stakes at once, all or nothing (the page's repeat and double): each is checked
     as the single bets are, and together against the limits and the balance; one refusal and
     nothing is placed. A batch naming one box twice (``banco`` and ``BANCO``, ``punto`` and
     ``player``) is refused ``duplicate-bet``: its stakes are never summed before the check."""
-    guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
-    dealer = casino.dealer(table_id)
-    return await dealer.place_bets(player.id, batch_stakes(body.bets), body.idempotency_key,
-                                   role=player.role,
-                                   coup_id=body.coup_id)
+    return _answer(await take_bets(casino, guards, table_id, bearer_token(request), body,
+                                   lang=_asked(request), path=request.url.path, player=player))
+
+
+def _asked(request: Request) -> str | None:
+    """The language the request asks for (``?lang=``, ``Accept-Language``); else the
+    player's."""
+    return asked_lang(request.query_params.get("lang"),
+                      request.headers.get("accept-language", ""))
+
+
+def _answer(taken: Taken | None) -> JSONResponse:
+    if taken is None:  # not reached: the player was looked up by the route's dependency
+        raise PuntoBancoError("The session token is unknown or was closed.", code="unauthorized")
+    return json_answer(taken)
 
 
 @router.delete("/{table_id}/bets/{bet}", response_model=WithdrawOut)
@@ -93,7 +112,7 @@ async def withdraw_bet(table_id: Id, bet: str, casino: CasinoDep, player: Signed
                        ) -> dict[str, Any]:
     """Take a whole bet back while betting is open (L4). With an ``Idempotency-Key`` header, a
     retried withdrawal answers as the first did and moves no money."""
-    guards.bets.check(str(player.id), "Too many bets at once: wait a moment.")
+    guards.bets.check(str(player.id), TOO_MANY)
     dealer = casino.dealer(table_id)
     return await dealer.withdraw_bet(player.id, BetKind.parse(bet), idempotency_key)
 

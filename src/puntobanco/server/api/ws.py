@@ -199,7 +199,10 @@ async def _send(websocket: WebSocket, client: Client) -> None:
     """Drain the client's queue in order (what :meth:`Client.push` could not send at once)."""
     # a table message as one frame built once for every socket (api/frames.py), when the
     # socket came the short way past the middleware
-    send = client.direct = frames.writer(websocket, getattr(websocket, "_send", None))
+    asgi_send = getattr(websocket, "_send", None)
+    send = client.direct = frames.writer(websocket, asgi_send)
+    # the messages of one moment in one write (live/hub.Client), on uvicorn's own connection
+    client.write = frames.direct(asgi_send)
     while True:
         text = await client.queue.get()
         await client.idle.wait()  # a send started by push() goes out first
@@ -216,13 +219,21 @@ async def _send(websocket: WebSocket, client: Client) -> None:
 
 
 async def _receive(websocket: WebSocket, client: Client,
-                   bet: Callable[[dict[str, Any]], Awaitable[str]]) -> None:
+                   bet: Callable[[dict[str, Any]], Awaitable[tuple[str, str | None]]]) -> None:
     """Answer the client's messages: a ping at once, a bet when its batch is written (a task
-    each: the socket goes on reading; a bet once read completes even if the socket closes)."""
+    each: the socket goes on reading; a bet once read completes even if the socket closes).
+    While a bet is answered, the ``my-bets`` it causes is not sent to this socket: its answer
+    says the same (``Client.answered``)."""
     betting: set[asyncio.Task[None]] = set()
 
     async def answer(message: dict[str, Any]) -> None:
-        client.push(await bet(message))
+        client.betting += 1
+        text, implied = None, None
+        try:
+            text, implied = await bet(message)
+        finally:
+            client.betting -= 1
+            client.answered(text, implied)
 
     while True:
         frame = await websocket.receive()

@@ -5,27 +5,41 @@ a slow client can never hold up the dealer or the other clients: when its queue 
 dropped (closed 1013; it reconnects and gets a fresh snapshot). A message is serialised once,
 whatever the number of sockets it goes to, and the clients are indexed by player so that a
 player's own message (``my-bets``, ``settlement``) costs nothing for the others.
+
+A socket whose own ``bet`` message is being answered does not get the ``my-bets`` of that bet
+(issue 21): its ``bet-accepted`` carries the same facts (the bets and the wallet after it), and
+a socket write is the largest part of a message's cost. Such a ``my-bets`` is held while the
+socket's bets are in flight (:attr:`Client.betting`) and sent after the last answer only if it
+says something the answers did not (another socket of the player bet in between); the
+player's other sockets get it at once as before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from puntobanco.server.live.messages import Message, encode
+from puntobanco.server.live.messages import Message, MyBets, encode
 
 QUEUE_SIZE = 2000
+#: how every ``my-bets`` text begins (the model's ``type`` comes first): the hub recognises the
+#: player's bets among their messages, including those relayed as text by another process
+MY_BETS = encode(MyBets(coup_id=1, my_bets={}, balance=0)).partition(",")[0] + ","
 
 
 class Client:
     """One WebSocket connection: who it is (``player_id``, or ``None`` for a spectator).
 
-    A message goes out at once when nothing of this client's is waiting (``direct``: the
-    socket's send, which completes without waiting while the connection takes data), else it
+    A message goes out without a task switch when nothing of this client's is waiting, else it
     joins the client's queue, which its connection's sender drains in order. Sending at once
     spares a task switch per socket per message, the largest cost of a fan-out to 1,000 sockets
-    after the system call itself (issue 8)."""
+    after the system call itself (issue 8). On uvicorn's own connection (``write``, issue 21)
+    the messages of one moment — everything pushed before the event loop turns: the last card
+    and the coup, a player's settlement and the round's result — are written together, one
+    system call for all of them, at the end of the moment (``loop.call_soon``); elsewhere
+    (``direct``) each message is sent at once."""
 
     def __init__(self, player_id: int | None) -> None:
         self.player_id = player_id
@@ -33,16 +47,29 @@ class Client:
         self.dropped = False
         #: the socket's send, once the connection runs (``None``: always queue)
         self.direct: Callable[[str], Coroutine[Any, Any, None]] | None = None
+        #: writes texts at once when the connection takes them (``api/frames.direct``), else
+        #: says no; ``None``: not uvicorn's own connection (then ``direct``)
+        self.write: Callable[[list[str]], bool] | None = None
+        #: the texts pushed in this moment, written together when it ends
+        self.corked: list[str] = []
         #: set while no send of this client is under way (the sender waits for it)
         self.idle = asyncio.Event()
         self.idle.set()
         #: messages queued or held by the sender, not sent yet: while any, push() queues too
         self.pending = 0
+        #: this socket's own bets being answered, and the latest ``my-bets`` held meanwhile
+        self.betting = 0
+        self.held: str | None = None
 
     def push(self, text: str) -> None:
         """Send or queue a message; a client too slow to keep up is dropped (``None`` ends its
         queue)."""
         if self.dropped:
+            return
+        if self.write is not None and self.idle.is_set() and not self.pending:
+            if not self.corked:
+                _cork(self)
+            self.corked.append(text)
             return
         if self.direct is not None and self.idle.is_set() and not self.pending:
             sending = self.direct(text)
@@ -57,6 +84,9 @@ class Client:
                 finishing = asyncio.ensure_future(_finish(sending, waiting))
                 finishing.add_done_callback(lambda _: self.idle.set())
                 return
+        self._queue(text)
+
+    def _queue(self, text: str) -> None:
         try:
             self.queue.put_nowait(text)
             self.pending += 1
@@ -66,9 +96,68 @@ class Client:
                 self.queue.get_nowait()
             self.queue.put_nowait(None)
 
+    def flush(self) -> None:
+        """Write what this moment pushed, in one go; what the connection does not take now
+        goes to the queue, in order (the sender waits for the connection or finds it gone)."""
+        texts, self.corked = self.corked, []
+        if not texts or self.dropped:
+            return
+        if self.write is not None:
+            try:
+                if self.write(texts):
+                    return
+            except Exception:  # the socket is gone: the sender finds out the usual way
+                self.write = None
+        for text in texts:
+            self._queue(text)
+
     def sent(self) -> None:
         """The sender has sent (or given up on) one queued message."""
         self.pending = max(0, self.pending - 1)
+
+    def mine(self, text: str) -> None:
+        """A message to this socket's player: a ``my-bets`` waits while the socket's own bets
+        are answered (their answers say it)."""
+        if self.betting and text.startswith(MY_BETS):
+            self.held = text
+        else:
+            self.push(text)
+
+    def answered(self, text: str | None, implied: str | None) -> None:
+        """Push the answer to one of this socket's bets (``betting`` already counted down;
+        ``None``: there is none); ``implied``: the ``my-bets`` text its facts make (``None``:
+        refused). After the last answer, a ``my-bets`` held meanwhile goes out unless it is
+        the one the answer implies."""
+        if text is not None:
+            self.push(text)
+        if not self.betting and self.held is not None:
+            held, self.held = self.held, None
+            if held != implied:
+                self.push(held)
+
+
+#: the clients with texts corked in this moment, per thread, with their event loop
+_MOMENT = threading.local()
+
+
+def _cork(client: Client) -> None:
+    loop = asyncio.get_running_loop()
+    moment: tuple[asyncio.AbstractEventLoop, list[Client]] | None = getattr(
+        _MOMENT, "moment", None)
+    if moment is None or moment[0] is not loop:  # a new loop: never a list a dead loop kept
+        moment = _MOMENT.moment = (loop, [])
+    corked = moment[1]
+    if not corked:
+        loop.call_soon(_flush, corked)
+    corked.append(client)
+
+
+def _flush(corked: list[Client]) -> None:
+    """The moment ended: write each client's texts (pushed meanwhile: the next moment's)."""
+    clients = corked[:]
+    corked.clear()
+    for client in clients:
+        client.flush()
 
 
 async def _finish(sending: Coroutine[Any, Any, None], waiting: Any) -> None:
@@ -153,5 +242,5 @@ class Hub:
             return
         self.messages += 1
         for client in list(mine):
-            client.push(text)
+            client.mine(text)
         self.texts += len(mine)
