@@ -65,8 +65,13 @@ import dataclasses, json, os, sys
 sys.path.insert(0, os.environ["PB_BENCH_DIR"])
 import profiler
 profiler.start()
-from puntobanco.server import settings
+import logging
+logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+logging.getLogger("puntobanco.server.live.desk").setLevel(logging.INFO)
+from puntobanco.server import app, settings
 from puntobanco.cli import main, serve
+if os.environ.get("PB_BENCH_SWITCH_MS"):  # measure another GIL switch interval
+    app.SWITCH_INTERVAL = float(os.environ["PB_BENCH_SWITCH_MS"]) / 1000
 serve.UVICORN_OPTIONS.update(json.loads(os.environ.get("PB_BENCH_UVICORN") or "{}"))
 if os.environ.get("PB_BENCH_PLAIN_FRAMES"):  # measure without api/frames.py
     from puntobanco.server.api import frames
@@ -460,7 +465,8 @@ def make_players(url: str, players: int, folder: Path) -> tuple[list[tuple[int, 
 def run_one(*, url: str, label: str, players: int, workers: int, mode: str, rounds: int,
             bets: int, spread: float, betting_seconds: float, addresses: int, profile: bool,
             cluster: Postgres | None, uvicorn: str, folder: Path,
-            plain_frames: bool = False) -> dict[str, float]:
+            plain_frames: bool = False, linger_ms: float | None = None,
+            switch_ms: float | None = None) -> dict[str, float]:
     sessions, made_in = make_players(url, players, folder)
     print(f"  ({players} players made by `puntobanco players create` in {made_in:.1f} s)",
           flush=True)
@@ -470,12 +476,15 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
     env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD,
            "PB_BENCH_DIR": str(Path(__file__).parent), "PB_BENCH_UVICORN": uvicorn,
            "PB_BENCH_PROFILE": str(profile_path) if profile else "",
-           "PB_BENCH_PLAIN_FRAMES": "1" if plain_frames else ""}
+           "PB_BENCH_PLAIN_FRAMES": "1" if plain_frames else "",
+           "PB_BENCH_SWITCH_MS": "" if switch_ms is None else str(switch_ms)}
     command = [sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--database-url", url,
                "--betting-seconds", str(betting_seconds), "--closed-seconds", "0",
                "--card-seconds", "0.05", "--result-seconds", "1"]
     if workers > 1:
         command += ["--workers", str(workers)]
+    if linger_ms is not None:
+        command += ["--bet-linger-ms", str(linger_ms)]
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
         wait_ready(f"http://127.0.0.1:{port}", server)  # type: ignore[arg-type]
@@ -589,6 +598,10 @@ def main() -> None:
     parser.add_argument("--uvicorn", default="", help='uvicorn options as JSON, e.g. '
                         '\'{"loop": "asyncio", "http": "h11"}\'')
     parser.add_argument("--matrix", action="store_true", help="the issue's targets")
+    parser.add_argument("--linger-ms", type=float,
+                        help="serve --bet-linger-ms (default: serve's own)")
+    parser.add_argument("--switch-ms", type=float,
+                        help="the server's GIL switch interval in ms (default: app.py's)")
     parser.add_argument("--plain-frames", action="store_true",
                         help="without api/frames.py (each message framed per socket)")
     args = parser.parse_args()
@@ -623,7 +636,8 @@ def main() -> None:
                     rounds=args.rounds, bets=bets, spread=spread, betting_seconds=seconds,
                     addresses=args.addresses, profile=args.profile and workers == 1,
                     cluster=cluster, uvicorn=args.uvicorn, folder=folder,
-                    plain_frames=args.plain_frames)
+                    plain_frames=args.plain_frames, linger_ms=args.linger_ms,
+                    switch_ms=args.switch_ms)
     finally:
         if cluster is not None:
             cluster.stop()

@@ -21,13 +21,25 @@ PostgreSQL: a throw-away cluster (initdb/pg_ctl on a free port, as the server te
 fsync off); skipped with a sentence when the binaries are missing. Bounded: about 10,000
 operations per database (``--scale`` multiplies), well under a minute on a 2-core machine.
 
+``--desk`` (issue 21) measures the whole group commit instead: the table's ``BetDesk`` on a
+real event loop (uvloop, as the server) and the server's database threads and GIL switch
+interval, every player betting twice at random moments at ``--rates`` bets a second, each bet
+a task that spends ``--loop-work`` µs of the loop's CPU (the rest of a bet's road in the
+server) and submits its bet with an idempotency key and the player's session token (checked
+in the batch, as ``api/fastbets.take_bet`` sends it). Each ``--lingers`` setting in turn, on a
+new coup: the process's CPU per bet (every thread; the loop work taken out), the answers'
+p50/p99 and the batches. Compare the CPU: the latencies are the machine's queue when it is
+loaded.
+
 Run: ``.venv/bin/python bench/bench_store.py [--players 1000] [--scale 1] [--sqlite-only]
-[--dump DIR]``.
+[--dump DIR]``; ``… --desk [--rates 500,1000] [--lingers 0,10,20] [--loop-work 100]
+[--switch-ms 0.2] [--repeat 2]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import platform
 import random
@@ -41,6 +53,7 @@ from sqlalchemy import insert, select, text, update
 from bench_server import Postgres, pg_binary  # the same throw-away cluster, fsync off
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
+from puntobanco.server.app import SWITCH_INTERVAL
 from puntobanco.server.db import ledger, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import Account, CoupRecord, Player, ShoeRecord
@@ -197,6 +210,135 @@ def write_dump(db: Database, path: Path) -> None:
     print(f"  {len(lines):,} rows written to {path}")
 
 
+# --- the desk at a steady rate: the batcher, its thread hop and its commits ------------------
+
+
+def burn(microseconds: float) -> float:
+    """Spend about ``microseconds`` of this thread's CPU in Python (the rest of a bet's road
+    on the event loop: reading it, answering it, its share of the fan-out); the CPU spent."""
+    began = time.thread_time()
+    end = began + microseconds / 1e6
+    while time.thread_time() < end:
+        sum(range(50))
+    return time.thread_time() - began
+
+
+async def desk_window(db: Database, sessions: list[tuple[int, str]], table_id: int, coup: int,
+                      *, rate: float, spread: float, linger: float, loop_work: float,
+                      seed_no: int) -> dict[str, float]:
+    """One betting window: every player bets twice (Banco or Punto, 10.00, with a key and its
+    session token, as ``api/fastbets.take_bet`` submits) at random moments of ``spread``
+    seconds, at ``rate`` bets a second on average; each bet a task of its own spending
+    ``loop_work`` µs of the loop's CPU. Returns the process's CPU per bet (every thread,
+    ``loop_work`` taken out), the answers' latency and the batches."""
+    from puntobanco.server.live.desk import BetDesk
+    from puntobanco.server.live.hub import Hub
+
+    draw = random.Random(seed_no)
+    bets = [(player, token, n) for player, token in sessions for n in range(2)]
+    count = min(len(bets), round(rate * spread))
+    bets = draw.sample(bets, count)
+    moments = sorted(draw.uniform(0, spread) for _ in bets)
+    desk = BetDesk(table_id=table_id, db=db, hub=Hub(), linger=linger)
+    desk.start()
+    desk.open(coup_id=coup, round_no=coup, rules=RuleSet())
+    loop = asyncio.get_running_loop()
+    latencies: list[float] = []
+    burned = 0.0
+    refused = 0
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def place(player: int, token: str, n: int) -> None:
+        nonlocal burned, refused
+        began = loop.time()
+        burned += burn(loop_work)
+        kind = BetKind.PUNTO if player % 2 else BetKind.BANCO
+        desk.check(kind, 1_000, coup)
+        answer = await desk.submit(store.BetOp(player, kind, 1_000, f"k{coup}-{player}-{n}"),
+                                   token=token)
+        if not isinstance(answer, dict) or answer.get("coup_id") != coup:
+            refused += 1
+        latencies.append(loop.time() - began)
+
+    def start(bet: tuple[int, str, int]) -> None:
+        task = asyncio.ensure_future(place(*bet))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    await asyncio.sleep(0.05)
+    cpu = time.process_time()
+    at = loop.time()
+    for moment, bet in zip(moments, bets, strict=True):
+        loop.call_at(at + moment, start, bet)
+    await asyncio.sleep(spread)
+    while tasks:
+        await asyncio.gather(*tasks, return_exceptions=True)
+    desk.close()
+    await desk.drain()
+    cpu = time.process_time() - cpu - burned
+    await desk.stop()
+    latencies.sort()
+    return {"bets": count, "refused": refused, "cpu_us": 1e6 * cpu / count,
+            "p50_ms": 1e3 * latencies[len(latencies) // 2],
+            "p99_ms": 1e3 * latencies[int(0.99 * (len(latencies) - 1))],
+            "batches": desk.batches}
+
+
+def run_desk(name: str, url: str, *, players: int, rates: list[float], lingers: list[float],
+             loop_work: float, switch: float, threads: int, repeat: int) -> None:
+    """The desk's group commit at steady rates, each linger in turn (A/B, back to back)."""
+    import sys
+
+    from puntobanco.server.db.players import create_players
+
+    sys.setswitchinterval(switch)
+    migrate(url)
+    db = Database(url, threads=threads)
+    try:
+        with db.write() as session:
+            made = create_players(session, [f"desk{n}" for n in range(players)],
+                                  password_hash="-", lang="en", welcome=WELCOME, sessions=True)
+            table = store.create_table(session, name="bench", rules=RuleSet(),
+                                       betting_seconds=15.0)
+            shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
+                              commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
+            session.add(shoe)
+            session.flush()
+            table_id, shoe_id = table.id, shoe.id
+        sessions = [(made_one.id, made_one.token or "") for made_one in made]
+        round_no = 0
+        print(f"{name}: the desk, {players:,} players, 2 bets each, Python's switch interval "
+              f"{1e3 * sys.getswitchinterval():g} ms, {threads} read threads, {loop_work:g} µs "
+              "of other loop work per bet")
+        for rate in rates:
+            for _turn in range(repeat):
+                for linger in lingers:
+                    round_no += 1
+                    with db.write() as session:
+                        coup = store.open_coup(session, table_id=table_id, shoe_id=shoe_id,
+                                               round_no=round_no, coup_in_shoe=round_no,
+                                               last_coup=False)
+                    figures = asyncio.run(desk_window(
+                        db, sessions, table_id, coup, rate=rate,
+                        spread=2 * players / rate, linger=linger, loop_work=loop_work,
+                        seed_no=round_no))
+                    with db.write() as session:
+                        session.execute(update(CoupRecord).where(CoupRecord.id == coup)
+                                        .values(status="closed"))
+                    print(f"  {rate:>6,.0f} bets/s, linger {1e3 * linger:4.1f} ms: "
+                          f"{figures['cpu_us']:6.0f} µs CPU/bet, ack p50 "
+                          f"{figures['p50_ms']:5.1f} ms p99 {figures['p99_ms']:5.1f} ms, "
+                          f"{figures['batches']:5.0f} batches "
+                          f"({figures['bets'] / max(1, figures['batches']):5.1f} bets each), "
+                          f"{figures['refused']:.0f} refused; load "
+                          f"{os.getloadavg()[0]:.1f}", flush=True)
+        with db.read() as session:
+            books = ledger.audit(session)
+        print(f"  ledger audit: {'balanced' if books.ok else books}")
+    finally:
+        db.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--players", type=int, default=1000)
@@ -204,9 +346,43 @@ def main() -> None:
                         help="multiply the number of batches of each size")
     parser.add_argument("--sqlite-only", action="store_true")
     parser.add_argument("--dump", type=Path, help="write the stored rows to DIR/<db>.txt")
+    parser.add_argument("--desk", action="store_true",
+                        help="drive the table's desk (batcher, thread hop, group commit) at "
+                        "steady rates instead of timing apply_bets alone")
+    parser.add_argument("--rates", default="1000", help="--desk: bets a second, comma-separated")
+    parser.add_argument("--lingers", default="0,5,10,20",
+                        help="--desk: each batch's linger in ms, comma-separated (A/B in turn)")
+    parser.add_argument("--loop-work", type=float, default=300.0,
+                        help="--desk: µs of other CPU per bet on the event loop")
+    parser.add_argument("--switch-ms", type=float,
+                        help="--desk: sys.setswitchinterval in ms (default: the server's, "
+                        "app.SWITCH_INTERVAL)")
+    parser.add_argument("--threads", type=int, default=16, help="--desk: the read threads")
+    parser.add_argument("--repeat", type=int, default=1, help="--desk: windows per setting")
     args = parser.parse_args()
     print(f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.2f} on "
           f"{os.cpu_count()} cores at the start")
+    if args.desk:
+        try:
+            import uvloop  # as the server runs
+
+            asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+        except ImportError:
+            pass
+        options: dict[str, Any] = {
+            "players": args.players, "rates": [float(r) for r in args.rates.split(",")],
+            "lingers": [float(v) / 1e3 for v in args.lingers.split(",")],
+            "loop_work": args.loop_work, "threads": args.threads, "repeat": args.repeat,
+            "switch": SWITCH_INTERVAL if args.switch_ms is None else args.switch_ms / 1e3}
+        with tempfile.TemporaryDirectory(prefix="pb-bench-desk-") as root:
+            run_desk("sqlite", f"sqlite:///{root}/bench.sqlite3", **options)
+        if not args.sqlite_only:
+            cluster = Postgres()
+            try:
+                run_desk("postgresql", cluster.new_database(), **options)
+            finally:
+                cluster.stop()
+        return
     with tempfile.TemporaryDirectory(prefix="pb-bench-store-") as root:
         run("sqlite", f"sqlite:///{root}/bench.sqlite3", players=args.players,
             scale=args.scale, dump=args.dump)

@@ -182,3 +182,88 @@ def test_issue8_a_request_read_after_the_deadline_is_refused_before_the_close_ru
             db.close()
 
     run_coroutine(scenario())
+
+
+def _desk_with_players(db: Database, players: int) -> tuple[list[int], int, int]:
+    """Players with credited wallets, a table and its open coup: (player ids, table, coup)."""
+    from puntobanco.server.db import store
+    from puntobanco.server.db.engine import migrate
+    from puntobanco.server.db.models import ShoeRecord
+    from puntobanco.server.db.players import create_players
+
+    migrate(db.url)
+    with db.write() as session:
+        made = create_players(session, [f"linger{n}" for n in range(players)],
+                              password_hash="-", lang="en", welcome=100_000)
+        table = store.create_table(session, name="lingering", rules=RuleSet(),
+                                   betting_seconds=15.0)
+        shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
+                          commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
+        session.add(shoe)
+        session.flush()
+        coup = store.open_coup(session, table_id=table.id, shoe_id=shoe.id, round_no=1,
+                               coup_in_shoe=1, last_coup=False)
+        return [player.id for player in made], table.id, coup
+
+
+def test_issue21_a_batch_lingers_for_more_bets_and_the_close_writes_it_at_once(
+        db_url: str) -> None:
+    """Bets queued within the linger share one transaction; "no more bets" does not wait for
+    the linger (the batch is written at once, its bets in the coup); the linger is real time,
+    so a desk on a test's hand-moved clock is never held up by it."""
+    from puntobanco.server.db import store
+
+    async def scenario() -> None:
+        db = Database(db_url)
+        try:
+            players, table_id, coup = _desk_with_players(db, 3)
+            desk = BetDesk(table_id=table_id, db=db, hub=Hub(), clock=ManualClock(),
+                           linger=30.0)
+            desk.start()
+            desk.open(coup_id=coup, round_no=1, rules=RuleSet())
+            answers = []
+            for player in players:
+                answers.append(desk.submit(store.BetOp(player, BetKind.BANCO, 1000, None)))
+                await asyncio.sleep(0.02)
+            assert not any(answer.done() for answer in answers)  # still gathering
+            desk.close()
+            await asyncio.wait_for(desk.drain(), 10)  # not 30 s
+            assert [(await answer)["stake"] for answer in answers] == [1000] * 3
+            assert (desk.batches, desk.operations) == (1, 3)
+            with db.read() as session:
+                assert sorted(store.active_bets(session, coup)) == sorted(players)
+            await desk.stop()
+        finally:
+            db.close()
+
+    run_coroutine(scenario())
+
+
+def test_issue21_a_lingering_batch_is_written_at_once_when_enough_bets_wait(
+        sqlite_url: str) -> None:
+    from puntobanco.server.db import store
+
+    async def scenario() -> None:
+        db = Database(sqlite_url)
+        try:
+            players, table_id, coup = _desk_with_players(db, 4)
+            desk = BetDesk(table_id=table_id, db=db, hub=Hub(), linger=30.0)
+            desk.linger_bets = 2
+            desk.start()
+            desk.open(coup_id=coup, round_no=1, rules=RuleSet())
+            first = [desk.submit(store.BetOp(player, BetKind.PUNTO, 1000, f"k{player}"))
+                     for player in players[:2]]
+            assert [answer["total"] for answer in await asyncio.wait_for(
+                asyncio.gather(*first), 10)] == [1000, 1000]  # without waiting 30 s
+            assert desk.accepting and (desk.batches, desk.operations) == (1, 2)
+            late = desk.submit(store.BetOp(players[2], BetKind.PUNTO, 1000, None))
+            await asyncio.sleep(0.05)
+            assert not late.done()  # one alone lingers
+            desk.close()
+            await asyncio.wait_for(desk.drain(), 10)
+            assert (await late)["coup_id"] == coup and desk.batches == 2
+            await desk.stop()
+        finally:
+            db.close()
+
+    run_coroutine(scenario())

@@ -108,7 +108,8 @@ def test_mistakes_end_in_one_sentence_and_exit_2(tmp_path: Path) -> None:
                  ["--database-url", "not a url"],
                  ["--database-url", f"sqlite:///{tmp_path}/a-file/x.sqlite3"],
                  ["--betting-seconds", "0"],
-                 ["--closed-seconds", "-1"]]
+                 ["--closed-seconds", "-1"],
+                 ["--bet-linger-ms", "500"]]
         short = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": "abc"}
         runs = [(args, None) for args in cases] + [(["--port", str(free_port())], short)]
         for args, env in runs:

@@ -114,6 +114,10 @@ def default_database_url(path: Path = DEFAULT_DATABASE_PATH) -> str:
     return f"sqlite:///{path}"
 
 
+#: how long a table's batch of bets waits for more after its first one (``live/desk.py``)
+BET_LINGER_SECONDS = 0.010
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ServerSettings:
     """Everything the application factory needs.
@@ -132,6 +136,9 @@ class ServerSettings:
     card_seconds: float = 0.6
     result_seconds: float = 4.0
     idle_when_unwatched: bool = True
+    #: a table's group commit is written this long after its first bet was queued (or at
+    #: once with 200 queued, or at the close): fewer, larger transactions (``live/desk.py``)
+    bet_linger_seconds: float = BET_LINGER_SECONDS
     bcrypt_rounds: int = 12
     welcome_credit: int = WELCOME_CREDIT
     operator_password: str | None = None

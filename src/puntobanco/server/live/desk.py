@@ -6,7 +6,13 @@ chips and not above the bet's maximum on its own — joins the table's queue and
 answer. One batcher task per table takes everything queued and applies it in **one** write
 transaction (:func:`puntobanco.server.db.store.apply_bets`), then answers every request of the
 batch; while a batch is being written the next one gathers, so the batch grows with the load
-(group commit) instead of the wait.
+(group commit) instead of the wait. A batch also *lingers*: it is written
+``bet_linger_seconds`` (10 ms) after its first request was queued, or at once when
+:data:`LINGER_BETS` are queued or the betting closes. A transaction costs about 1 ms of CPU
+whatever it holds (the thread hop, the session check, BEGIN, the reads, COMMIT); when bets
+arrive spread out — a quiet machine, 1,000 bets a second — without the linger each commit
+started as soon as the previous one ended and held 1–4 bets, and the batch's fixed cost was most
+of a bet's (``bench/bench_store.py --desk``; figures in ``docs/server.md``).
 
 "No more bets" is a state change of this desk (:meth:`BetDesk.close`): from that instant a new
 request is refused ``table-closed`` at once, what was queued before it is still written
@@ -40,7 +46,7 @@ from puntobanco.server.db.health import DatabaseUnavailable, outage_code
 from puntobanco.server.live.clock import Clock, WallClock
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import BetTotals, MyBets
-from puntobanco.server.settings import GuardSettings
+from puntobanco.server.settings import BET_LINGER_SECONDS, GuardSettings
 
 log = logging.getLogger("puntobanco.server.live.desk")
 
@@ -49,6 +55,8 @@ MAX_BATCH, TOTALS_SECONDS = 1000, 0.25
 #: the most ``bet-totals`` socket writes a second one table spends (a crowded table's totals
 #: come less often: 1,000 sockets every second, 5,000 every 5 s)
 TOTALS_SENDS = 1000
+#: a lingering batch is written at once when this many requests are queued
+LINGER_BETS = 200
 
 
 def totals_interval(sockets: int) -> float:
@@ -90,8 +98,14 @@ class BetDesk:
     """Bets and withdrawals of one table's open coup (see the module's docstring)."""
 
     def __init__(self, *, table_id: int, db: Database, hub: Hub,
-                 sessions: GuardSettings | None = None, clock: Clock | None = None) -> None:
+                 sessions: GuardSettings | None = None, clock: Clock | None = None,
+                 linger: float = BET_LINGER_SECONDS) -> None:
         self.table_id = table_id
+        #: how long a batch waits for more requests after its first one was queued, in real
+        #: seconds (``ServerSettings.bet_linger_seconds``: the module's docstring says why)
+        self.linger = linger
+        #: this many queued requests are written at once, lingering or not
+        self.linger_bets = LINGER_BETS
         #: the round's clock: ``closes_at`` is on it
         self.clock: Clock = clock or WallClock()
         self.db = db
@@ -113,6 +127,8 @@ class BetDesk:
         self._idle = asyncio.Event()
         self._idle.set()
         self._task: asyncio.Task[None] | None = None
+        self._first_at = 0.0
+        self._counted = (0, 0)
         self._version = self._sent_version = 0
         self._sent_at = float("-inf")
         self._timer: asyncio.TimerHandle | None = None
@@ -142,6 +158,11 @@ class BetDesk:
         """Take bets for this coup from now on — until :meth:`close`, and never at or after
         ``closes_at`` (the deadline on the round's clock, epoch seconds), even when the loop is so busy
         that the close itself runs late: a request read after the deadline is refused."""
+        if self.coup_id is not None and self.operations > self._counted[1]:
+            log.info("table %s, coup %s: %d operations in %d batches (largest %d)",
+                     self.table_id, self.coup_id, self.operations - self._counted[1],
+                     self.batches - self._counted[0], self.largest)
+        self._counted = (self.batches, self.operations)
         self.coup_id, self.round_no, self.rules = coup_id, round_no, rules
         self.closes_at = closes_at
         self.spots = {}
@@ -152,6 +173,7 @@ class BetDesk:
     def close(self) -> None:
         """"No more bets": every request from now on is refused at once."""
         self.accepting = False
+        self._wake.set()  # a batch lingering for more is written now
 
     async def drain(self) -> None:
         """Wait until every request taken before the close has its answer."""
@@ -206,9 +228,14 @@ class BetDesk:
         if self._task is None or self._task.done():  # stopped (the server is stopping)
             _answer(future, _not_open())
             return future
-        self._queue.append(Pending(op, future, token))
-        self._idle.clear()
-        self._wake.set()
+        queue = self._queue
+        queue.append(Pending(op, future, token))
+        if len(queue) == 1:
+            self._first_at = asyncio.get_running_loop().time()
+            self._idle.clear()
+            self._wake.set()
+        elif len(queue) == self.linger_bets:
+            self._wake.set()
         return future
 
     async def _run(self) -> None:
@@ -216,9 +243,25 @@ class BetDesk:
             await self._wake.wait()
             self._wake.clear()
             while self._queue:
+                await self._linger()
                 batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
                 await self._write(batch)
             self._idle.set()
+
+    async def _linger(self) -> None:
+        """Let the batch gather: until :attr:`linger` after its first request was queued,
+        :attr:`linger_bets` are queued, or the close. Real time (the loop's), not the round's
+        clock: it waits for other requests, not for the game, and a test's clock never holds it
+        up."""
+        loop = asyncio.get_running_loop()
+        due = self._first_at + self.linger
+        while (self.accepting and len(self._queue) < self.linger_bets
+               and (wait := due - loop.time()) > 0):
+            self._wake.clear()
+            timer = loop.call_later(wait, self._wake.set)
+            await self._wake.wait()
+            timer.cancel()
+        self._wake.clear()
 
     async def _write(self, batch: list[Pending]) -> None:
         assert self.coup_id is not None

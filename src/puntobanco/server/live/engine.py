@@ -90,7 +90,7 @@ class TableDealer:
         #: its clients (with several processes, a hub that also relays: live/links.py)
         self.hub = Hub() if links is None else links.hub(self.id, self._relayed_state)
         self.desk = BetDesk(table_id=self.id, db=db, hub=self.hub, sessions=config.guard,
-                            clock=self.clock)
+                            clock=self.clock, linger=config.bet_linger_seconds)
         self.lock = asyncio.Lock()
         self.view = View()
         self._shown: list[CardDealt] = []
