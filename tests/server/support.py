@@ -160,6 +160,14 @@ def running(settings: ServerSettings, *, clock: ManualClock | None = None
         server.stop()
 
 
+@contextlib.contextmanager
+def running_clocked(database_url: str, **changes: Any) -> Iterator[LiveServer]:
+    """:func:`running` with :func:`clocked_settings` on a :class:`ManualClock` of its own (a
+    restart is a second block on the same database, with a clock of its own)."""
+    with running(clocked_settings(database_url, **changes), clock=ManualClock()) as server:
+        yield server
+
+
 @dataclass(frozen=True)
 class Player:
     token: str
