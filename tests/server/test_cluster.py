@@ -313,10 +313,20 @@ def test_issue8_a_dealer_whose_lock_connection_is_lost_stops_dealing_at_once(
                                    if at == coup}
                         return bool(who & through_first) and bool(who - through_first)
 
+                    def some_bet(coup: int) -> bool:
+                        with lock:
+                            return any(at == coup for (_, at, _) in accepted)
+
                     opened = watcher.next("round-opened", timeout=60)
+                    cut_coups: list[int] = []
                     for _ in range(2):
                         coup = opened["coup_id"]
-                        wait_until(lambda cut=coup: both_bet(cut), timeout=60)  # both bet
+                        # bets through both members in the first round cut; in the next, a
+                        # member whose lock was cut while the other dealt on may not have
+                        # caught up yet (see docs/server.md, "Tests")
+                        wait_until(lambda cut=coup, once=not cut_coups: both_bet(cut) if once
+                                   else some_bet(cut), timeout=60)
+                        cut_coups.append(coup)
                         (before,) = holders()
                         with db.write() as session:
                             session.execute(text("SELECT pg_terminate_backend(:pid)"),
@@ -336,7 +346,7 @@ def test_issue8_a_dealer_whose_lock_connection_is_lost_stops_dealing_at_once(
                                    .json()["status"] == "void", timeout=60)
                         opened = watcher.next("round-opened", timeout=60,
                                               where=lambda m, cut=coup: m["coup_id"] > cut)
-                    wait_until(lambda: both_bet(opened["coup_id"]), timeout=60)
+                    wait_until(lambda: some_bet(opened["coup_id"]), timeout=60)
                     second.end_betting()  # one clock for both: the holder deals
                     watcher.of_coup("round-settled", opened["coup_id"], timeout=60)
             finally:
