@@ -6,7 +6,8 @@ Seeds a fresh SQLite file (or ``--database-url``, an empty database) with ``--ta
 and ``--coups`` settled coups spread over 365 UTC days, 80 coups to a shoe, each coup with one
 to six bets of random kinds and stakes (settlement lines written directly: the figures measure
 the reading, not the dealing), then times the reports as ``GET /api/reports/tables…`` builds
-them (best of ``--repeat``).
+them (best of ``--repeat``); the two reports also as ``api/reports.py`` answers them, as the
+console asks (JSON: per-bet bands for the total only) and with every line's per-bet bands (CSV).
 
 Run: ``.venv/bin/python bench/bench_reports.py [--coups 100000] [--tables 3]``.
 """
@@ -27,6 +28,7 @@ from sqlalchemy import create_engine, insert
 from sqlalchemy.orm import Session
 
 from puntobanco.rules import RuleSet
+from puntobanco.server.api.reports import table_figures, tables_figures
 from puntobanco.server.db import reports, store
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.db.models import (
@@ -164,7 +166,23 @@ def main() -> None:
                                       end=START + timedelta(days=120))
             return len(rows)
 
+    def page(every: bool) -> object:  # GET /api/reports/tables/1 (JSON; every: or CSV)
+        with Session(engine) as session:
+            return table_figures(session, 1, None, None, bet_bands=every)
+
+    def room_page(every: bool) -> object:  # GET /api/reports/tables
+        with Session(engine) as session:
+            return tables_figures(session, None, None, bet_bands=every)
+
     room()  # the exact theory of the rules, once (cached)
+    for name, work in (("one table's report, JSON as the console asks it", lambda: page(False)),
+                       ("one table's report, every line's per-bet bands (CSV, ?bet_bands=true)",
+                        lambda: page(True)),
+                       ("the room's report, JSON", lambda: room_page(False)),
+                       ("the room's report, every line's per-bet bands (CSV)",
+                        lambda: room_page(True))):
+        seconds, _ = best_of(options.repeat, work)
+        print(f"{name}, all year: {seconds * 1000:.0f} ms")
     seconds, (groups, figures) = best_of(options.repeat, room)  # type: ignore[misc]
     print(f"room, all year: {seconds * 1000:.0f} ms ({groups:,} table/shoe/day groups, "
           f"{figures['coups']:,} coups, {figures['bets']:,} bets)")

@@ -21,6 +21,7 @@ from puntobanco.analysis.risk import (
 )
 from puntobanco.cards import full_composition
 from puntobanco.rules import RuleSet
+from puntobanco.sim.paths import simulate_paths
 from puntobanco.sim.sessions import simulate_sessions
 
 
@@ -56,14 +57,20 @@ def main() -> None:
               f"round-off {session.numerical_error:.1e}); N={10 * args.coups:,}: "
               f"{big * 1000:7.2f} ms; both crossings {crossing:.2f} s CPU")
     shares = {"lion_punto": Fraction(1)}
-    simulate_sessions(rules, shares, coups=10, sessions=2, seed=0)  # compile / load the kernel
-    began = time.perf_counter()
-    run = simulate_sessions(rules, shares, coups=args.coups, sessions=20_000, seed=1)
-    seconds = time.perf_counter() - began
-    coups = run.sessions * run.coups
-    print(f"simulated whole shoes: 20,000 sessions of {args.coups:,} coups in {seconds:.2f} s "
-          f"({coups / seconds / 1e6:.1f} million coups/s, one thread)")
-
+    simulate_sessions(rules, shares, coups=10, sessions=2, seed=0)  # compile / load the kernels
+    simulate_paths(rules, shares, side="player", coups=10, sessions=2, seed=0, stop_loss=None,
+                   stop_win=None)
+    coups = 20_000 * args.coups
+    for name, work in (
+            ("sessions (P(behind) at N)",
+             lambda: simulate_sessions(rules, shares, coups=args.coups, sessions=20_000, seed=1)),
+            ("paths (ever behind, drawdown)",
+             lambda: simulate_paths(rules, shares, side="player", coups=args.coups,
+                                    sessions=20_000, seed=1, stop_loss=None, stop_win=None))):
+        cpu = best_of(args.repeats, work, time.process_time)
+        print(f"simulated whole shoes, {name}: 20,000 sessions of {args.coups:,} coups in "
+              f"{cpu:.2f} s of CPU, best of {args.repeats} ({coups / cpu / 1e6:.1f} million "
+              f"coups/s, one thread)")
 
 if __name__ == "__main__":
     main()

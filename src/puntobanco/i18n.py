@@ -266,9 +266,14 @@ _PHRASES: dict[str, dict[str, str]] = {
     "col.coups_bet": {
         "fr": "Coups misés", "it": "Colpi puntati", "es": "Manos apostadas", "en": "Coups bet"},
     # The rules line and the limits line.
-    "banco.half_on_six": {
-        "fr": "{banco} 1:1 (1:2 avec 6)", "it": "{banco} 1:1 (1:2 con 6)",
-        "es": "{banco} 1:1 (1:2 con 6)", "en": "{banco} 1:1 (1:2 on 6)"},
+    "banco.reduced": {
+        "fr": "{banco} 1:1 ({pays})", "it": "{banco} 1:1 ({pays})", "es": "{banco} 1:1 ({pays})",
+        "en": "{banco} 1:1 ({pays})"},
+    "banco.reduced_item": {
+        "fr": "{pay} avec {total}", "it": "{pay} con {total}", "es": "{pay} con {total}",
+        "en": "{pay} on {total}"},
+    "pay.push": {"fr": "rendu", "it": "restituito", "es": "devuelto", "en": "returned"},
+    "pay.loses": {"fr": "perdant", "it": "perdente", "es": "pierde", "en": "loses"},
     "banco.commission": {
         "fr": "{banco} 1:1 moins {percent}", "it": "{banco} 1:1 meno il {percent}",
         "es": "{banco} 1:1 menos el {percent}", "en": "{banco} 1:1 less {percent}"},
@@ -348,11 +353,11 @@ _PHRASES: dict[str, dict[str, str]] = {
                "  une ligne vide passe ce coup · [bold]=[/] les mêmes mises qu'au dernier coup\n"
                "  [bold]q[/] cette place quitte la table · [bold]?[/] affiche cette aide\n"
                "{punto} paie 1:1. {banco_pays}\n"
-               "{egalite} paie {tie}:1 (B3) ; {punto} et {banco} sont alors rendus.\n"
+               "{egalite} paie {tie} (B3) ; {punto} et {banco} sont alors rendus.\n"
                "Lion Bonus, {lion}, sur {punto} ou sur {banco}, jamais les deux (L1, L3) :\n"
-               "le côté gagne par abattage, {natural}:1 ; il gagne de 4 points ou plus\n"
+               "le côté gagne par abattage, {natural} ; il gagne de 4 points ou plus\n"
                "après une troisième carte, payé selon l'écart (de 9 à 4 : {paytable}, L5c) ;\n"
-               "une égalité d'abattages rend la mise du Lion Bonus (L5b), toute autre la perd.\n"
+               "{natural_tie}\n"
                "Il est payé après les autres mises (L6)."),
         "it": ("Puntate su una riga: le puntate e gli importi in euro, ad es. "
                "[bold]banco 25 lion-banco 10[/]\n"
@@ -361,12 +366,11 @@ _PHRASES: dict[str, dict[str, str]] = {
                "colpo\n"
                "  [bold]q[/] questo posto lascia il tavolo · [bold]?[/] mostra questo aiuto\n"
                "{punto} paga 1:1. {banco_pays}\n"
-               "{egalite} paga {tie}:1 (B3); {punto} e {banco} vengono restituiti.\n"
+               "{egalite} paga {tie} (B3); {punto} e {banco} vengono restituiti.\n"
                "Lion Bonus, {lion}, sul {punto} o sul {banco}, mai su entrambi (L1, L3):\n"
-               "il lato vince con una battuta, {natural}:1; vince di 4 punti o più\n"
+               "il lato vince con una battuta, {natural}; vince di 4 punti o più\n"
                "dopo una terza carta, pagato secondo lo scarto (da 9 a 4: {paytable}, L5c);\n"
-               "un pareggio di battute restituisce la puntata del Lion Bonus (L5b), ogni altro "
-               "pareggio la perde.\n"
+               "{natural_tie}\n"
                "Si paga dopo le altre puntate (L6)."),
         "es": ("Apueste en una línea: las apuestas y los importes en euros, p. ej. "
                "[bold]banco 25 lion-banco 10[/]\n"
@@ -375,29 +379,53 @@ _PHRASES: dict[str, dict[str, str]] = {
                "mano\n"
                "  [bold]q[/] este puesto deja la mesa · [bold]?[/] muestra esta ayuda\n"
                "{punto} paga 1:1. {banco_pays}\n"
-               "{egalite} paga {tie}:1 (B3); se devuelven {punto} y {banco}.\n"
+               "{egalite} paga {tie} (B3); se devuelven {punto} y {banco}.\n"
                "Lion Bonus, {lion}, al {punto} o al {banco}, nunca a ambos (L1, L3):\n"
-               "el lado gana con natural, {natural}:1; gana por 4 puntos o más\n"
+               "el lado gana con natural, {natural}; gana por 4 puntos o más\n"
                "tras una tercera carta, pagado según la diferencia (de 9 a 4: {paytable}, L5c);\n"
-               "un empate de naturales devuelve la apuesta del Lion Bonus (L5b), cualquier otro "
-               "empate la pierde.\n"
+               "{natural_tie}\n"
                "Se paga después de las demás apuestas (L6)."),
         "en": ("Bet on one line: bets and amounts in euros, e.g. [bold]banco 25 lion-banco 10[/]\n"
                "  punto p · banco b · egalite e, tie · lion-punto lp · lion-banco lb\n"
                "  an empty line passes this coup · [bold]=[/] the same bets as the last coup\n"
                "  [bold]q[/] this seat leaves the table · [bold]?[/] shows this help\n"
                "{punto} pays 1:1. {banco_pays}\n"
-               "{egalite} pays {tie}:1 (B3), and {punto} and {banco} are returned.\n"
+               "{egalite} pays {tie} (B3), and {punto} and {banco} are returned.\n"
                "Lion Bonus, {lion}, on {punto} or on {banco}, never both (L1, L3):\n"
-               "the side wins with a natural, {natural}:1; it wins by 4 points or more\n"
+               "the side wins with a natural, {natural}; it wins by 4 points or more\n"
                "after a third card, paid by the margin (9 to 4: {paytable}, L5c);\n"
-               "a natural tie returns the Lion Bonus stake (L5b), any other tie loses it.\n"
+               "{natural_tie}\n"
                "It is paid after the other bets (L6).")},
     "help.banco_half_on_six": {
         "fr": "{banco} paie 1:1, mais la moitié quand il gagne avec 6 (B2).",
         "it": "{banco} paga 1:1, ma la metà quando vince con 6 (B2).",
         "es": "{banco} paga 1:1, pero la mitad cuando gana con 6 (B2).",
         "en": "{banco} pays 1:1, but half when it wins with 6 (B2)."},
+    "help.banco_reduced": {
+        "fr": "{banco} paie 1:1, sauf {pays} (B2).",
+        "it": "{banco} paga 1:1, tranne {pays} (B2).",
+        "es": "{banco} paga 1:1, salvo {pays} (B2).",
+        "en": "{banco} pays 1:1, except {pays} (B2)."},
+    "help.banco_even": {
+        "fr": "{banco} paie 1:1 (B2).", "it": "{banco} paga 1:1 (B2).",
+        "es": "{banco} paga 1:1 (B2).", "en": "{banco} pays 1:1 (B2)."},
+    "help.natural_tie.push": {
+        "fr": "une égalité d'abattages rend la mise du Lion Bonus (L5b), toute autre la perd.",
+        "it": "un pareggio di battute restituisce la puntata del Lion Bonus (L5b), ogni altro "
+              "pareggio la perde.",
+        "es": "un empate de naturales devuelve la apuesta del Lion Bonus (L5b), cualquier otro "
+              "empate la pierde.",
+        "en": "a natural tie returns the Lion Bonus stake (L5b), any other tie loses it."},
+    "help.natural_tie.loses": {
+        "fr": "toute égalité, même d'abattages (L5b), perd la mise du Lion Bonus.",
+        "it": "ogni pareggio, anche di battute (L5b), perde la puntata del Lion Bonus.",
+        "es": "todo empate, también de naturales (L5b), pierde la apuesta del Lion Bonus.",
+        "en": "any tie, a natural tie too (L5b), loses the Lion Bonus stake."},
+    "help.natural_tie.pays": {
+        "fr": "une égalité d'abattages paie {pays} (L5b), toute autre égalité perd la mise.",
+        "it": "un pareggio di battute paga {pays} (L5b), ogni altro pareggio perde la puntata.",
+        "es": "un empate de naturales paga {pays} (L5b), cualquier otro empate pierde la apuesta.",
+        "en": "a natural tie pays {pays} (L5b), any other tie loses the stake."},
     "help.banco_commission": {
         "fr": "{banco} paie 1:1 moins une commission de {percent}.",
         "it": "{banco} paga 1:1 meno una commissione del {percent}.",

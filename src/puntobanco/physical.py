@@ -464,17 +464,9 @@ class HandDealtTable(Table):
                               code="nothing-to-correct")
         return self.physical.correct(card)
 
-    def verify_void_round(self) -> None:
-        if self.phase not in (Phase.OPEN, Phase.CLOSED):
-            raise TableStateError("There is no round to void: a dealt coup is settled.",
-                                  code="nothing-to-void")
-
     def void_round(self) -> RoundVoided:
-        """Misdeal: the round is void, stakes returned; its cards are kept aside."""
+        """Misdeal: the round is void, stakes returned (the core's void, checked by
+        :meth:`Table.verify_void_round`); its cards are kept aside."""
         self.verify_void_round()
         cards = self.physical.void_pending()
-        event = RoundVoided(self.round_no, {s: dict(b) for s, b in self.bets.items()}, cards)
-        self._bets = {}
-        self._coup = None
-        self._phase = Phase.SETTLED
-        return event
+        return RoundVoided(self.round_no, self.void_round_bets(), cards)

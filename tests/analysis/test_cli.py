@@ -15,23 +15,21 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
-from puntobanco.cli import main
+from tests.cli.support import run_in_process
 
 SCRIPT = Path(sys.executable).with_name("puntobanco")
 
 
 def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
              *args: str) -> tuple[int, str, str]:
-    monkeypatch.setenv("COLUMNS", "120")
-    monkeypatch.setattr(sys, "argv", ["puntobanco", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    """``puntobanco ARGS`` in this process at a 120-column terminal: exit status, out, err."""
+    return run_main_at(monkeypatch, capsys, 120, *args)
+
+
+def run_main_at(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                columns: int, *args: str) -> tuple[int, str, str]:
+    run = run_in_process(monkeypatch, capsys, *args, columns=columns)
+    return run.code, run.out, run.err
 
 
 def test_par_json_has_exact_counts_and_fractions(monkeypatch: pytest.MonkeyPatch,
@@ -146,12 +144,8 @@ def test_par_table_never_cuts_an_exact_count(monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str],
                                              columns: int) -> None:
     """The terminal PAR sheet keeps every digit on a narrow terminal (or a pipe: 80 columns)."""
-    monkeypatch.setattr(sys, "argv", ["puntobanco", "par", "--decks", "8"])
-    monkeypatch.setenv("COLUMNS", str(columns))
-    with pytest.raises(SystemExit) as exit_:
-        main()
-    out = capsys.readouterr().out
-    assert exit_.value.code == 0 and "…" not in out
+    code, out, _ = run_main_at(monkeypatch, capsys, columns, "par", "--decks", "8")
+    assert code == 0 and "…" not in out
     assert "4,998,398,275,503,360" in out.replace("\n", "").replace(" ", "").replace("│", "")
 
 
@@ -159,12 +153,8 @@ def test_par_at_80_columns_keeps_each_figure_on_one_line_and_shows_both_edges(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 12: no count cut across lines at 80 columns, the Banco table included; the edge
     with ties excluded and the element of risk beside the house edge."""
-    monkeypatch.setattr(sys, "argv", ["puntobanco", "par", "--decks", "8", "--banco",
-                                      "commission"])
-    monkeypatch.setenv("COLUMNS", "80")
-    with pytest.raises(SystemExit):
-        main()
-    out = capsys.readouterr().out
+    _, out, _ = run_main_at(monkeypatch, capsys, 80, "par", "--decks", "8", "--banco",
+                            "commission")
     for count in ("4,998,398,275,503,360", "2,230,518,282,592,256"):  # total; Banco loses
         assert count in out
     lines = out.splitlines()

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import pytest
 
 #: An amount as the terminal table shows it: ``1 000,00 €`` (fr), ``1.000,00 €`` (it, es),
 #: ``€1,000.00`` (en), with an optional sign.
@@ -21,6 +25,28 @@ class Run:
 
 
 Cli = Callable[..., Run]
+
+
+def run_in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                   *args: str, stdin: str = "", columns: int | None = None) -> Run:
+    """Run ``puntobanco ARGS`` through the real entry point (``cli.main``) in this process, as
+    a user would, with ``stdin`` as its input, at a ``columns``-wide terminal (``None``: the
+    ``COLUMNS`` the test set)."""
+    from puntobanco.cli import main
+
+    if columns is not None:
+        monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "argv", ["puntobanco", *args])
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = 0
+    try:
+        main()
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    captured = capsys.readouterr()
+    return Run(code, captured.out, captured.err)
 
 
 def assert_one_sentence_error(run: Run, *, mentions: str = "") -> None:

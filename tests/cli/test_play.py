@@ -8,10 +8,12 @@ balance the game shows can be checked against bankroll + the sum of the nets.
 from __future__ import annotations
 
 import io
+import json
 import random
 import re
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -22,6 +24,7 @@ from puntobanco.cli.play import GameSettings, TerminalGame, parse_bet_line, seat
 from puntobanco.coup import Coup
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet, Side
+from puntobanco.rules_json import rules_from_json
 from puntobanco.shoe import Shoe
 
 from .support import Cli, assert_one_sentence_error, shown_cents
@@ -271,6 +274,33 @@ def test_help_shows_this_table_s_pays_and_limits(cli: Cli) -> None:
     assert "Egalité paga 9:1 (B3); Punto e Banco vengono restituiti." in italian
     assert "Banco paga 1:1 meno una commissione del 4,5%." in italian
     assert "Lion Bonus, 10–50 €, sul Punto o sul Banco, mai su entrambi (L1, L3):" in italian
+
+
+def test_a_designed_table_from_rules_file_is_played_with_its_pays(cli: Cli,
+                                                                  tmp_path: Path) -> None:
+    """``play --rules-file``: a design candidate's pays (B2, B3, L5a–c) are the ones the game
+    settles, its help and rules line say them, and every balance is the core's settlement."""
+    designed = {"tie_pays": "8.5", "banco_reduced_pays": {"6": "1/2", "5": "3/4"},
+                "lion_paytable": [25, 10, "5.5", 4, 2, -1], "lion_natural_pays": "1.5",
+                "lion_natural_tie_pays": -1}
+    path = tmp_path / "candidate.json"
+    path.write_text(json.dumps({"rank": 1, "rules": designed}), encoding="utf-8")
+    rules = rules_from_json(designed, base=RuleSet())
+    run = cli("play", "--seed", "1", "--coups", "12", "--bankroll", "1000", "--lang", "en",
+              "--rules-file", str(path), stdin="?\n" + "banco 20 egalite 10 lb 10\n" * 12)
+    assert run.code == 0, run.err
+    bets = {BetKind.BANCO: 2000, BetKind.EGALITE: 1000, BetKind.LION_BANCO: 1000}
+    coups = dealt_coups(1, 12, rules)
+    nets = [net_of(bets, coup, rules) for coup in coups]
+    assert nets != [net_of(bets, coup) for coup in coups]  # the standard pays would differ
+    assert final_balance(run.out, "Seat 1", title="Coups played") == 100_000 + sum(nets)
+    text = " ".join(run.out.replace("│", " ").split())
+    assert ("Banker 1:1 (1:2 on 6, 3:4 on 5) · Tie 17:2 · Lion Bonus 25-10-11:2-4-2-loses, "
+            "natural 3:2, natural tie loses") in text
+    assert "Banker pays 1:1, except 1:2 on 6, 3:4 on 5 (B2)." in text
+    assert "Tie pays 17:2 (B3)" in text
+    assert "the side wins with a natural, 3:2;" in text
+    assert "any tie, a natural tie too (L5b), loses the Lion Bonus stake." in text
 
 
 def test_bead_plate_fills_columns_of_six_top_to_bottom() -> None:

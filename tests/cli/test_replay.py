@@ -248,3 +248,65 @@ def test_the_installed_entry_point_exits_2_without_traceback() -> None:
                           capture_output=True, text=True, check=False)
     assert good.returncode == 0 and good.stderr == ""
     assert settlement(json.loads(good.stdout)) == [("egalite", 1000, "win", 8000)]
+
+
+# A designed table (issue 20's design --format json writes its "rules"): Égalité 17:2, Banco
+# 1:2 on 6 and 3:4 on 5 (B2), Lion Bonus 25-10-5.5-4-2-loses (L5c), a natural 3:2 (L5a), and a
+# natural tie that loses (L5b).
+DESIGNED_RULES = {"rules": {
+    "tie_pays": "8.5", "banco_reduced_pays": {"6": "1/2", "5": "3/4"},
+    "lion_paytable": [25, 10, "5.5", 4, 2, -1], "lion_natural_pays": "1.5",
+    "lion_natural_tie_pays": -1}}
+# TH 3S JD 2C 2H: Punto 0 draws 2 -> 2; Banco 3+2 = 5 stands on a third card of 2 (R6).
+# Banco wins 5-2 after a fifth card, margin 3.
+BANCO_WINS_WITH_5 = ["TH", "3S", "JD", "2C", "2H"]
+
+
+def designed_rules_file(folder: Path) -> Path:
+    path = folder / "designed.json"
+    path.write_text(json.dumps(DESIGNED_RULES), encoding="utf-8")
+    return path
+
+
+def test_a_designed_table_s_rules_file_settles_with_its_pays(cli: Cli, tmp_path: Path) -> None:
+    """``--rules-file``: every pay of the file is the one settled (B2, B3, L5a–c), worked out
+    by hand from the pays above; the standard table's nets differ on each of these coups."""
+    rules_file = str(designed_rules_file(tmp_path))
+    cards = [*BANCO_WINS_WITH_5, *NATURAL_TIE, *BANCO_BY_4_AFTER_DRAW]
+    bets = ["--bet", "banco=20", "--bet", "egalite=10", "--bet", "lion-banco=10"]
+    designed = json_coups(cli, "--rules-file", rules_file, *cards, *bets)
+    nets = [[(line["bet"], line["net"]) for line in coup["settlement"]]  # type: ignore[attr-defined]
+            for coup in designed]
+    assert nets == [
+        [("banco", 1500), ("egalite", -1000), ("lion-banco", -1000)],  # 3:4 on 5; margin 3
+        [("banco", 0), ("egalite", 8500), ("lion-banco", -1000)],  # 17:2; a natural tie loses
+        [("banco", 2000), ("egalite", -1000), ("lion-banco", -1000)],  # margin 4 loses here
+    ]
+    standard = json_coups(cli, *cards, *bets)
+    assert [settlement(coup) for coup in standard] != [settlement(coup) for coup in designed]
+    punto = json_coups(cli, "--rules-file", rules_file, *PUNTO_BY_9_SIX_CARDS,
+                       *PUNTO_NATURAL_BY_1, "--bet", "lion-punto=10")
+    assert [settlement(coup) for coup in punto] == [
+        [("lion-punto", 1000, "win", 25000)], [("lion-punto", 1000, "win", 1500)]]
+    shown = cli("replay", "--rules-file", rules_file, "--lang", "en", *NATURAL_TIE).out
+    assert ("Banker 1:1 (1:2 on 6, 3:4 on 5) · Tie 17:2 · Lion Bonus 25-10-11:2-4-2-loses, "
+            "natural 3:2, natural tie loses") in " ".join(shown.split())
+
+
+@pytest.mark.parametrize(("content", "extra", "lang", "mentions"), [
+    (None, ["--tie-pays", "9"], "en", "give --tie-pays in the file, not beside it"),
+    ("not json", [], "en", "is not a JSON file"),
+    ('{"tie_pays": "25/3"}', [], "en", "chip unit"),
+    (None, ["--lion-paytable", "30,10,6,4,2,1"], "fr", "sans option de paiement à côté"),
+    ('{"limits": {}}', [], "it", "serve un file JSON leggibile"),
+    ('{"lion_natural_pays": -2}', [], "es", "hace falta un archivo JSON legible"),
+])
+def test_a_refused_rules_file_is_one_sentence_in_the_table_s_language(
+        cli: Cli, tmp_path: Path, content: str | None, extra: list[str], lang: str,
+        mentions: str) -> None:
+    path = designed_rules_file(tmp_path)
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    for command in (["replay", *NATURAL_TIE], ["play", "--coups", "1", "--seed", "1"]):
+        run = cli(*command, "--rules-file", str(path), *extra, "--lang", lang, stdin="\n")
+        assert_one_sentence_error(run, mentions=mentions)

@@ -26,7 +26,7 @@ from sqlalchemy import func, select
 
 from puntobanco.bets import BetKind
 from puntobanco.cards import parse_cards
-from puntobanco.server.db import ledger, store
+from puntobanco.server.db import ledger, recovery
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import (
     Account,
@@ -136,7 +136,7 @@ def _recover(url: str, tables: list[int]) -> None:
     try:
         for table in tables:
             with db.write() as session:
-                store.recover(session, table)
+                recovery.recover(session, table)
     finally:
         db.close()
 

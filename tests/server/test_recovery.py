@@ -258,7 +258,7 @@ def test_issue17_what_a_recovery_settles_or_voids_is_told_to_the_sockets(sqlite_
     async def take_over() -> None:
         dealer = TableDealer(table, db=db, config=ServerSettings(database_url=sqlite_url))
         dealer.hub.add(page)
-        await dealer._recover()
+        await dealer.recover()
 
     run_coroutine(take_over())
     told = []

@@ -247,6 +247,49 @@ def test_issue20_csv_gives_each_bet_its_expected_win_sd_z_band_tail_and_the_peri
             ("", "")}
 
 
+def test_a_line_s_per_bet_bands_are_computed_where_shown_the_total_the_csv_or_asked(
+        db_url: str) -> None:
+    """The console shows the per-bet figures of a report's total; each shoe's and day's per-bet
+    bands (five of its six exact bands) are in the CSV, and in the JSON with ?bet_bands=true,
+    the same figures there as the band of that kind's coups alone (holdband.win_band)."""
+    table_id = _seed(db_url)
+    with running(fast_settings(db_url)) as live:
+        boss = live.operator()
+        base = f"/api/reports/tables/{table_id}"
+        plain = live.http.get(base, headers=boss.headers).json()
+        asked = live.http.get(base + "?bet_bands=true", headers=boss.headers).json()
+        rows = list(csv.DictReader(io.StringIO(
+            live.http.get(base + "?format=csv", headers=boss.headers).text)))
+        room = live.http.get("/api/reports/tables", headers=boss.headers).json()
+        band_keys = ("band", "band_win", "tail", "band_method")
+        for report in (plain, room):
+            for line in [*report.get("by_shoe", []), *report["by_day"],
+                         *report.get("tables", [])]:
+                for figures in line["by_bet"].values():
+                    assert [figures[key] for key in band_keys] == [None] * 4
+                    assert figures["expected_win"] is not None  # the other figures stay
+                assert line["handle"] == 0 or line["band"] is not None  # the line's own band
+            assert report["total"]["by_bet"]["banco"]["band"] is not None
+        assert plain["total"] == asked["total"]
+        # shoe 1: Ann banco 10 € on coup 2 and Bob banco 20 € on coup 1; the house won 1,000
+        shoe1 = asked["by_shoe"][0]["by_bet"]["banco"]
+        alone = holdband.win_band([(RULES, {(0, 2000, 0, 0, 0): 1, (0, 1000, 0, 0, 0): 1})],
+                                  observed=1000)
+        assert alone is not None
+        assert shoe1["band_win"] == [alone.low, alone.high]
+        assert shoe1["tail"] == pytest.approx(alone.tail, abs=1e-12)
+        shoe_rows = [row for row in rows if row["group"] == "shoe"]
+        for line, row in zip(asked["by_shoe"], shoe_rows, strict=True):
+            for kind, figures in line["by_bet"].items():
+                band = figures["band"] or ["", ""]
+                assert [row[f"band_low_{kind}"], row[f"band_high_{kind}"]] == [
+                    str(b) for b in band]
+        for line, stripped in zip(asked["by_day"], plain["by_day"], strict=True):
+            for kind, figures in line["by_bet"].items():
+                assert {k: v for k, v in figures.items() if k not in band_keys} == {
+                    k: v for k, v in stripped["by_bet"][kind].items() if k not in band_keys}
+
+
 def test_issue20_lion_win_share_only_where_the_house_won(db_url: str) -> None:
     """Day 2: the house lost 10 € in all, all of it on the Lion Bonus: "100 % of the win" would
     be a share of a loss, so there is none (null); the Lion's own hold says what it did."""

@@ -1,6 +1,6 @@
 """Issue 9, standing defence, on the road the money takes (issue 17): a Hypothesis state machine
 plays random sequences of sign-up, bet, withdraw, close, deal-and-settle, void and restart on
-one table's round engine (``live/dealer.py`` ``TableDealer``, on a real SQLite file and a
+one table's round engine (``live/engine.py`` ``TableDealer``, on a real SQLite file and a
 hand-moved clock): bets through its desk and their group commits (``store.apply_bets``), the
 close that gives the core exactly the database's bets, the settlement, the void with its
 refunds, and a restart's recovery by a new dealer. After every step the ledger audit holds,
@@ -73,7 +73,7 @@ class TableMachine(RuleBasedStateMachine):
         dealer = TableDealer(self.settings, db=self.db, config=self.config, clock=ManualClock())
 
         async def start() -> None:
-            await dealer._recover()
+            await dealer.recover()
             dealer.desk.start()
 
         self._run(start())
@@ -106,9 +106,9 @@ class TableMachine(RuleBasedStateMachine):
         async def open_() -> None:
             shoe = dealer.table.shoe
             if shoe is None or shoe.finished:
-                await dealer._start_shoe()
+                await dealer.start_shoe()
             async with dealer.lock:
-                await dealer._open_round(seconds=15)
+                await dealer.open_round(seconds=15)
 
         self._run(open_())
         self.status = "open"
@@ -144,7 +144,7 @@ class TableMachine(RuleBasedStateMachine):
 
         async def close_() -> dict[int, dict[BetKind, int]]:
             async with dealer.lock:
-                return await dealer._close_round()
+                return await dealer.close_round()
 
         self.bets = self._run(close_())
         self.status = "closed"
@@ -152,20 +152,8 @@ class TableMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.status == "closed")
     @rule()
     def deal_and_settle(self) -> None:
-        dealer = self.dealer
-        coup_id = dealer.view.coup_id
-        assert coup_id is not None
-
-        async def settle() -> None:
-            shoe = dealer.table.shoe
-            assert shoe is not None
-            first = shoe.position
-            dealt = dealer.table.deal()
-            if await dealer._settle_round(coup_id, dealt, first_card=first, bets=self.bets):
-                assert dealer.view.shoe is not None
-                await dealer._finish_shoe(dealer.view.shoe["id"])
-
-        self._run(settle())
+        # the closed coup dealt and settled; a shoe whose last coup this was is finished
+        self._run(self.dealer.deal_and_settle())
         self.status = "settled"
         with self.db.read() as session:  # the settlement's answers: each bettor's balance
             self.wallets.update(store.wallet_balances(session, list(self.bets)))
@@ -178,7 +166,7 @@ class TableMachine(RuleBasedStateMachine):
 
         async def void_() -> None:
             async with dealer.lock:
-                await dealer._void_round()
+                await dealer.void_round()
 
         self._run(void_())
         self.status = "void"

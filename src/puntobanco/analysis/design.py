@@ -26,7 +26,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -39,7 +39,7 @@ from puntobanco.analysis.multisets import MAX_CARDS, falling
 from puntobanco.analysis.risk import bet_key
 from puntobanco.analysis.tables import CLASS_COUNT, class_parts
 from puntobanco.errors import PuntoBancoError, RuleSetError
-from puntobanco.rules import LION_PAYTABLE, BancoPayout, RuleSet
+from puntobanco.rules import LION_PAYTABLE, BancoPayout, RuleSet, pay_ratio
 from puntobanco.rules_json import PAYOUT_KEYS, rules_to_json
 
 __all__ = [
@@ -222,11 +222,6 @@ def verify_expressible(base: RuleSet, what: str, settings: Sequence[dict[str, An
         except RuleSetError as refused:
             raise PuntoBancoError(f"{what} would propose a table no rule set can deal "
                                   f"({refused.message.rstrip('.')}).", code="bad-design") from None
-
-
-def _ratio(pay: Fraction) -> str:
-    """``1:2`` for a half, ``3:2``, ``8:1``: the way a layout prints odds."""
-    return f"{pay.numerator}:{pay.denominator}"
 
 
 def _pay_text(pay: Fraction) -> str:
@@ -509,41 +504,42 @@ def lion_settings(pays: Sequence[Fraction]) -> dict[str, Any]:
             "lion_paytable": tuple(pays[2:])}
 
 
+def _table_edge(rows: OutcomeRows, candidate: Candidate) -> float:
+    """The house edge of ``candidate``'s pay table on ``rows`` (a row it does not name loses):
+    exact when the rows are exact counts."""
+    full = [candidate.pays.get(name, Fraction(-1)) for name in rows.names]
+    exact = rows.exact(full)
+    if exact is not None:
+        return float(-exact[0])
+    return -float(rows.probabilities @ np.array([float(p) for p in full]))
+
+
+def _each_shown(result: SearchResult, extend: Callable[[Candidate], Candidate]) -> SearchResult:
+    """The result with ``extend`` applied to each candidate it shows (the best and the SPEC's)."""
+    return SearchResult(**{**result.__dict__, "best": [extend(c) for c in result.best],
+                           "spec": None if result.spec is None else extend(result.spec)})
+
+
 def with_other_side(result: SearchResult, other: OutcomeRows) -> SearchResult:
     """The Lion Bonus result with each shown table's house edge on the other side too.
 
     A casino offers one pay table on both sides; the search aims at one side's edge, and this
     shows what the same table gives on the other (exactly, when the rows are exact counts).
     """
-    def other_edge(candidate: Candidate) -> float:
-        full = [candidate.pays.get(name, Fraction(-1)) for name in other.names]
-        exact = other.exact(full)
-        if exact is not None:
-            return float(-exact[0])
-        return -float(other.probabilities @ np.array([float(p) for p in full]))
-
     def extend(candidate: Candidate) -> Candidate:
-        return Candidate(**{**candidate.__dict__, "other_side_edge": other_edge(candidate)})
+        return Candidate(**{**candidate.__dict__,
+                            "other_side_edge": _table_edge(other, candidate)})
 
-    return SearchResult(**{**result.__dict__, "best": [extend(c) for c in result.best],
-                           "spec": None if result.spec is None else extend(result.spec)})
+    return _each_shown(result, extend)
 
 
 def with_side_edges(result: SearchResult, punto: OutcomeRows, banco: OutcomeRows) -> SearchResult:
     """The Lion Bonus result with each shown table's house edge on Punto and on Banco."""
-    def edge(rows: OutcomeRows, candidate: Candidate) -> float:
-        full = [candidate.pays.get(name, Fraction(-1)) for name in rows.names]
-        exact = rows.exact(full)
-        if exact is not None:
-            return float(-exact[0])
-        return -float(rows.probabilities @ np.array([float(p) for p in full]))
-
     def extend(candidate: Candidate) -> Candidate:
-        edges = (edge(punto, candidate), edge(banco, candidate))
+        edges = (_table_edge(punto, candidate), _table_edge(banco, candidate))
         return Candidate(**{**candidate.__dict__, "side_edges": edges})
 
-    return SearchResult(**{**result.__dict__, "best": [extend(c) for c in result.best],
-                           "spec": None if result.spec is None else extend(result.spec)})
+    return _each_shown(result, extend)
 
 
 def _place(distance: FloatArray, sd: FloatArray, reference: Candidate, prefer: str,
@@ -617,7 +613,7 @@ def search_banco(rows: OutcomeRows, *, target: tuple[float, float],
         for pay in pays:
             vector = {**dict.fromkeys(wins, Fraction(1)), "tie": Fraction(0)}
             vector[f"win-with-{total}"] = pay
-            options.append((f"win with {total} pays {_ratio(pay)}", vector,
+            options.append((f"win with {total} pays {pay_ratio(pay)}", vector,
                             {"banco_payout": BancoPayout.HALF_ON_SIX,
                              "banco_reduced_pays": ((total, pay),)}))
     if reference_commission is None:
@@ -634,13 +630,10 @@ def search_egalite(rows: OutcomeRows, *, target: tuple[float, float],
                    min_hit: float = 0.0) -> SearchResult:
     """Égalité pays ``k``:1 for each ``k``; rows: tie, other (lose). The reference (B3's 8:1,
     or the table's 9:1) is placed among them, added if missing."""
-    def label(k: Fraction) -> str:
-        return _ratio(k) if k.denominator > 1 else f"{k}:1"
-
     grid = sorted({*pays, reference})
-    options: list[Option] = [(label(k), {"tie": k}, {"tie_pays": k}) for k in grid]
+    options: list[Option] = [(pay_ratio(k), {"tie": k}, {"tie_pays": k}) for k in grid]
     return _small_search("egalite", rows, options, target, prefer=prefer, top=top,
-                         reference=label(reference),
+                         reference=pay_ratio(reference),
                          reference_name="SPEC" if reference == 8 else "ref.", base=base,
                          min_hit=min_hit)
 

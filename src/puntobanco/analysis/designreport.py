@@ -17,6 +17,7 @@ from typing import Any
 
 from puntobanco.analysis.design import Candidate, SearchResult
 from puntobanco.analysis.report import _html_page, _html_table, _md_table
+from puntobanco.rules import pay_ratio
 
 TITLES = {"lion": "Lion Bonus pay table", "banco": "Banco payout", "egalite": "Égalité pay"}
 _ROW_LABELS = {"natural-win": "Natural win", "natural-tie": "Natural tie",
@@ -28,14 +29,6 @@ _ROW_LABELS = {"natural-win": "Natural win", "natural-tie": "Natural tie",
 def _target_text(result: SearchResult) -> str:
     low, high = result.target
     return f"{low:.4%}" if low == high else f"{low:.4%} to {high:.4%}"
-
-
-def _pays_cell(pay: Any) -> str:
-    if pay < 0:
-        return "loses"
-    if pay == 0:
-        return "push"
-    return f"{pay.numerator}:{pay.denominator}" if pay.denominator > 1 else f"{pay}:1"
 
 
 def head(result: SearchResult) -> list[str]:
@@ -54,7 +47,7 @@ def head(result: SearchResult) -> list[str]:
 def _row(candidate: Candidate, rank: str, *, weighted: bool = False) -> list[str]:
     edge = f"{candidate.house_edge:.4%}"
     cells = ([candidate.name] if candidate.name
-             else [_pays_cell(p) for p in candidate.pays.values()])
+             else [pay_ratio(p) for p in candidate.pays.values()])
     if candidate.side_edges is not None:
         sides = [f"{e:.4%}" for e in candidate.side_edges]
         return [rank, *cells, *([edge] if weighted else []), *sides,

@@ -99,14 +99,6 @@ def _pay_word(pay: Pay) -> str:
     return str(pay) if isinstance(pay, int) else f"{float(pay):g}"
 
 
-def _pays_text(pays: Fraction) -> str:
-    if pays < 0:
-        return "loses"
-    if pays == 0:
-        return "push"
-    return f"{pays}:1" if pays.denominator == 1 else f"{pays.numerator}:{pays.denominator}"
-
-
 def _bet_to_dict(bet: BetAnalysis) -> dict[str, Any]:
     return {
         "ev": str(bet.ev),
@@ -176,7 +168,7 @@ _ROW_HEAD = ["Outcome", "Combinations", "Probability", "Pays", "Return"]
 def _outcome_rows(name: str, bet: BetAnalysis) -> list[list[str]]:
     split = any(row.name.startswith("win-with-") for row in bet.outcomes)
     rows = [[outcome_label(name, row.name, split_six=split), f"{row.combinations:,}",
-             f"{float(bet.probability(row)):.8f}", _pays_text(row.pays),
+             f"{float(bet.probability(row)):.8f}", pay_ratio(row.pays),
              f"{float(bet.contribution(row)):+.8f}"] for row in bet.outcomes]
     rows.append(["Total", f"{bet.total_combinations:,}", "1.00000000", "",
                  f"{float(bet.ev):+.8f}"])

@@ -26,7 +26,7 @@ from puntobanco.bets import BetKind, Outcome, Reason, SettlementLine, limits_for
 from puntobanco.cards import Card, Rank, Suit
 from puntobanco.coup import Coup
 from puntobanco.errors import PuntoBancoError
-from puntobanco.rules import BancoPayout, RuleSet, Side, hand_total
+from puntobanco.rules import LOSES, BancoPayout, Pay, RuleSet, Side, hand_total, pay_ratio
 
 T = TypeVar("T")
 
@@ -329,23 +329,78 @@ def limits_text(rules: RuleSet, lang: str) -> PartsLine:
                      style="cyan")
 
 
+def pay_odds(pay: Pay, lang: str) -> str:
+    """A pay as the table shows it: ``8:1``, ``17:2``, ``1:2``, or returned / loses in words.
+
+    >>> from fractions import Fraction
+    >>> [pay_odds(p, "fr") for p in (8, Fraction(17, 2), Fraction(1, 2), 0, -1)]
+    ['8:1', '17:2', '1:2', 'rendu', 'perdant']
+    """
+    if pay == LOSES:
+        return i18n.phrase("pay.loses", lang)
+    if pay == 0:
+        return i18n.phrase("pay.push", lang)
+    return pay_ratio(pay)
+
+
+def banco_reduced_text(rules: RuleSet, lang: str) -> str:
+    """The Banco wins paid other than 1:1 (B2), highest total first: ``1:2 on 6``.
+
+    >>> from fractions import Fraction
+    >>> banco_reduced_text(RuleSet(banco_reduced_pays=((6, Fraction(1, 2)), (5, Fraction(3, 4)))),
+    ...                    "en")
+    '1:2 on 6, 3:4 on 5'
+    """
+    return ", ".join(i18n.phrase("banco.reduced_item", lang, pay=pay_odds(pay, lang), total=total)
+                     for total, pay in sorted(rules.banco_reduced_pays, reverse=True))
+
+
+def lion_paytable_text(rules: RuleSet, lang: str) -> str:
+    """The Lion Bonus pays for margins 9 to 4 (L5c): whole pays as numbers, others as odds.
+
+    >>> from fractions import Fraction
+    >>> lion_paytable_text(RuleSet(), "en")
+    '20-8-4-4-2-1'
+    >>> lion_paytable_text(RuleSet(lion_paytable=(25, 10, Fraction(11, 2), 4, 2, -1)), "it")
+    '25-10-11:2-4-2-perdente'
+    """
+    return "-".join(str(pay) if isinstance(pay, int) and pay > 0 else pay_odds(pay, lang)
+                    for pay in rules.lion_paytable)
+
+
 def rules_summary(rules: RuleSet, lang: str, *, decks: bool = True) -> str:
-    """One line of the settings that change what is paid (B2, B3, L5c, R6), and the decks (R1).
+    """One line of the settings that change what is paid (B2, B3, L5, R6), and the decks (R1).
+
+    A Lion Bonus natural's pay (L5a) and a natural tie's (L5b) are named where they differ from
+    1:1 and returned, as on a designed table (``--rules-file``).
 
     >>> rules_summary(RuleSet(), "fr")
     'Banco 1:1 (1:2 avec 6) · Égalité 8:1 · Lion Bonus 20-8-4-4-2-1 · tableau de tirage standard · 6 jeux'
     >>> rules_summary(RuleSet(), "en", decks=False)
     'Banker 1:1 (1:2 on 6) · Tie 8:1 · Lion Bonus 20-8-4-4-2-1 · standard drawing'
+    >>> from fractions import Fraction
+    >>> rules_summary(RuleSet(tie_pays=Fraction(17, 2), lion_natural_pays=Fraction(3, 2),
+    ...                       lion_natural_tie_pays=-1), "en", decks=False).split(" · ")[1:3]
+    ['Tie 17:2', 'Lion Bonus 20-8-4-4-2-1, natural 3:2, natural tie loses']
     """
     banco = i18n.bet_name("banco", lang)
-    if rules.banco_payout is BancoPayout.HALF_ON_SIX:
-        banco_pays = i18n.phrase("banco.half_on_six", lang, banco=banco)
-    else:
+    if rules.banco_payout is BancoPayout.COMMISSION:
         banco_pays = i18n.phrase("banco.commission", lang, banco=banco,
                                  percent=i18n.percent(float(rules.commission) * 100, lang))
-    lion = "-".join(str(p) for p in rules.lion_paytable)
-    summary = (f"{banco_pays} · {i18n.bet_name('egalite', lang)} {rules.tie_pays}:1 · "
-               f"Lion Bonus {lion} · {i18n.phrase(f'drawing.{rules.drawing.value}', lang)}")
+    elif rules.banco_reduced_pays:
+        banco_pays = i18n.phrase("banco.reduced", lang, banco=banco,
+                                 pays=banco_reduced_text(rules, lang))
+    else:
+        banco_pays = f"{banco} 1:1"
+    lion = f"Lion Bonus {lion_paytable_text(rules, lang)}"
+    if rules.lion_natural_pays != 1:
+        lion += (f", {i18n.phrase('detail.natural-win', lang)} "
+                 f"{pay_odds(rules.lion_natural_pays, lang)}")
+    if rules.lion_natural_tie_pays != 0:
+        lion += (f", {i18n.phrase('detail.natural-tie', lang)} "
+                 f"{pay_odds(rules.lion_natural_tie_pays, lang)}")
+    summary = (f"{banco_pays} · {i18n.bet_name('egalite', lang)} {pay_odds(rules.tie_pays, lang)}"
+               f" · {lion} · {i18n.phrase(f'drawing.{rules.drawing.value}', lang)}")
     return f"{summary} · {i18n.counted('decks', rules.decks, lang)}" if decks else summary
 
 

@@ -193,6 +193,19 @@ PHRASES: dict[str, dict[str, str]] = {
         "it": "«{value}» non è una tabella della terza carta: scegliete standard o seed-literal.",
         "es": "«{value}» no es una tabla de tercera carta: elija standard o seed-literal.",
         "en": "{value!r} is not a drawing table: choose standard or seed-literal."},
+    "option.bad-rules-file": {
+        "fr": "--rules-file {value} : il faut un fichier JSON lisible qui donne les paiements "
+              "d'une table dans leurs limites (l'objet « rules » de design --format json), sans "
+              "option de paiement à côté.",
+        "it": "--rules-file {value}: serve un file JSON leggibile che dia i pagamenti di un "
+              "tavolo entro i loro limiti (l'oggetto «rules» di design --format json), senza "
+              "opzioni di pagamento accanto.",
+        "es": "--rules-file {value}: hace falta un archivo JSON legible que dé los pagos de una "
+              "mesa dentro de sus límites (el objeto «rules» de design --format json), sin "
+              "opciones de pago al lado.",
+        "en": "--rules-file {value}: give a readable JSON file with a table's pays within their "
+              "ranges (the \"rules\" object of design --format json), and no pay option beside "
+              "it."},
     "option.bad-tie-pays": {
         "fr": "L'Égalité paie 8:1 ou 9:1 (B3), pas {value}:1.",
         "it": "L'Egalité paga 8:1 o 9:1 (B3), non {value}:1.",

@@ -42,11 +42,14 @@ from puntobanco.cli._amounts import parse_amount
 from puntobanco.cli._app import app
 from puntobanco.cli._felt import (
     FELT_BORDER,
+    banco_reduced_text,
     bead_plate,
     card_label,
     check_language,
     felt_panel,
     limits_text,
+    lion_paytable_text,
+    pay_odds,
     rules_summary,
     settlement_table,
     shoe_progress,
@@ -56,7 +59,7 @@ from puntobanco.cli._words import say
 from puntobanco.cli.replay import table_rules
 from puntobanco.cli.ruleopts import ChipOption, LimitOption, RuleOptions, rule_options
 from puntobanco.errors import PuntoBancoError
-from puntobanco.rules import BancoPayout, RuleSet, Side
+from puntobanco.rules import HALF_ON_SIX, LOSES, BancoPayout, RuleSet, Side
 from puntobanco.table import CardDealt, Event, RoundSettled, ShoeStarted, Table
 
 #: Seconds between two cards when the game is animated; a third card waits a little longer.
@@ -80,16 +83,26 @@ def help_text(rules: RuleSet, lang: str) -> str:
     punto, banco, egalite = (i18n.bet_name(kind.value, lang)
                              for kind in (BetKind.PUNTO, BetKind.BANCO, BetKind.EGALITE))
     lion = rules.lion_limits
-    if rules.banco_payout is BancoPayout.HALF_ON_SIX:
-        banco_pays = i18n.phrase("help.banco_half_on_six", lang, banco=banco)
-    else:
+    if rules.banco_payout is BancoPayout.COMMISSION:
         banco_pays = i18n.phrase("help.banco_commission", lang, banco=banco,
                                  percent=i18n.percent(float(rules.commission) * 100, lang))
+    elif rules.banco_reduced_pays == HALF_ON_SIX:
+        banco_pays = i18n.phrase("help.banco_half_on_six", lang, banco=banco)
+    elif rules.banco_reduced_pays:
+        banco_pays = i18n.phrase("help.banco_reduced", lang, banco=banco,
+                                 pays=banco_reduced_text(rules, lang))
+    else:
+        banco_pays = i18n.phrase("help.banco_even", lang, banco=banco)
+    natural_tie = rules.lion_natural_tie_pays
+    tie_key = "push" if natural_tie == 0 else "loses" if natural_tie == LOSES else "pays"
     return i18n.phrase(
         "help.body", lang, punto=punto, banco=banco, egalite=egalite, banco_pays=banco_pays,
-        tie=rules.tie_pays, lion=i18n.money_range(lion.minimum, lion.maximum, lang),
-        natural=rules.lion_natural_pays,
-        paytable="-".join(str(p) for p in rules.lion_paytable))
+        tie=pay_odds(rules.tie_pays, lang),
+        lion=i18n.money_range(lion.minimum, lion.maximum, lang),
+        natural=pay_odds(rules.lion_natural_pays, lang),
+        natural_tie=i18n.phrase(f"help.natural_tie.{tie_key}", lang,
+                                pays=pay_odds(natural_tie, lang)),
+        paytable=lion_paytable_text(rules, lang))
 
 
 def table_minimum(rules: RuleSet) -> int:
@@ -497,7 +510,7 @@ def _reader(console: Console, *, echo: bool) -> Callable[[str], str]:
 
 
 @app.command()
-@rule_options(composition=False)
+@rule_options(composition=False, rules_file=True)
 def play(
     *,
     seats: Annotated[int | None, typer.Option(

@@ -58,6 +58,7 @@ from puntobanco.cli.ruleopts import (
     ChipOption,
     LimitOption,
     RuleOptions,
+    RulesFileError,
     apply_limits,
     parse_limit,
     rule_options,
@@ -343,7 +344,9 @@ def _option_error(error: PuntoBancoError, rules: RuleOptions, lang: str) -> Punt
                "bad-commission": ("option.bad-commission", rules.commission),
                "bad-drawing": ("option.bad-drawing", rules.drawing),
                "option-not-applied": ("option.commission-only", rules.commission)}
-    if error.code in by_code:
+    if isinstance(error, RulesFileError):
+        key, value = "option.bad-rules-file", str(rules.rules_file)
+    elif error.code in by_code:
         key, value = by_code[error.code]
     elif rules.tie_pays not in (8, 9):
         key, value = "option.bad-tie-pays", str(rules.tie_pays)
@@ -484,7 +487,7 @@ def group_hand_cards(args: Sequence[str]) -> list[str]:
 
 
 @app.command(cls=HandsCommand)
-@rule_options(shoe=False)
+@rule_options(shoe=False, rules_file=True)
 def replay(
     *,
     cards: Annotated[list[str] | None, typer.Argument(

@@ -141,13 +141,21 @@ class RuleOptions:
         given = [f"--{name.replace('_', '-')}" for name in _PAY_OPTIONS
                  if getattr(self, name) != getattr(defaults, name)]
         if given:
-            raise PuntoBancoError(f"--rules-file sets the pays: give {given[0]} in the file, not "
-                                  "beside it.", code="bad-rules")
-        return shoe, read_rules_file(self.rules_file, ruleset)
+            raise RulesFileError(f"--rules-file sets the pays: give {given[0]} in the file, not "
+                                 "beside it.", code="bad-rules")
+        try:
+            return shoe, read_rules_file(self.rules_file, ruleset)
+        except PuntoBancoError as error:
+            raise RulesFileError(error.message, code=error.code) from None
 
     def ruleset(self) -> RuleSet:
         """Only the :class:`RuleSet`."""
         return self.shoe_and_rules()[1]
+
+
+class RulesFileError(PuntoBancoError):
+    """``--rules-file`` refused: unreadable, no pays in it, a pay out of range, or a pay option
+    typed beside it (the game commands say it in the table's language)."""
 
 
 _OPTION_TYPES: dict[str, Any] = {

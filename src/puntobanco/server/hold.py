@@ -120,9 +120,14 @@ class _Sums:
     stakes: dict[Vector, int] = field(default_factory=dict)
 
 
-def summarise(parts: Iterable[tuple[Tally, RuleSet]]) -> dict[str, Any]:
+def summarise(parts: Iterable[tuple[Tally, RuleSet]], *, bet_bands: bool = True
+              ) -> dict[str, Any]:
     """The report's figures for tallies of disjoint sets of coups, each with the rules its coups
-    were dealt with (see the module's docstring and ``docs/operator.md``)."""
+    were dealt with (see the module's docstring and ``docs/operator.md``).
+
+    ``bet_bands=False`` leaves out each bet kind's band and tail (``by_bet``'s ``band``,
+    ``band_win``, ``tail``, ``band_method`` are ``None``; every other figure stays): five of the
+    six exact bands a line costs, for lines whose per-bet figures nobody is shown."""
     from puntobanco.analysis.tables import payout_key
 
     groups: dict[tuple[object, ...], _Sums] = {}
@@ -162,7 +167,8 @@ def summarise(parts: Iterable[tuple[Tally, RuleSet]]) -> dict[str, Any]:
             variance_total += exact.cov[a, b] * cross[a, b] * (1 if a == b else 2)
     per_kind = {kind: _figures(bets=bets[kind], handle=handle[kind], win=win[kind],
                                expected=expected[kind], variance=variance[kind],
-                               band=win_band(laws, win[kind], kind=index))
+                               band=(win_band(laws, win[kind], kind=index) if bet_bands
+                                     else None))
                 for index, kind in enumerate(KINDS)}
     total_handle, total_win = sum(handle.values()), sum(win.values())
     lion_handle = sum(handle[kind] for kind in LION_KINDS)
@@ -181,11 +187,12 @@ def summarise(parts: Iterable[tuple[Tally, RuleSet]]) -> dict[str, Any]:
             "by_bet": per_kind}
 
 
-def summarise_series(lines: Sequence[Sequence[tuple[Tally, RuleSet]]]) -> list[dict[str, Any]]:
+def summarise_series(lines: Sequence[Sequence[tuple[Tally, RuleSet]]], *,
+                     bet_bands: bool = True) -> list[dict[str, Any]]:
     """:func:`summarise` of each line of a chart (shoes or days, in order), each with the
     ``cumulative_band`` of the hold over it and every line before it
     (:func:`puntobanco.server.holdband.cumulative_bands`)."""
-    figures = [summarise(line) for line in lines]
+    figures = [summarise(line, bet_bands=bet_bands) for line in lines]
     bands = cumulative_bands([[(rules, tally.stakes) for tally, rules in line if tally.coups]
                               for line in lines])
     handle = 0

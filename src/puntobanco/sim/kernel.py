@@ -77,6 +77,34 @@ def _coups_left(left: int, pos: int, cut_index: int, extra: int) -> int:
     return left
 
 
+# numba's own option, missing from its type stubs
+@njit(cache=True, _nrt=False)  # type: ignore[call-overload, untyped-decorator]
+def _next_coup(cards: npt.NDArray[np.uint8], n: int, m: int, state: npt.NDArray[np.uint64],
+               pos: int, left: int, codes: npt.NDArray[np.int16], used: npt.NDArray[np.uint8],
+               burns: npt.NDArray[np.int64], burn: bool, cut_index: int, extra: int
+               ) -> tuple[int, int, int]:
+    """The next coup of a stream of shoes played back to back: ``(code, pos, left)`` after it.
+
+    ``left == 0`` means the shoe is over (or there is none yet): a new one is shuffled and burned
+    (S1, S2) before the coup; S3 then counts the coups still to play (:func:`_coups_left`). A
+    kernel that cuts the stream into sessions (:mod:`puntobanco.sim.sessions`,
+    :mod:`puntobanco.sim.paths`) starts with ``pos = left = 0`` and carries both across sessions,
+    so a session begins where the previous one ended, mid-shoe.
+
+    Compiled without numba's reference counting (``_nrt=False``: it allocates nothing and keeps
+    no array), and not ``inline="always"``: inlined, or counted, the five arrays' references are
+    taken and dropped around the shuffle's call on every coup, which halved the session kernels'
+    speed (20,000 sessions of 1,000 coups: 0.32 s of CPU as written, 0.65-0.70 s inlined).
+    """
+    if left == 0:
+        shuffle_prefix(cards, n, m, state)
+        pos = _first_coup(cards, burns, burn)
+        left = -1
+    code, size = _coup(cards, pos, codes, used)
+    pos += size
+    return code, pos, _coups_left(left, pos, cut_index, extra)
+
+
 @njit(inline="always", cache=True)
 def deal_limit(n: int, cut_index: int) -> int:
     """How many leading positions of an ``n``-card shoe a kernel must shuffle.
@@ -85,6 +113,18 @@ def deal_limit(n: int, cut_index: int) -> int:
     unshuffled (a uniform prefix of a permutation is all that is dealt).
     """
     return min(n - 1, cut_index + TAIL + PADDING)
+
+
+@njit(cache=True)
+def shoe_buffer(start: npt.NDArray[np.uint8], cut_index: int
+                ) -> tuple[npt.NDArray[np.uint8], int, int]:
+    """A kernel's shoe: the cards of ``start`` followed by :data:`PADDING` zeros (shuffled in
+    place, shoe after shoe), their number ``n``, and how many leading positions each shuffle
+    must fix (:func:`deal_limit`)."""
+    n = start.shape[0]
+    cards = np.zeros(n + PADDING, dtype=np.uint8)
+    cards[:n] = start
+    return cards, n, deal_limit(n, cut_index)
 
 
 @njit(cache=True, nogil=True)
@@ -100,10 +140,7 @@ def simulate_chunk(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDArr
     ``R`` (sum over the shoe's coups of ``pays[code, k]``) and coup count ``c``:
     ``shoe_sums[k] += (R, R², R·c)``. ``coups_per_shoe[c] += 1``.
     """
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     for _ in range(n_shoes):
         shuffle_prefix(cards, n, m, state)
         pos = _first_coup(cards, burns, burn)
@@ -142,10 +179,7 @@ def record_chunk(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDArray
     left (by value) before it was dealt; shoe ``s``'s coups are ``offsets[s]:offsets[s + 1]``;
     ``hidden[s]`` counts the shoe's burned cards dealt face down (S2: all but the first).
     """
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     full = np.zeros(10, dtype=np.int16)
     for v in start:
         full[v] += 1
@@ -216,10 +250,7 @@ def shuffled_orders(n_shoes: int, state: npt.NDArray[np.uint64], start: npt.NDAr
     Same shuffle, same stream, same carried-over array: feeding these rows to the rules core
     (:class:`puntobanco.shoe.Shoe`) checks the kernels on exactly the shoes they played.
     """
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     out = np.empty((n_shoes, n), dtype=np.uint8)
     for s in range(n_shoes):
         shuffle_prefix(cards, n, m, state)

@@ -1,10 +1,11 @@
 """The session view from whole shoes: ever behind, drawdown and stop sessions, simulated.
 
 :mod:`puntobanco.analysis.sessionrisk` computes these exactly for independent coups off the top.
-Here the compiled kernel plays real shoes (S1–S3, the same inlined helpers as
-:mod:`puntobanco.sim.sessions`), sessions back to back, and records each session's path figures:
-its final result, its lowest running result, its largest fall from a running peak, its length
-and how it ended (coup limit, stop-loss or stop-win). Every figure it reports is a proportion or
+Here the compiled kernel plays real shoes (S1–S3, coup by coup through the same inlined step
+as :mod:`puntobanco.sim.sessions`, :func:`~puntobanco.sim.kernel._next_coup`), sessions back to
+back, and records each session's path figures: its final result, its lowest running result, its
+largest fall from a running peak, its length and how it ended (coup limit, stop-loss or
+stop-win). Every figure it reports is a proportion or
 a mean of sessions, with its standard error; a proportion seen in no session is reported as its
 95 % upper bound (:func:`~puntobanco.analysis.sessionrisk.zero_count_upper_bound`), never
 "0 ± 0".
@@ -33,8 +34,8 @@ from puntobanco.cards import Composition
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.sim.engine import ShoeSpec
-from puntobanco.sim.kernel import PADDING, _coup, _coups_left, _first_coup, deal_limit
-from puntobanco.sim.rng import chunk_state, shuffle_prefix
+from puntobanco.sim.kernel import _next_coup, shoe_buffer
+from puntobanco.sim.rng import chunk_state
 from puntobanco.sim.sessions import CHUNK_SESSIONS, house_by_code
 
 #: Columns of :attr:`PathRun.paths`.
@@ -51,10 +52,7 @@ def path_chunk(n_sessions: int, coups: int, state: npt.NDArray[np.uint64],
                stop_high: int, out: npt.NDArray[np.int64]) -> None:
     """Play ``n_sessions`` sessions of at most ``coups`` coups; ``gain[code]`` is the side's
     result in grid units. A session stops at ``≤ stop_low`` or ``≥ stop_high``."""
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     left = 0
     pos = 0
     for s in range(n_sessions):
@@ -65,14 +63,9 @@ def path_chunk(n_sessions: int, coups: int, state: npt.NDArray[np.uint64],
         end = 0
         length = coups
         for c in range(coups):
-            if left == 0:
-                shuffle_prefix(cards, n, m, state)
-                pos = _first_coup(cards, burns, burn)
-                left = -1
-            code, size = _coup(cards, pos, codes, used)
-            pos += size
+            code, pos, left = _next_coup(cards, n, m, state, pos, left, codes, used, burns, burn,
+                                         cut_index, extra)
             total += gain[code]
-            left = _coups_left(left, pos, cut_index, extra)
             lowest = min(lowest, total)
             peak = max(peak, total)
             fall = max(fall, peak - total)

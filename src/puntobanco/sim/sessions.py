@@ -2,8 +2,8 @@
 
 The exact session distribution (:mod:`puntobanco.analysis.risk`) treats coups as independent
 draws from a full shoe. Here the compiled kernel plays real shoes (S1–S3: shuffle, burn, cut card,
-one more coup; the same inlined helpers as :mod:`puntobanco.sim.kernel`) back to back, and cuts
-the stream of coups into sessions of ``coups`` coups. A session starts where the previous one
+one more coup; coup by coup through :func:`puntobanco.sim.kernel._next_coup`) back to back, and
+cuts the stream of coups into sessions of ``coups`` coups. A session starts where the previous one
 ended, mid-shoe, as a night at a table does. Results are summed exactly on the integer grid of
 the bet or mix (:class:`~puntobanco.analysis.risk.CoupDistribution`'s ``scale``), and recorded
 at a few check points for the P(behind)-against-N curve.
@@ -36,8 +36,8 @@ from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
 from puntobanco.sim import tables
 from puntobanco.sim.engine import ShoeSpec
-from puntobanco.sim.kernel import PADDING, _coup, _coups_left, _first_coup, deal_limit
-from puntobanco.sim.rng import chunk_state, shuffle_prefix
+from puntobanco.sim.kernel import _next_coup, shoe_buffer
+from puntobanco.sim.rng import chunk_state
 
 if TYPE_CHECKING:
     from puntobanco.analysis.risk import RiskSummary
@@ -56,24 +56,16 @@ def session_chunk(n_sessions: int, coups: int, checkpoints: npt.NDArray[np.int64
 
     ``house[code]`` is the house's result of a coup with that outcome code, in grid units.
     """
-    n = start.shape[0]
-    cards = np.zeros(n + PADDING, dtype=np.uint8)
-    cards[:n] = start
-    m = deal_limit(n, cut_index)
+    cards, n, m = shoe_buffer(start, cut_index)
     left = 0
     pos = 0
     for s in range(n_sessions):
         total = 0
         j = 0
         for c in range(coups):
-            if left == 0:  # the shoe is over (or none yet): a new one
-                shuffle_prefix(cards, n, m, state)
-                pos = _first_coup(cards, burns, burn)
-                left = -1
-            code, size = _coup(cards, pos, codes, used)
-            pos += size
+            code, pos, left = _next_coup(cards, n, m, state, pos, left, codes, used, burns, burn,
+                                         cut_index, extra)
             total += house[code]
-            left = _coups_left(left, pos, cut_index, extra)
             if c + 1 == checkpoints[j]:
                 out[s, j] = total
                 j += 1

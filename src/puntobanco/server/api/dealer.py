@@ -22,7 +22,7 @@ from puntobanco.server.api.schemas import ERRORS, Body, Lang
 from puntobanco.server.db import audit, auth, dealing
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live.casino import Casino
-from puntobanco.server.live.human import HumanDealer
+from puntobanco.server.live.hand import DealerControls
 
 router = APIRouter(tags=["dealer"], responses=ERRORS)
 
@@ -131,9 +131,9 @@ class DealerTableOut(BaseModel):
 # --- who may drive ------------------------------------------------------------------------
 
 
-async def _driven(table_id: int, casino: Casino, player: PlayerInfo) -> HumanDealer:
-    table = casino.dealer(table_id)
-    if not isinstance(table, HumanDealer):
+async def _driven(table_id: int, casino: Casino, player: PlayerInfo) -> DealerControls:
+    table = casino.dealer(table_id).controls
+    if table is None:
         raise PuntoBancoError(f"Table {table_id} is dealt by the server, not by a dealer.",
                               code="not-dealer-table")
     if player.is_operator:
@@ -145,11 +145,11 @@ async def _driven(table_id: int, casino: Casino, player: PlayerInfo) -> HumanDea
     return table
 
 
-async def driven_table(table_id: int, casino: CasinoDep, player: SignedIn) -> HumanDealer:
+async def driven_table(table_id: int, casino: CasinoDep, player: SignedIn) -> DealerControls:
     return await _driven(table_id, casino, player)
 
 
-Driven = Annotated[HumanDealer, Depends(driven_table)]
+Driven = Annotated[DealerControls, Depends(driven_table)]
 
 
 def _card(text: str) -> Card:
@@ -204,7 +204,7 @@ async def assign(dealer_id: Annotated[int, Path(ge=1, le=2**31 - 1)], body: Assi
 async def my_tables(casino: CasinoDep, player: SignedIn) -> list[dict[str, Any]]:
     """The hand-dealt tables the caller may drive (all of them for the operator)."""
     if player.is_operator:
-        ids = [t for t, d in casino.dealers.items() if isinstance(d, HumanDealer)]
+        ids = [t for t, d in casino.dealers.items() if d.controls is not None]
     elif player.role == "dealer":
         ids = await casino.db.run_read(lambda s: dealing.dealer_tables(s, player.id))
     else:

@@ -7,9 +7,9 @@ import csv
 import io
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -166,9 +166,9 @@ class _Rules:
 
 
 def _series(key: str, groups: list[tuple[Any, list[reports.ReportRow]]],
-            rules: _Rules) -> list[dict[str, Any]]:
+            rules: _Rules, *, bet_bands: bool) -> list[dict[str, Any]]:
     """A chart's lines in order (shoes or days), each with its cumulative band."""
-    found = summarise_series([rules.parts(part) for _, part in groups])
+    found = summarise_series([rules.parts(part) for _, part in groups], bet_bands=bet_bands)
     return [{key: name, **figures} for (name, _), figures in zip(groups, found, strict=True)]
 
 
@@ -184,28 +184,74 @@ CSV_ANSWER: dict[int | str, dict[str, Any]] = {200: {"content": {"text/csv": {
     "schema": {"type": "string"}}}, "description": "JSON, or with format=csv a CSV download"}}
 
 
+_Key = TypeVar("_Key", int, str)
+
+
+def _grouped(rows: Iterable[reports.ReportRow], key: Callable[[reports.ReportRow], _Key]
+             ) -> dict[_Key, list[reports.ReportRow]]:
+    """The rows by table, shoe or day, each group in the rows' order."""
+    groups: dict[_Key, list[reports.ReportRow]] = defaultdict(list)
+    for row in rows:
+        groups[key(row)].append(row)
+    return groups
+
+
+def _day_of(row: reports.ReportRow) -> str:
+    return row.day
+
+
+#: ``?bet_bands=true``: each line's per-bet bands in the JSON too
+BetBandsQ = Annotated[bool, Query(description=(
+    "each line's bands and tails per bet kind too (the total always has them, the CSV has them "
+    "on every line); without it a line's by_bet band, band_win, tail and band_method are null"))]
+
+
+def tables_figures(session: Session, start: str | None, end: str | None, *,
+                   bet_bands: bool) -> dict[str, Any]:
+    """``GET /api/reports/tables``' answer: every table, the room's total and its days.
+
+    The per-bet bands (five of a line's six exact bands, most of a report's CPU) are computed
+    for the total always, for each table and day line only with ``bet_bands``: the console shows
+    the total's per bet, the CSV every line's."""
+    begin, stop = period(start, end)
+    rows, rules, names = _read(session, begin, stop, None)
+    by_table, days = _grouped(rows, lambda row: row.table_id), _grouped(rows, _day_of)
+    return {"start": start, "end": end,
+            "tables": [{"table_id": table_id, "name": name,
+                        **summarise(rules.parts(by_table.get(table_id, [])),
+                                    bet_bands=bet_bands)}
+                       for table_id, name in names.items()],
+            "total": summarise(rules.parts(rows)),
+            "by_day": _series("day", sorted(days.items()), rules, bet_bands=bet_bands)}
+
+
+def table_figures(session: Session, table_id: int, start: str | None, end: str | None, *,
+                  bet_bands: bool) -> dict[str, Any]:
+    """``GET /api/reports/tables/{id}``' answer: one table's total, shoes and days (per-bet
+    bands on the shoe and day lines only with ``bet_bands``, as :func:`tables_figures`)."""
+    begin, stop = period(start, end)
+    admin.table_row(session, table_id)
+    rows, rules, names = _read(session, begin, stop, table_id)
+    shoes, days = _grouped(rows, lambda row: row.shoe_id), _grouped(rows, _day_of)
+    ordered = sorted(shoes.items(), key=lambda item: rules.shoes[item[0]].shoe_no)
+    by_shoe = [{**line, "shoe_no": rules.shoes[line["shoe_id"]].shoe_no,
+                "started_at": epoch_ms(rules.shoes[line["shoe_id"]].started_at)}
+               for line in _series("shoe_id", ordered, rules, bet_bands=bet_bands)]
+    by_day = _series("day", sorted(days.items()), rules, bet_bands=bet_bands)
+    return {"table_id": table_id, "name": names[table_id], "start": start, "end": end,
+            "total": summarise(rules.parts(rows)), "by_shoe": by_shoe, "by_day": by_day}
+
+
 @router.get("/reports/tables", response_model=TablesReport, responses=CSV_ANSWER)
 async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = None,
-                        end: ToQ = None, format: FormatQ = "json") -> Any:
+                        end: ToQ = None, format: FormatQ = "json",
+                        bet_bands: BetBandsQ = False) -> Any:
     """Every table over the period (all time without ``from``/``to``), and the whole room in
     all and per UTC day."""
-    begin, stop = period(start, end)
-
-    def read(session: Session) -> dict[str, Any]:
-        rows, rules, names = _read(session, begin, stop, None)
-        by_table: dict[int, list[reports.ReportRow]] = defaultdict(list)
-        days: dict[str, list[reports.ReportRow]] = defaultdict(list)
-        for row in rows:
-            by_table[row.table_id].append(row)
-            days[row.day].append(row)
-        return {"start": start, "end": end,
-                "tables": [{"table_id": table_id, "name": name,
-                            **summarise(rules.parts(by_table.get(table_id, [])))}
-                           for table_id, name in names.items()],
-                "total": summarise(rules.parts(rows)),
-                "by_day": _series("day", sorted(days.items()), rules)}
-
-    found = await casino.db.run_read(read)
+    period(start, end)  # a bad period is refused before the database is asked
+    every = bet_bands or format == "csv"
+    found = await casino.db.run_read(lambda session: tables_figures(session, start, end,
+                                                                    bet_bands=every))
     if format == "csv":
         lines = [{"group": "table", "table_id": t["table_id"], "name": t["name"], **t}
                  for t in found["tables"]]
@@ -217,27 +263,13 @@ async def tables_report(casino: CasinoDep, _operator: Operator, start: FromQ = N
 
 @router.get("/reports/tables/{table_id}", response_model=TableReport, responses=CSV_ANSWER)
 async def table_report(table_id: Id, casino: CasinoDep, _operator: Operator,
-                       start: FromQ = None, end: ToQ = None, format: FormatQ = "json") -> Any:
+                       start: FromQ = None, end: ToQ = None, format: FormatQ = "json",
+                       bet_bands: BetBandsQ = False) -> Any:
     """One table over the period: its total, each shoe and each UTC day."""
-    begin, stop = period(start, end)
-
-    def read(session: Session) -> dict[str, Any]:
-        admin.table_row(session, table_id)
-        rows, rules, names = _read(session, begin, stop, table_id)
-        shoes: dict[int, list[reports.ReportRow]] = defaultdict(list)
-        days: dict[str, list[reports.ReportRow]] = defaultdict(list)
-        for row in rows:
-            shoes[row.shoe_id].append(row)
-            days[row.day].append(row)
-        ordered = sorted(shoes.items(), key=lambda item: rules.shoes[item[0]].shoe_no)
-        by_shoe = [{**line, "shoe_no": rules.shoes[line["shoe_id"]].shoe_no,
-                    "started_at": epoch_ms(rules.shoes[line["shoe_id"]].started_at)}
-                   for line in _series("shoe_id", ordered, rules)]
-        by_day = _series("day", sorted(days.items()), rules)
-        return {"table_id": table_id, "name": names[table_id], "start": start, "end": end,
-                "total": summarise(rules.parts(rows)), "by_shoe": by_shoe, "by_day": by_day}
-
-    found = await casino.db.run_read(read)
+    period(start, end)
+    every = bet_bands or format == "csv"
+    found = await casino.db.run_read(lambda session: table_figures(session, table_id, start,
+                                                                   end, bet_bands=every))
     if format == "csv":
         lines = [{"group": "total", **found["total"]}]
         lines += [{"group": "shoe", **line} for line in found["by_shoe"]]

@@ -8,15 +8,12 @@ server-dealt table; this module adds only the record of the physical shoe.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
-from puntobanco.server.db import recall, store
 from puntobanco.server.db.models import (
     CoupRecord,
     DealerEntry,
@@ -27,7 +24,6 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.db.recall import epoch_ms
-from puntobanco.server.settings import table_rules_from_json
 
 DEALING_MODES = ("server", "dealer")
 
@@ -173,68 +169,3 @@ def hand_dealt_shoe_json(session: Session, shoe: ShoeRecord,
     return {"entries": [entry_json(row, names) for row in rows],
             "cut_card_coup": shoe.cut_card_coup, "last_coup_no": shoe.last_coup_no,
             "settlements": {str(coup_id): found for coup_id, found in settlements.items()}}
-
-
-# --- restart ------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Resumed:
-    """What a hand-dealt table resumes from: its shoe's record and the round under way."""
-
-    last_round_no: int
-    settled: list[int] = field(default_factory=list)
-    shoe_id: int | None = None
-    shoe_no: int = 0
-    shoe_rules: dict[str, Any] = field(default_factory=dict)
-    cut_card_coup: int | None = None
-    last_coup_no: int | None = None
-    #: (kind, card text, count, coup id) of every entry but the mistyped, in order (a void
-    #: coup's cards are out of the shoe too)
-    entries: list[tuple[str, str | None, int | None, int | None]] = field(default_factory=list)
-    #: coup id → status, for the coups of the shoe
-    coup_status: dict[int, str] = field(default_factory=dict)
-    #: the round under way (open or closed), its number and bets (player → kind → stake)
-    round_coup_id: int | None = None
-    round_no: int = 0
-    round_status: str = ""
-    round_bets: dict[int, dict[BetKind, int]] = field(default_factory=dict)
-    last_result: dict[str, Any] | None = None
-    roads: list[dict[str, Any]] = field(default_factory=list)
-
-
-def resume(session: Session, table_id: int) -> Resumed:
-    """Settle a dealt coup a stop left unsettled; find the shoe and the round to resume."""
-    last_round = session.execute(select(func.coalesce(func.max(CoupRecord.round_no), 0))
-                                 .where(CoupRecord.table_id == table_id)).scalar_one()
-    found = Resumed(last_round_no=int(last_round))
-    for row in session.scalars(select(CoupRecord).where(
-            CoupRecord.table_id == table_id, CoupRecord.status == "dealt")).all():
-        rules, _ = table_rules_from_json(session.get_one(ShoeRecord, row.shoe_id).rules)
-        store.settle_recorded(session, table_id, row, rules)
-        found.settled.append(row.id)
-    found.last_result = store.last_settled_json(session, table_id)
-    shoe = store.latest_shoe(session, table_id)
-    if shoe is None:
-        return found
-    found.shoe_no = shoe.shoe_no
-    if shoe.status != "dealing":
-        return found
-    found.shoe_id = shoe.id
-    found.shoe_rules = dict(shoe.rules)
-    found.cut_card_coup, found.last_coup_no = shoe.cut_card_coup, shoe.last_coup_no
-    found.entries = [(row.kind, row.card, row.count, row.coup_id)
-                     for row in shoe_entries(session, shoe.id) if row.status != "mistyped"]
-    coups = session.scalars(select(CoupRecord).where(CoupRecord.shoe_id == shoe.id)
-                            .order_by(CoupRecord.id)).all()
-    found.coup_status = {row.id: row.status for row in coups}
-    for row in coups:
-        if row.status == "settled":
-            found.roads.append(recall.road_json(recall.coup_json(row, shoe_no=shoe.shoe_no)))
-        if row.status in ("open", "closed"):
-            found.round_coup_id, found.round_no, found.round_status = row.id, row.round_no, \
-                row.status
-            found.round_bets = {player: {kind: stake for kind, (_, stake) in kinds.items()}
-                                for player, kinds in store.active_bets(session, row.id).items()}
-    return found
-

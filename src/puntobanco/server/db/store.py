@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Connection, Table, func, select, update
+from sqlalchemy import Connection, Table, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import (
@@ -33,15 +33,13 @@ from puntobanco.bets import (
     Outcome,
     SettlementLine,
     pays_text,
-    settle_spot,
     verify_spot,
     verify_stake,
 )
-from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
-from puntobanco.errors import BetRefused, PuntoBancoError, RuleSetError, TableStateError
+from puntobanco.errors import BetRefused, PuntoBancoError, TableStateError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import bulk, ledger, recall
+from puntobanco.server.db import bulk, ledger
 from puntobanco.server.db.models import (
     Account,
     BetRecord,
@@ -634,101 +632,3 @@ def wallet_balances(session: Session, players: Sequence[int]) -> dict[int, int]:
     found = session.execute(select(Account.player_id, Account.balance).where(
         Account.kind == "wallet", Account.player_id.in_(players))).all()
     return {int(player): balance for player, balance in found if player is not None}
-
-
-# --- recovery -----------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Recovered:
-    """What a table's dealer finds in the database when it (re)starts.
-
-    Rounds left open or closed have been voided (stakes refunded) and a dealt but unsettled
-    coup has been settled by then; ``shoe_*`` describe the shoe still being dealt, if any.
-    """
-
-    last_round_no: int
-    voided: list[int] = field(default_factory=list)
-    settled: list[int] = field(default_factory=list)
-    #: each voided round's refunds, per player (the pages are told)
-    refunds: dict[int, dict[int, Refund]] = field(default_factory=dict)
-    shoe_id: int | None = None
-    shoe_no: int = 0
-    shoe_order: tuple[Card, ...] = ()
-    shoe_rules: dict[str, Any] = field(default_factory=dict)
-    shoe_commitment: str = ""
-    #: the coups recorded in the shoe being dealt, in order (void ones left out)
-    shoe_coups: list[CoupRecord] = field(default_factory=list)
-    #: the table's last settled coup, as ``GET /api/coups/{id}`` shows it to a spectator
-    last_result: dict[str, Any] | None = None
-
-
-def settle_recorded(session: Session, table_id: int, row: CoupRecord, rules: RuleSet) -> None:
-    """Settle a coup left dealt, from its recorded cards and the bets still active (a
-    recovery's work: exactly as the dealer would have, once)."""
-    coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
-                banco=tuple(parse_cards(row.banco_cards or "")))
-    spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}
-             for player, kinds in active_bets(session, row.id).items()}
-    settle_coup(session, table_id=table_id, coup_id=row.id, bets=spots,
-                lines={player: settle_spot(spot, coup, rules) for player, spot in spots.items()})
-
-
-def last_settled_json(session: Session, table_id: int) -> dict[str, Any] | None:
-    """The table's last settled coup as recall shows it (``None`` before the first)."""
-    last = session.scalars(select(CoupRecord).where(
-        CoupRecord.table_id == table_id, CoupRecord.status == "settled")
-        .order_by(CoupRecord.round_no.desc()).limit(1)).one_or_none()
-    if last is None:
-        return None
-    return recall.coup_json(last, shoe_no=recall.shoe_no_of(session, last.shoe_id))
-
-
-def latest_shoe(session: Session, table_id: int) -> ShoeRecord | None:
-    """The table's newest shoe (being dealt, or the last finished)."""
-    return session.scalars(select(ShoeRecord).where(ShoeRecord.table_id == table_id)
-                           .order_by(ShoeRecord.shoe_no.desc()).limit(1)).one_or_none()
-
-
-def _settling_rules(session: Session, table_id: int, shoe: ShoeRecord) -> RuleSet:
-    """The rules a coup left dealt is settled by: its shoe's, or — when the core now refuses
-    them (an older server accepted, say, a negative Lion pay) — the table's current settings,
-    which the operator can correct while the table is out of service (issue 9)."""
-    try:
-        return table_rules_from_json(shoe.rules)[0]
-    except RuleSetError:
-        log.warning("table %s: shoe %s's rules are refused; settling by the table's settings",
-                    table_id, shoe.id)
-        return load_table(session, table_id).rules
-
-
-def recover(session: Session, table_id: int) -> Recovered:
-    """Void the rounds a stopped dealer left undealt, settle the one it left unsettled."""
-    last_round = session.execute(select(func.coalesce(func.max(CoupRecord.round_no), 0))
-                                 .where(CoupRecord.table_id == table_id)).scalar_one()
-    found = Recovered(last_round_no=int(last_round))
-    unfinished = session.scalars(select(CoupRecord).where(
-        CoupRecord.table_id == table_id,
-        CoupRecord.status.in_(("open", "closed", "dealt"))).order_by(CoupRecord.id)).all()
-    for row in unfinished:
-        if row.status != "dealt":
-            found.refunds[row.id] = void_coup(session, table_id=table_id, coup_id=row.id)
-            found.voided.append(row.id)
-            continue
-        settle_recorded(session, table_id, row, _settling_rules(
-            session, table_id, session.get_one(ShoeRecord, row.shoe_id)))
-        found.settled.append(row.id)
-    found.last_result = last_settled_json(session, table_id)
-    shoe = latest_shoe(session, table_id)
-    if shoe is not None:
-        found.shoe_no = shoe.shoe_no
-        if shoe.status == "dealing":
-            found.shoe_id = shoe.id
-            found.shoe_order = tuple(parse_cards(shoe.card_order))
-            found.shoe_rules = dict(shoe.rules)
-            found.shoe_commitment = shoe.commitment
-            found.shoe_coups = list(session.scalars(select(CoupRecord).where(
-                CoupRecord.shoe_id == shoe.id, CoupRecord.status != "void")
-                .order_by(CoupRecord.coup_in_shoe, CoupRecord.id)))
-    return found
-

@@ -24,9 +24,8 @@ from puntobanco.server.db.models import GameTable, Player
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.clock import Clock, WallClock
 from puntobanco.server.live.cluster import NAMESPACE, Cluster, ClusterHub
-from puntobanco.server.live.dealer import TableDealer
+from puntobanco.server.live.dealer import TableDealer, dealer_for
 from puntobanco.server.live.hub import Hub
-from puntobanco.server.live.human import HumanDealer, dealer_for
 from puntobanco.server.messages import NotFound, Refusal
 from puntobanco.server.settings import (
     DEFAULT_BETTING_SECONDS,
@@ -278,7 +277,7 @@ class Casino:
                 dealer.hub.seen_elsewhere(item.origin, frozenset(item.players), item.seconds)
             if item.watched and not dealer.following:  # watched there: deal on
                 dealer.poke()
-        elif (isinstance(item, msg.TableWanted) and isinstance(dealer, HumanDealer)
+        elif (isinstance(item, msg.TableWanted) and dealer.controls is not None
               and self.cluster is not None):
             await self.cluster.hand_over(dealer.id)  # its dealer's page is elsewhere
 

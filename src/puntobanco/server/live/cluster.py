@@ -74,7 +74,7 @@ __all__ = ["Cluster", "ClusterHub", "LeadershipLost", "Member", "libpq_url", "pa
 
 
 class Member(Protocol):
-    """A table's dealer as the cluster drives it (``live/dealer.py`` ``TableDealer``)."""
+    """A table's dealer as the cluster drives it (``live/engine.py`` ``TableDealer``)."""
 
     id: int
     db: Database
