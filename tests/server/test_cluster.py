@@ -63,11 +63,11 @@ from .support import (
     answers,
     check_books,
     clocked_settings,
-    fast_settings,
     free_port,
     lines_and_refunds,
     run_coroutine,
     running,
+    running_clocked,
     serve_clocked,
     wait_until,
 )
@@ -554,7 +554,7 @@ def test_issue8_a_dealer_write_is_fenced_by_the_lock_postgresql_holds(
     """The fence asks PostgreSQL, not this process's memory: a table this process believes
     it holds, but whose lock ``pg_locks`` does not show granted to its lock connection, gets
     no dealer write (``LeadershipLost``, the transaction rolled back)."""
-    with running(fast_settings(pg_cluster.new_database())) as live:
+    with running_clocked(pg_cluster.new_database()) as live:
         cluster = live.casino.cluster
         assert cluster is not None and cluster.held == {1, 2}
         with live.casino.db.write() as session:
