@@ -160,6 +160,14 @@ def running(settings: ServerSettings, *, clock: ManualClock | None = None
         server.stop()
 
 
+@contextlib.contextmanager
+def running_clocked(database_url: str, **changes: Any) -> Iterator[LiveServer]:
+    """:func:`running` with :func:`clocked_settings` on a :class:`ManualClock` of its own (a
+    restart is a second block on the same database, with a clock of its own)."""
+    with running(clocked_settings(database_url, **changes), clock=ManualClock()) as server:
+        yield server
+
+
 @dataclass(frozen=True)
 class Player:
     token: str
@@ -252,6 +260,45 @@ def serve_process(database_url: str, *options: str
         wait_until(lambda: answers(url) or process.poll() is not None, timeout=60)
         assert process.poll() is None, process.communicate()
         yield process, url
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=60)
+
+
+@dataclass
+class ClockedProcess:
+    """A server process on a hand-moved clock (``tests/server/clocked_serve.py``)."""
+
+    process: subprocess.Popen[str]
+    url: str
+
+    def advance(self, seconds: float) -> None:
+        """Move the process's clock on by ``seconds`` (the process does it as it reads)."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"advance {seconds}\n")
+        self.process.stdin.flush()
+
+    def end_betting(self) -> None:
+        """End the betting window (or the pause) under way, as ``LiveServer.end_betting``."""
+        self.advance(3600.0)
+
+
+@contextlib.contextmanager
+def serve_clocked(database_url: str, **changes: Any) -> Iterator[ClockedProcess]:
+    """A server in a process of its own (that a test may kill) on a hand-moved clock, with
+    :func:`clocked_settings` changed by ``changes`` (JSON values), once it answers; killed at
+    the end if still running."""
+    port = free_port()
+    script = os.path.join(os.path.dirname(__file__), "clocked_serve.py")
+    process = subprocess.Popen(
+        [sys.executable, script, database_url, str(port), json.dumps(changes)],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: answers(url) or process.poll() is not None, timeout=60)
+        assert process.poll() is None, process.communicate()
+        yield ClockedProcess(process, url)
     finally:
         if process.poll() is None:
             process.kill()

@@ -1,6 +1,8 @@
 """Dealer mode (issue 11, "the server follows a human dealer's shoe"): a whole physical shoe dealt
 through the dealer API with players betting, on SQLite and PostgreSQL; every refusal; a misdeal;
-a restart in the middle of a coup; recall and ``verify`` of the recorded cards."""
+a restart in the middle of a coup; recall and ``verify`` of the recorded cards. The dealer's actions
+pace a hand-dealt round; the servers run on a hand-moved clock all the same, so that nothing in
+these tests waits for the wall clock."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from puntobanco.server.db.models import CoupRecord, DealerEntry
 from puntobanco.server.fair import check_shoe_json
 from puntobanco.shoe import Shoe
 
-from .support import LiveServer, Player, check_books, fast_settings, running
+from .support import LiveServer, Player, check_books, running_clocked
 
 RULES = {"decks": 1, "cut_card": 14}
 
@@ -93,7 +95,7 @@ def open_desk(server: LiveServer, name: str = "Live") -> Desk:
 
 @pytest.fixture
 def desk_server(db_url: str) -> Iterator[LiveServer]:
-    with running(fast_settings(db_url, default_tables=("Sanremo",))) as server:
+    with running_clocked(db_url, default_tables=("Sanremo",)) as server:
         yield server
 
 
@@ -197,7 +199,7 @@ def test_a_whole_shoe_dealt_by_a_dealer_with_players_betting(desk_server: LiveSe
 def test_every_refusal_is_one_sentence_and_changes_nothing(sqlite_url: str) -> None:
     """Issue 11: a card the rules do not call for, one the shoe cannot hold, one out of turn,
     actions out of their phase, and tables the caller may not drive (403)."""
-    with running(fast_settings(sqlite_url, default_tables=("Sanremo",))) as server:
+    with running_clocked(sqlite_url, default_tables=("Sanremo",)) as server:
         desk = open_desk(server)
         other = open_desk(server, "Other")
         player = server.signup("carla")
@@ -262,7 +264,7 @@ def test_a_misdeal_returns_the_stakes_and_keeps_the_cards(db_url: str) -> None:
     void and out of the shoe; the shoe goes on and is verified (SQLite and PostgreSQL).
     Issue 17: the phase says void, the player is told what came back, every page that the
     round is void, and the void round does not use up the coup's number in the shoe."""
-    with running(fast_settings(db_url, default_tables=("Sanremo",))) as server:
+    with running_clocked(db_url, default_tables=("Sanremo",)) as server:
         desk = open_desk(server)
         ann = server.signup("ann")
         before = server.balance(ann)
@@ -310,8 +312,7 @@ def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
         db_url: str) -> None:
     """Issue 11: the server stops after three cards (one of them corrected); the new server
     shows the same hands and step from the record, and the coup is finished and settled once."""
-    settings = fast_settings(db_url, default_tables=("Sanremo",))
-    with running(settings) as server:
+    with running_clocked(db_url, default_tables=("Sanremo",)) as server:
         desk = open_desk(server)
         ann = server.signup("ann")
         desk.ok("shoe", {})
@@ -336,7 +337,7 @@ def test_a_restart_in_the_middle_of_a_coup_resumes_from_the_recorded_cards(
         state = desk.ok("correction", {"card": "9s"})
         assert state["hands"]["punto"]["cards"] == ["4H", "9S"]
         table_id, dealer = desk.table_id, desk.dealer
-    with running(settings) as server:
+    with running_clocked(db_url, default_tables=("Sanremo",)) as server:
         desk = Desk(server, table_id, dealer, server.operator())
         again = desk.state()
         assert again["hands"] == state["hands"] and again["step"] == state["step"]
@@ -400,15 +401,14 @@ def test_migration_0006_keeps_an_older_databases_tables_and_accounts(sqlite_url:
 def test_a_restart_while_betting_is_open_keeps_the_bets(sqlite_url: str) -> None:
     """Issue 11: a hand-dealt round does not void on a restart: its betting is still open with
     the bets recorded, more may be placed (L4), and it is settled once."""
-    settings = fast_settings(sqlite_url, default_tables=("Sanremo",))
-    with running(settings) as server:
+    with running_clocked(sqlite_url, default_tables=("Sanremo",)) as server:
         desk = open_desk(server)
         ann = server.signup("ann")
         desk.ok("shoe", {})
         desk.ok("open")
         assert server.bet(ann, desk.table_id, "punto", 2000).status_code == 200
         table_id, dealer = desk.table_id, desk.dealer
-    with running(settings) as server:
+    with running_clocked(sqlite_url, default_tables=("Sanremo",)) as server:
         desk = Desk(server, table_id, dealer, server.operator())
         state = desk.state()
         assert state["phase"] == "open" and state["spots"] == 1
@@ -470,14 +470,13 @@ def test_issue17_S3_a_cut_card_in_the_middle_of_a_coup_survives_a_restart(db_url
     """The cut card pressed between two cards of a coup belongs to that coup: a restarted
     server replays the record to the same shoe (not "the rules call for another card"), the
     round opened after it resumes with its bet, and the stake is settled, not stuck in play."""
-    settings = fast_settings(db_url, default_tables=("Sanremo",))
-    with running(settings) as server:
+    with running_clocked(db_url, default_tables=("Sanremo",)) as server:
         desk = open_desk(server)
         ann = server.signup("ann")
         cut_card_mid_coup_then_a_bet(desk, ann)
         before = desk.state()
         table_id, dealer = desk.table_id, desk.dealer
-    with running(settings) as server:
+    with running_clocked(db_url, default_tables=("Sanremo",)) as server:
         assert table_id not in server.casino.broken, server.casino.broken
         desk = Desk(server, table_id, dealer, server.operator())
         again = desk.state()
@@ -497,7 +496,7 @@ def test_issue17_S3_a_cut_card_in_the_middle_of_a_coup_survives_a_restart(db_url
 def test_issue17_a_paused_hand_dealt_table_opens_no_round(sqlite_url: str) -> None:
     """Pause holds for a hand-dealt table as for a server-dealt one: the coup under way is
     finished and settled, then the dealer's "open" is refused until the operator resumes."""
-    with running(fast_settings(sqlite_url, default_tables=("Sanremo",))) as server:
+    with running_clocked(sqlite_url, default_tables=("Sanremo",)) as server:
         desk = open_desk(server)
         ann = server.signup("ann")
         desk.ok("shoe", {})
@@ -521,7 +520,7 @@ def test_issue17_only_players_bet_and_a_suspended_dealer_deals_no_more(sqlite_ur
     """Dealer and operator accounts hold no money at a table: a bet (single, batch, the fast
     way) and a credit are refused ``not-a-player``; a suspended dealer's action is refused
     ``account-suspended`` even with a token obtained before the suspension."""
-    with running(fast_settings(sqlite_url, default_tables=("Sanremo",))) as server:
+    with running_clocked(sqlite_url, default_tables=("Sanremo",)) as server:
         desk = open_desk(server)
         boss = desk.operator
         desk.ok("shoe", {})

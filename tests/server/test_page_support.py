@@ -1,13 +1,26 @@
 """What the player's page needs from the server (issue 10), on SQLite and PostgreSQL where money
 moves: several bets placed all or nothing (repeat, double), the balance in the snapshot, a credit
 pushed to an open page; and, on SQLite only, compression, cache headers with versioned URLs and
-the API docs working offline."""
+the API docs working offline. The rounds run on a hand-moved clock (``end_betting``): a betting
+window lasts until the test ends it."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
+
 from .support import LiveServer, check_books, wallet_entries
+
+
+@pytest.fixture
+def server(clocked_server: LiveServer) -> LiveServer:
+    return clocked_server
+
+
+@pytest.fixture
+def sqlite_server(clocked_sqlite_server: LiveServer) -> LiveServer:
+    return clocked_sqlite_server
 
 
 def test_issue10_several_bets_are_placed_all_or_nothing(server: LiveServer) -> None:
@@ -39,6 +52,7 @@ def test_issue10_several_bets_are_placed_all_or_nothing(server: LiveServer) -> N
     snapshot = server.http.get("/api/tables/1", headers=ann.headers).json()
     assert snapshot["my_bets"] == {"banco": 5000, "lion-banco": 1000}
     assert snapshot["balance"] == 94_000
+    server.end_betting()
     watcher.next("round-settled", where=lambda m: m["coup_id"] == opened["coup_id"])
     watcher.close()
     assert check_books(url)["in_play"] == {1: 0, 2: 0}
@@ -63,7 +77,8 @@ def test_issue10_the_snapshot_has_the_balance_and_a_credit_reaches_an_open_page(
     spectator.close()
 
 
-def test_issue10_compressed_cached_versioned_and_docs_offline(sqlite_server: LiveServer) -> None:
+def test_issue10_assets_are_compressed_cached_by_version_and_the_api_docs_need_no_cdn(
+        sqlite_server: LiveServer) -> None:
     http = sqlite_server.http
     page = http.get("/", headers={"Accept-Encoding": "gzip"})
     assert page.headers["content-encoding"] == "gzip"
@@ -86,7 +101,7 @@ def test_issue10_compressed_cached_versioned_and_docs_offline(sqlite_server: Liv
     assert http.get("/redoc").status_code == 404  # ReDoc would need its CDN: not served
 
 
-def test_issue10_english_refusals_say_player_and_banker(sqlite_server: LiveServer) -> None:
+def test_issue10_an_english_refusal_names_player_and_banker(sqlite_server: LiveServer) -> None:
     """The English page says Player/Banker: so do the server's English sentences (L1)."""
     eve = sqlite_server.signup("eve", lang="en")
     watcher = sqlite_server.watch(1, eve)
