@@ -2,8 +2,9 @@
 and "Misdeal" ask first and a "no" changes nothing; after a misdeal the phase says void; a card
 typed while betting is open says why it is not taken; the dealer account's language is the
 page's (Italian here; ``test_dealer_page.py`` signs in a French one); one naming — Punto and
-Banco — in every language; and the player's page names the coup as the dealer's does, a
-misdealt coup's number being the next coup's.
+Banco — in every language; and the player's page and the console (its live view, a player's
+history naming the table) name the coup as the dealer's does, a misdealt coup's number being
+the next coup's.
 """
 
 from __future__ import annotations
@@ -166,6 +167,30 @@ def test_issue17_the_dealer_page_asks_says_why_and_names_the_coup_as_the_players
         felt.wait_for_function("() => document.getElementById('shoe-coup').textContent"
                                " === 'Colpo 2'")
         assert answers == []
+        # the console names the coup the same way: its live view, and the player's history
+        # with the table's name (Italian: the browser's language)
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="it-IT")
+        console = context.new_page()
+        console.goto(f"{server}/operator")
+        console.fill("input[name=username]", "operator")
+        console.fill("input[name=password]", OPERATOR_PASSWORD)
+        console.click("#login-form button[type=submit]")
+        card = console.locator(f"article[data-table='{table}']")
+        card.locator(".facts").first.wait_for()
+        console.wait_for_function(
+            "(id) => document.querySelector(`article[data-table='${id}'] .facts`)"
+            ".textContent.includes('Sabot 1 · 2')", arg=table)
+        console.click("#tabs button[data-tab=players]")
+        console.fill("#player-search", "bea")
+        console.locator("tr[data-player=bea] button.link-button").click()
+        console.locator("#player-history tr").nth(3).wait_for()
+        rows = console.eval_on_selector_all(
+            "#player-history tr", "rows => rows.slice(1).map(r => [...r.cells].map(c => "
+            "c.textContent))")
+        in_coups = [row for row in rows if row[2]]
+        # the stake and the refund of the misdealt coup 1
+        assert [(row[2], row[3]) for row in in_coups] == [("Sala Verde", "Sabot 1 · 1")] * 2, rows
+        context.close()
     finally:
         page.close()
         felt.close()
