@@ -4,6 +4,8 @@ written with the round engine left a door or a view unchecked:
 - only players hold money and bet — by every door a bet comes through (the route, its short
   way, the batch, the socket's single and batch bets) and a credit, in the request's language;
 - pause holds for both kinds of table at once, and through a restart;
+- a suspended dealer's actions are refused by the round engine itself, behind the session
+  check (which the other tests go through first);
 - one coup identity (shoe number, coup in the shoe) on every view of a coup — the round's
   messages, the page's table, the console's live view and a player's history (which names the
   table), the dealer page, the player's recall, the shoe's record that ``puntobanco verify``
@@ -240,3 +242,52 @@ def test_issue17_a_stake_over_the_limit_is_refused_in_the_same_words_at_once_or_
         assert message == ("Puntata superiore al massimo di questa casella "
                            "(Lion Bonus Banco: massimo 50 €).")
         assert server.balance(ann) == 100_000 - 3000
+
+
+def test_issue17_a_dealer_suspended_behind_a_live_session_acts_no_more(db_url: str) -> None:
+    """The session check answers 401 once a suspension ends the dealer's sessions; behind it,
+    the round engine itself refuses a suspended account's every action (``account-suspended``,
+    nothing recorded): a session that another process still holds in its cache, or a
+    card-reading shoe's, deals no card, opens, closes or voids nothing."""
+    from sqlalchemy import update
+
+    from puntobanco.cards import Card
+    from puntobanco.errors import PuntoBancoError
+    from puntobanco.rules import RuleSet
+    from puntobanco.server.db.models import Player as PlayerRow
+    from puntobanco.server.live.dealer import hand_dealt
+
+    from .support import run_coroutine
+    from .test_engine import Room, controls, started
+
+    room = Room(db_url, dealing="dealer", rules=RuleSet(decks=1, cut_card=14))
+    try:
+        async def scene() -> None:
+            engine = await started(room.engine(hand_dealt))
+            hand = controls(engine)
+            await hand.new_shoe(room.dealer, decks=None)
+            await hand.open_betting(room.dealer)
+            with room.db.write() as session:
+                session.execute(update(PlayerRow).where(PlayerRow.id == room.dealer)
+                                .values(suspended=True))
+            before = (engine.table.phase, engine.view.coup_id, list(engine.view.cards))
+            for action in (hand.close_betting(room.dealer), hand.misdeal(room.dealer),
+                           hand.cut_card(room.dealer), hand.last_coup(room.dealer),
+                           hand.new_shoe(room.dealer, decks=None)):
+                try:
+                    await action
+                except PuntoBancoError as refused:
+                    assert refused.code == "account-suspended", refused.code
+                else:
+                    raise AssertionError("a suspended dealer acted")
+            assert (engine.table.phase, engine.view.coup_id, list(engine.view.cards)) == before
+            with room.db.write() as session:
+                session.execute(update(PlayerRow).where(PlayerRow.id == room.dealer)
+                                .values(suspended=False))
+            await hand.close_betting(room.dealer)
+            await hand.enter_card(room.dealer, Card.parse("9h"), side=None)
+            await engine.stop()
+
+        run_coroutine(scene())
+    finally:
+        room.close()
