@@ -76,7 +76,7 @@ def test_issue17_no_door_lets_a_dealer_or_an_operator_bet_or_be_credited(db_url:
             assert routed.status_code == 403, routed.text
             error = routed.json()["error"]
             assert error["code"] == "not-a-player"
-            assert error["message"].endswith(".") and "player's account" not in error["message"]
+            assert error["message"] == "Solo un account giocatore punta e detiene denaro."
             short_before = FastBets.answered
             short = server.bet(who, table, "banco", 1000)
             assert (short.status_code, short.json()["error"]["code"]) == (403, "not-a-player")
