@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import Counter
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
@@ -15,9 +14,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from puntobanco.cards import composition_of, full_composition
 from puntobanco.errors import PuntoBancoError, RuleSetError
-from puntobanco.physical import PhysicalShoe
 from puntobanco.rules import RuleSet
 from puntobanco.server.api.deps import CasinoDep, Operator, forget_sessions
 from puntobanco.server.api.schemas import (
@@ -296,27 +293,7 @@ async def _composition(casino: Casino, dealer: TableDealer) -> tuple[int, ...] |
     (read only), so that every process shows the same exposure."""
     coup_id = dealer.view.coup_id
     if not dealer.following:
-        return _composition_at_coup_start(dealer)
+        return dealer.source.composition_before_coup(betting=dealer.view.phase == "open")
     if coup_id is None:
         return None
     return await casino.db.run_read(lambda s: admin.composition_before(s, coup_id))
-
-
-def _composition_at_coup_start(dealer: TableDealer) -> tuple[int, ...] | None:
-    """The cards left in the shoe before the coup in progress (its cards put back once dealt).
-    A hand-dealt shoe's order is nobody's, but its cards left are known: the decks less every
-    card entered before this coup (shown burn cards and misdealt ones included); the cards
-    burned face down, never seen, count as still in the shoe."""
-    shoe = dealer.table.shoe
-    if shoe is None:
-        return None
-    coup_cards = ([card for _, card in dealer.table.coup.dealing_order()]
-                  if dealer.view.phase != "open" and dealer.table.coup is not None else [])
-    if isinstance(shoe, PhysicalShoe):
-        out = Counter([*shoe.order, *shoe.voided])
-        if not shoe.pending:  # the coup dealt: its cards are the last of the order
-            out.subtract(coup_cards)
-        left = [count - seen for count, seen in zip(
-            full_composition(shoe.rules.decks), composition_of(out.elements()), strict=True)]
-        return tuple(left)
-    return tuple(composition_of([*shoe.remaining(), *coup_cards]))

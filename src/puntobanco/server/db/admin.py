@@ -189,10 +189,11 @@ def usernames(session: Session, ids: list[int]) -> dict[int, str]:
 
 def composition_before(session: Session, coup_id: int) -> tuple[int, ...] | None:
     """The cards a server-dealt shoe had left before coup ``coup_id`` (counted by value, index 0
-    = tens and faces), read from the record only: the shoe's order replayed, as the dealer's
-    recovery does (``store.recover``), through the coups dealt before this one. ``None`` for a
-    hand-dealt shoe (no recorded order), rules the core now refuses, or a record that does not
-    replay. The answer does not depend on whether ``coup_id`` is dealt yet."""
+    = tens and faces), read from the record only: the shoe's order replayed, as the recovery
+    does (``db/recovery.recover`` reads the record, ``live/replay.py`` replays it), through the
+    coups dealt before this one. ``None`` for a hand-dealt shoe (no recorded order), rules the
+    core now refuses, or a record that does not replay. The answer does not depend on whether
+    ``coup_id`` is dealt yet."""
     coup = session.get(CoupRecord, coup_id)
     if coup is None:
         return None

@@ -170,6 +170,14 @@ class BetDesk:
         self._version = self._sent_version = 0
         self.accepting = True
 
+    def seed(self, spots: dict[int, dict[str, int]]) -> None:
+        """The bets already recorded for the coup just opened (a round resumed while its
+        betting is open, ``live/replay.py``): each player's spot and the table's totals."""
+        self.spots = {player: dict(spot) for player, spot in spots.items() if spot}
+        for spot in self.spots.values():
+            for kind, stake in spot.items():
+                self._totals[kind] += stake
+
     def close(self) -> None:
         """"No more bets": every request from now on is refused at once."""
         self.accepting = False

@@ -345,11 +345,8 @@ class TableDealer:
                   bets: Mapping[int, Mapping[BetKind, int]]) -> None:
         """The bet desk of a round resumed while its betting is open, with the recorded bets."""
         self.desk.open(coup_id=coup_id, round_no=round_no, rules=self.table.rules)
-        self.desk.spots = {player: {kind.value: stake for kind, stake in spot.items()}
-                           for player, spot in bets.items() if spot}
-        for spot in bets.values():
-            for kind, stake in spot.items():
-                self.desk._totals[kind.value] += stake
+        self.desk.seed({player: {kind.value: stake for kind, stake in spot.items()}
+                        for player, spot in bets.items()})
 
     async def close_round(self) -> dict[int, dict[BetKind, int]]:
         """"No more bets" (the table's lock held): a state change, whatever is queued.

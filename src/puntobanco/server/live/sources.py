@@ -14,13 +14,14 @@ recovery replay (``live/replay.py``) — puts back the cards recorded for each c
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
-from puntobanco.cards import Card
+from puntobanco.cards import Card, composition_of, full_composition
 from puntobanco.physical import HandDealtTable
 from puntobanco.rules import RuleSet, Side
 from puntobanco.server.db import dealing, store
@@ -75,6 +76,12 @@ class CardSource(Protocol):
 
     def void(self) -> tuple[str, ...]:
         """End the round under way void in the core; the cards it had."""
+        ...
+
+    def composition_before_coup(self, *, betting: bool) -> tuple[int, ...] | None:
+        """The cards left in the shoe before the coup in progress, counted by value (index 0 =
+        tens and faces; the house's exposure, ``api/operator.py``); ``betting``: the coup is
+        still open for bets (no card of it is out). ``None`` before the first shoe."""
         ...
 
     # the one recovery replay (live/replay.py)
@@ -160,6 +167,14 @@ class ServerShoe:
     def first_card(self) -> int:
         return self._shoe().position
 
+    def composition_before_coup(self, *, betting: bool) -> tuple[int, ...] | None:
+        """The order's cards not dealt yet, with the coup in progress's put back."""
+        if self.table is None or self.table.shoe is None:
+            return None
+        coup = self.table.coup
+        in_coup = [card for _, card in coup.dealing_order()] if coup and not betting else []
+        return tuple(composition_of([*self.table.shoe.remaining(), *in_coup]))
+
     def void(self) -> tuple[str, ...]:
         """No card of a server-dealt round is dealt before its close: none to put aside."""
         assert self.table is not None
@@ -242,6 +257,20 @@ class HandShoe:
     def first_card(self) -> int:
         shoe = self.table.physical
         return shoe.position - len(shoe.pending)
+
+    def composition_before_coup(self, *, betting: bool) -> tuple[int, ...] | None:
+        """A real shoe's order is nobody's, but its cards left are known: the decks less every
+        card entered before this coup (shown burn cards and misdealt ones included); the cards
+        burned face down, never seen, count as still in the shoe."""
+        if self.hand is None or self.hand.shoe is None:
+            return None
+        shoe = self.hand.physical
+        out = Counter([*shoe.order, *shoe.voided])
+        coup = self.hand.coup
+        if coup is not None and not betting and not shoe.pending:
+            out.subtract(card for _, card in coup.dealing_order())  # dealt: the order's last
+        return tuple(count - seen for count, seen in zip(
+            full_composition(shoe.rules.decks), composition_of(out.elements()), strict=True))
 
     def void(self) -> tuple[str, ...]:
         """A misdeal: the cards entered are kept aside, out of the shoe and of every coup."""
