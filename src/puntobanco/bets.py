@@ -269,7 +269,7 @@ def verify_added_stake(kind: BetKind, stake: int, rules: RuleSet) -> None:
         raise BetRefused(
             f"The maximum on {kind.value} is {format_cents(limits.maximum)}; "
             f"{format_cents(stake)} is above it.", code=ErrorCode.ABOVE_MAXIMUM, bet=kind,
-            limit=limits.maximum)
+            limit=limits.maximum, stake=stake)
 
 
 def verify_spot(bets: Mapping[BetKind, int], rules: RuleSet) -> None:
@@ -281,7 +281,7 @@ def verify_spot(bets: Mapping[BetKind, int], rules: RuleSet) -> None:
             raise BetRefused(
                 f"The minimum on {kind.value} is {format_cents(limits.minimum)}; "
                 f"{format_cents(stake)} is below it.", code=ErrorCode.BELOW_MINIMUM, bet=kind,
-                limit=limits.minimum)
+                limit=limits.minimum, stake=stake)
     if BetKind.LION_PUNTO in bets and BetKind.LION_BANCO in bets:
         raise BetRefused("A spot may back the Lion Bonus on Punto or on Banco, never both.",
                          code=ErrorCode.BOTH_LION_SIDES)

@@ -189,17 +189,18 @@ class RuleSetError(PuntoBancoError):
 class BetRefused(PuntoBancoError):
     """A bet refused under M3 (limits, closed table, both Lion sides, chip unit, balance).
 
-    Its facts, where they apply: ``bet``, the ``limit`` crossed (cents), the ``available``
-    balance (cents) and the table's ``chip_unit`` (cents).
+    Its facts, where they apply: ``bet``, the ``stake`` refused and the ``limit`` it crosses
+    (cents), the ``available`` balance (cents) and the table's ``chip_unit`` (cents).
     """
 
     code = ErrorCode.BET_REFUSED
 
     def __init__(self, message: str, *, code: str | None = None, bet: BetKind | None = None,
                  limit: int | None = None, available: int | None = None,
-                 chip_unit: int | None = None) -> None:
+                 chip_unit: int | None = None, stake: int | None = None) -> None:
         super().__init__(message, code=code)
         self.bet, self.limit, self.available, self.chip_unit = bet, limit, available, chip_unit
+        self.stake = stake
 
 
 class ShoeExhausted(PuntoBancoError):

@@ -163,9 +163,9 @@ def refusal(code: str, lang: str, default: str | None = None) -> str:
 def error_text(error: PuntoBancoError, lang: str) -> str:
     """The one localiser of errors, for the terminal, the server and the page.
 
-    The code's sentence in ``lang`` with the facts the error carries (the bet and its limit, the
-    chip unit, the balance available, the text typed); the error's own English sentence when
-    the catalogue has no words for its code.
+    The code's sentence in ``lang`` with the facts the error carries (the bet, the stake and
+    the limit it crosses, the chip unit, the balance available, the text typed); the error's
+    own English sentence when the catalogue has no words for its code.
 
     >>> from puntobanco.bets import verify_spot
     >>> from puntobanco.errors import BetRefused
@@ -174,8 +174,8 @@ def error_text(error: PuntoBancoError, lang: str) -> str:
     ...     verify_spot({BetKind.LION_BANCO: 6000}, RuleSet())
     ... except BetRefused as refused:
     ...     print(error_text(refused, "it")); print(error_text(refused, "en"))
-    Puntata superiore al massimo di questa casella (Lion Bonus Banco: massimo 50 €).
-    The stake is above this box's maximum (Lion Bonus Banker: maximum €50).
+    Puntata superiore al massimo di questa casella (Lion Bonus Banco: 60 €, massimo 50 €).
+    The stake is above this box's maximum (Lion Bonus Banker: €60, maximum €50).
     """
     sentences = _REFUSALS.get(error.code)
     if sentences is None:
@@ -197,8 +197,12 @@ def _facts(error: PuntoBancoError, lang: str) -> str | None:
         return None
     if code in (ErrorCode.ABOVE_MAXIMUM, ErrorCode.BELOW_MINIMUM) and error.bet is not None \
             and error.limit is not None:
-        return phrase(f"detail.{code}", lang, bet=bet_name(error.bet.value, lang),
-                      amount=money(error.limit, lang, short=True))
+        figures = {"bet": bet_name(error.bet.value, lang),
+                   "amount": money(error.limit, lang, short=True)}
+        if error.stake is None:
+            return phrase(f"detail.{code}", lang, **figures)
+        return phrase(f"detail.{code}-stake", lang, stake=money(error.stake, lang, short=True),
+                      **figures)
     if code == ErrorCode.NOT_CHIP_MULTIPLE and error.chip_unit is not None:
         return phrase("detail.not-chip-multiple", lang,
                       amount=money(error.chip_unit, lang, short=True))
@@ -313,6 +317,12 @@ _PHRASES: dict[str, dict[str, str]] = {
     "detail.above-maximum": {
         "fr": "{bet} : maximum {amount}", "it": "{bet}: massimo {amount}",
         "es": "{bet}: máximo {amount}", "en": "{bet}: maximum {amount}"},
+    "detail.above-maximum-stake": {
+        "fr": "{bet} : {stake}, maximum {amount}", "it": "{bet}: {stake}, massimo {amount}",
+        "es": "{bet}: {stake}, máximo {amount}", "en": "{bet}: {stake}, maximum {amount}"},
+    "detail.below-minimum-stake": {
+        "fr": "{bet} : {stake}, minimum {amount}", "it": "{bet}: {stake}, minimo {amount}",
+        "es": "{bet}: {stake}, mínimo {amount}", "en": "{bet}: {stake}, minimum {amount}"},
     "detail.below-minimum": {
         "fr": "{bet} : minimum {amount}", "it": "{bet}: minimo {amount}",
         "es": "{bet}: mínimo {amount}", "en": "{bet}: minimum {amount}"},

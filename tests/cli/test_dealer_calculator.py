@@ -101,7 +101,7 @@ def test_R6_the_literal_drawing_table_accepts_what_it_deals(cli: Cli) -> None:
 @pytest.mark.parametrize(("lang", "args", "expected"), [
     ("fr", ("--punto", "4H", "2S", "7C", "--banco", "2S", "3D"), "Punto reste sur 6 et 7 (R5)"),
     ("it", ("4H", "2S", "--bet", "banco=5"), "Puntata inferiore al minimo di questa casella "
-                                             "(Banco: minimo 10 €)."),
+                                             "(Banco: 5 €, minimo 10 €)."),
     ("es", ("4H", "1S"), "«1S» no es una carta"),
     ("fr", ("4H", "--bet", "dragon=10"), "Mise inconnue"),
     ("it", ("4H", "--spot", "Ann:banco=25", "--spot", "ann:punto=10"), "Due posti si chiamano"),

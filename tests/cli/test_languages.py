@@ -84,7 +84,7 @@ def test_no_english_word_at_a_translated_table(cli: Cli, lang: str) -> None:
 
 def test_refusals_at_an_english_table_are_the_table_s_own_sentences(cli: Cli) -> None:
     out = transcripts(cli, "en")["play"]
-    assert "✗ The stake is above this box's maximum (Lion Bonus Banker: maximum €50)." in out
+    assert "✗ The stake is above this box's maximum (Lion Bonus Banker: €60, maximum €50)." in out
     assert "✗ The stake must be a whole multiple of the chip unit (chip unit €1)." in out
     assert [sentence for sentence in CORE_SENTENCES[:-3] if sentence in out] == []
 

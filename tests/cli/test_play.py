@@ -125,7 +125,7 @@ def test_refused_bet_shows_the_translated_reason_and_asks_again(cli: Cli) -> Non
     out = run.out
     assert "✗ Le Lion Bonus se joue sur Punto ou sur Banco, jamais les deux.\n" in out
     # The translated refusal, and the figures behind it in French (L3, M1), not in English.
-    assert "✗ Mise supérieure au maximum de cette case (Lion Bonus Banco : maximum 50 €)." in out
+    assert "✗ Mise supérieure au maximum de cette case (Lion Bonus Banco : 60 €, maximum 50 €)." in out
     assert "✗ La mise doit être un multiple de la plus petite plaque (jeton de 1 €)." in out
     assert ("✗ Mise inconnue (« dragon » ; au choix : punto, banco, egalite, lion-punto, "
             "lion-banco).") in out
@@ -154,12 +154,12 @@ def test_M3_a_bet_beyond_the_balance_is_refused(cli: Cli) -> None:
 def test_M3_refusals_give_the_box_s_limit_in_the_table_s_language(cli: Cli) -> None:
     stdin = "lion-banco 60\nbanco 5\npunto 990 banco 20\n\n"
     italian = cli("play", "--seed", "3", "--coups", "1", "--lang", "it", stdin=stdin).out
-    assert "✗ Puntata superiore al massimo di questa casella (Lion Bonus Banco: massimo 50 €)." \
+    assert "✗ Puntata superiore al massimo di questa casella (Lion Bonus Banco: 60 €, massimo 50 €)." \
         in italian
-    assert "✗ Puntata inferiore al minimo di questa casella (Banco: minimo 10 €)." in italian
+    assert "✗ Puntata inferiore al minimo di questa casella (Banco: 5 €, minimo 10 €)." in italian
     assert "✗ Saldo insufficiente per questa puntata (10,00 € disponibili)." in italian
     spanish = cli("play", "--seed", "3", "--coups", "1", "--lang", "es", stdin=stdin).out
-    assert "✗ Apuesta superior al máximo de esta casilla (Lion Bonus Banco: máximo 50 €)." \
+    assert "✗ Apuesta superior al máximo de esta casilla (Lion Bonus Banco: 60 €, máximo 50 €)." \
         in spanish
     assert "✗ Saldo insuficiente para esta apuesta (10,00 € disponibles)." in spanish
 

@@ -65,10 +65,10 @@ def test_issue12_M3_refusals_carry_their_facts() -> None:
 def test_issue12_one_localiser_says_the_facts_in_each_language() -> None:
     above = _refused(6_000, BetKind.LION_PUNTO)
     assert [error_text(above, lang) for lang in LANGUAGES] == [
-        "Mise supérieure au maximum de cette case (Lion Bonus Punto : maximum 50 €).",
-        "Puntata superiore al massimo di questa casella (Lion Bonus Punto: massimo 50 €).",
-        "Apuesta superior al máximo de esta casilla (Lion Bonus Punto: máximo 50 €).",
-        "The stake is above this box's maximum (Lion Bonus Player: maximum €50)."]
+        "Mise supérieure au maximum de cette case (Lion Bonus Punto : 60 €, maximum 50 €).",
+        "Puntata superiore al massimo di questa casella (Lion Bonus Punto: 60 €, massimo 50 €).",
+        "Apuesta superior al máximo de esta casilla (Lion Bonus Punto: 60 €, máximo 50 €).",
+        "The stake is above this box's maximum (Lion Bonus Player: €60, maximum €50)."]
     assert error_text(_refused(2_000, available=1_550), "es") == \
         "Saldo insuficiente para esta apuesta (15,50 € disponibles)."
     assert error_text(_refused(2_550), "it") == \

@@ -78,10 +78,10 @@ def test_M3_refused_bets_answer_a_code_and_change_nothing(server: LiveServer) ->
         assert answer.json()["error"]["message"]  # in Italian when the core has the words
     # issue 12: the one localiser gives the server the refusal's facts too (M2, M3)
     assert server.bet(bea, 1, "banco", 900).json()["error"]["message"] == \
-        "Puntata inferiore al minimo di questa casella (Banco: minimo 10 €)."
+        "Puntata inferiore al minimo di questa casella (Banco: 9 €, minimo 10 €)."
     # issue 17: one judge, one wording with the figures, whether the stake alone is over the
     # maximum (refused at once by the desk) or the spot with it (refused by its batch)
-    over = "Puntata superiore al massimo di questa casella (Lion Bonus Punto: massimo 50 €)."
+    over = "Puntata superiore al massimo di questa casella (Lion Bonus Punto: 60 €, massimo 50 €)."
     assert server.bet(bea, 1, "lion-punto", 6000).json()["error"]["message"] == over
     assert server.bet(bea, 1, "lion-punto", 5000).json()["error"]["message"] == over
     for body in [{"bet": "banco", "stake": "2500"}, {"bet": "banco", "stake": 25.5},

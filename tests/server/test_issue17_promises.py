@@ -240,7 +240,7 @@ def test_issue17_a_stake_over_the_limit_is_refused_in_the_same_words_at_once_or_
         assert at_once.json()["error"] == in_batch.json()["error"], (at_once.text, in_batch.text)
         message = at_once.json()["error"]["message"]
         assert message == ("Puntata superiore al massimo di questa casella "
-                           "(Lion Bonus Banco: massimo 50 €).")
+                           "(Lion Bonus Banco: 60 €, massimo 50 €).")
         assert server.balance(ann) == 100_000 - 3000
 
 
