@@ -443,6 +443,40 @@ def test_issue17_a_member_that_notices_its_lost_lock_late_follows_the_round_deal
     assert books["active_bets"] == 0 and set(books["in_play"].values()) == {0}
 
 
+def test_issue17_a_followers_totals_count_the_bets_answered_after_no_more_bets_at_once(
+        pg_cluster: PostgresCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bet queued before "no more bets" is answered after it (the dealer drains its desk,
+    then closes the coup), and its ``my-bets`` reaches the following member after the
+    ``bets-closed``. The follower's ``bet-totals`` count it at once, before the coup's cards
+    and result, as the dealer's do, not after the usual gap between two pushes (made 30 s
+    here, so that a late push shows; the bet lingers in the dealer's desk until the close)."""
+    monkeypatch.setattr("puntobanco.server.live.desk.TOTALS_SECONDS", 30.0)
+    url = pg_cluster.new_database()
+    with _clocked_pair(url) as (first, second):
+        ann = first.signup("ann")
+        watcher = second.watch(1, second.signup("bob"))  # on the follower
+        try:
+            coup = watcher.next("round-opened", timeout=60)["coup_id"]
+            assert first.bet(ann, 1, "punto", 1000).status_code == 200
+            # the follower pushes the coup's first change at once; the next waits its gap
+            watcher.next("bet-totals", timeout=60, where=lambda m: m["coup_id"] == coup)
+            desk = first.casino.dealers[1].desk
+            desk.linger = 30.0  # the dealer's next batch is written at the close
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                queued = pool.submit(first.bet, ann, 1, "banco", 2000)
+                wait_until(lambda: len(desk._queue) == 1)
+                first.end_betting()  # one clock for both: the dealer closes, drains, deals
+                assert queued.result(timeout=60).status_code == 200
+            watcher.of_coup("round-settled", coup, timeout=60)
+            kinds = [m["type"] for m in watcher.seen]
+            before_cards = watcher.seen[:kinds.index("card-dealt")]
+            pushed = [m for m in before_cards
+                      if m["type"] == "bet-totals" and m["coup_id"] == coup]
+            assert sum(pushed[-1]["totals"].values()) == 3000, kinds
+        finally:
+            watcher.close()
+
+
 def _audit(url: str, accepted: Accepted, killed_coup: int | None) -> None:
     books = check_books(url)  # ledger invariants; every settled line is the core's
     assert books["active_bets"] == 0 and set(books["in_play"].values()) == {0}

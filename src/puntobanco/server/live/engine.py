@@ -224,6 +224,8 @@ class TableDealer:
         if not self.following:
             self._missed_state = state
             return
+        if not self.desk.accepting:  # the dealer's bets answered after its close (its drain,
+            self.desk.flush_totals()  # relayed before this event): counted before it shows
         self.view = View(**state.view)
         self.shoe_rules, self.betting_seconds = dict(state.rules), state.seconds
         self.paused = state.paused
