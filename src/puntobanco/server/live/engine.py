@@ -201,8 +201,13 @@ class TableDealer:
         and dealt on before this one noticed: the last state it relayed meanwhile (ignored
         while this process believed it dealt) is followed now, so that the round it opened
         takes bets here at once, not from its next relayed event."""
-        self.following = True
         self.pacer.halt()
+        self.stop_leading()
+
+    def stop_leading(self) -> None:
+        """Follow from now on, the desk closed (:meth:`demote`, or the pacer whose write found
+        the lock gone), and first the last state relayed while this process dealt."""
+        self.following = True
         self.desk.close()
         missed, self._missed_state = self._missed_state, None
         if missed is not None and not _older(missed.view, self.view):
@@ -224,6 +229,7 @@ class TableDealer:
         if not self.following:
             self._missed_state = state
             return
+        self._missed_state = None  # this one is newer
         if not self.desk.accepting:  # the dealer's bets answered after its close (its drain,
             self.desk.flush_totals()  # relayed before this event): counted before it shows
         self.view = View(**state.view)

@@ -121,8 +121,7 @@ class ClockPacer:
             except LeadershipLost:  # another process deals the table now (live/cluster.py)
                 log.error("table %s: the table's lock is lost; this process stops dealing it",
                           engine.id)
-                engine.following = True
-                engine.desk.close()
+                engine.stop_leading()
                 break
             except Exception as error:
                 if outage_code(error) is not None:  # said once by db/health.py (issue 22)
