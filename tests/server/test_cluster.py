@@ -16,6 +16,7 @@ campaign and the processes' reports keep real time, as in production.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import logging
@@ -29,7 +30,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import psycopg
@@ -75,6 +76,7 @@ from .support import (
 COMMAND = [sys.executable, "-c", "from puntobanco.cli import main; main()", "serve"]
 
 Accepted = dict[tuple[int, int, str], int]
+T = TypeVar("T")
 
 
 def _bettor(url: str, player: Player, table: int, stop: threading.Event, accepted: Accepted,
@@ -347,15 +349,12 @@ def test_issue8_a_dealer_whose_lock_connection_is_lost_stops_dealing_at_once(
                             return any(at == coup for (_, at, _) in accepted)
 
                     opened = watcher.next("round-opened", timeout=60)
-                    cut_coups: list[int] = []
                     for _ in range(2):
                         coup = opened["coup_id"]
-                        # bets through both members in the first round cut; in the next, a
-                        # member whose lock was cut while the other dealt on may not have
-                        # caught up yet (see docs/server.md, "Tests")
-                        wait_until(lambda cut=coup, once=not cut_coups: both_bet(cut) if once
-                                   else some_bet(cut), timeout=60)
-                        cut_coups.append(coup)
+                        # bets through both members in each round cut: in the second, the
+                        # member whose lock was cut first follows the round the other opened,
+                        # even when it noticed the cut only after that round opened
+                        wait_until(lambda cut=coup: both_bet(cut), timeout=60)
                         (before,) = holders()
                         with db.write() as session:
                             session.execute(text("SELECT pg_terminate_backend(:pid)"),
@@ -383,6 +382,99 @@ def test_issue8_a_dealer_whose_lock_connection_is_lost_stops_dealing_at_once(
     finally:
         db.close()
     _audit(url, accepted, None)
+
+
+def _on_loop(server: LiveServer, work: Callable[[], T]) -> T:
+    """``work()`` run on ``server``'s event loop (its thread), as its own code runs there."""
+    cluster = server.casino.cluster
+    assert cluster is not None
+    loop = cluster._tasks[0].get_loop()
+    done: concurrent.futures.Future[T] = concurrent.futures.Future()
+    loop.call_soon_threadsafe(lambda: done.set_result(work()))
+    return done.result(timeout=30)
+
+
+def test_issue17_a_member_that_notices_its_lost_lock_late_follows_the_round_dealt_meanwhile(
+        pg_cluster: PostgresCluster) -> None:
+    """A member whose table lock is cut while it believes it still deals the table may notice
+    only after the other member took the lock over, voided the interrupted round and opened the
+    next one (a slow lock check). Once it notices, it shows that round and takes bets in it at
+    once, as the other member does, not from the next relayed event (which, on a hand-moved
+    clock, never comes while the window is open). Its lock campaign is stopped here, so that
+    it notices exactly when the test says (what the campaign would do: ``_lost_locks``)."""
+    url = pg_cluster.new_database()
+    with _clocked_pair(url) as (first, second):
+        ann, bob = first.signup("ann"), first.signup("bob")
+        here, there = first.watch(1, ann), second.watch(1, bob)  # watched on both: dealt
+        try:
+            cut = here.next("round-opened", timeout=60)["coup_id"]
+            assert first.bet(ann, 1, "punto", 1000).status_code == 200
+            cluster = first.casino.cluster
+            assert cluster is not None and 1 in cluster.held
+            _on_loop(first, lambda: cluster._tasks[1].cancel())  # it checks its locks no more
+            with first.casino.db.write() as session:
+                session.execute(text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = "
+                    "'advisory' AND granted AND objsubid = 2 AND objid = 1"))
+            # the second member takes the table over: the cut round is void, the next opens;
+            # the first member's sockets get it relayed while it still believes it deals
+            opened = here.next("round-opened", timeout=60, where=lambda m: m["coup_id"] > cut)
+            assert second.casino.dealers[1].following is False
+            assert first.casino.dealers[1].following is False
+            refused = first.bet(ann, 1, "punto", 1000)  # the fence: still believed its own
+            assert refused.status_code == 409, refused.text
+            _on_loop(first, cluster._lost_locks)  # now it notices
+            assert first.casino.dealers[1].following is True
+            table = first.http.get("/api/tables/1").json()
+            assert (table["phase"], table["coup_id"]) == ("open", opened["coup_id"])
+            for server, player in ((first, ann), (second, bob)):  # bets through both members
+                answer = server.bet(player, 1, "banco", 2000)
+                assert answer.status_code == 200, answer.text
+                assert answer.json()["coup_id"] == opened["coup_id"]
+            second.end_betting()  # one clock for both: the holder deals and settles both bets
+            for watcher in (here, there):
+                settled = watcher.of_coup("round-settled", opened["coup_id"], timeout=60)
+                assert settled is not None
+            assert httpx.get(f"{second.url}/api/coups/{cut}").json()["status"] == "void"
+        finally:
+            here.close()
+            there.close()
+    books = check_books(url)
+    assert books["active_bets"] == 0 and set(books["in_play"].values()) == {0}
+
+
+def test_issue17_a_followers_totals_count_the_bets_answered_after_no_more_bets_at_once(
+        pg_cluster: PostgresCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bet queued before "no more bets" is answered after it (the dealer drains its desk,
+    then closes the coup), and its ``my-bets`` reaches the following member after the
+    ``bets-closed``. The follower's ``bet-totals`` count it at once, before the coup's cards
+    and result, as the dealer's do, not after the usual gap between two pushes (made 30 s
+    here, so that a late push shows; the bet lingers in the dealer's desk until the close)."""
+    monkeypatch.setattr("puntobanco.server.live.desk.TOTALS_SECONDS", 30.0)
+    url = pg_cluster.new_database()
+    with _clocked_pair(url) as (first, second):
+        ann = first.signup("ann")
+        watcher = second.watch(1, second.signup("bob"))  # on the follower
+        try:
+            coup = watcher.next("round-opened", timeout=60)["coup_id"]
+            assert first.bet(ann, 1, "punto", 1000).status_code == 200
+            # the follower pushes the coup's first change at once; the next waits its gap
+            watcher.next("bet-totals", timeout=60, where=lambda m: m["coup_id"] == coup)
+            desk = first.casino.dealers[1].desk
+            desk.linger = 30.0  # the dealer's next batch is written at the close
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                queued = pool.submit(first.bet, ann, 1, "banco", 2000)
+                wait_until(lambda: len(desk._queue) == 1)
+                first.end_betting()  # one clock for both: the dealer closes, drains, deals
+                assert queued.result(timeout=60).status_code == 200
+            watcher.of_coup("round-settled", coup, timeout=60)
+            kinds = [m["type"] for m in watcher.seen]
+            before_cards = watcher.seen[:kinds.index("card-dealt")]
+            pushed = [m for m in before_cards
+                      if m["type"] == "bet-totals" and m["coup_id"] == coup]
+            assert sum(pushed[-1]["totals"].values()) == 3000, kinds
+        finally:
+            watcher.close()
 
 
 def _audit(url: str, accepted: Accepted, killed_coup: int | None) -> None:

@@ -14,8 +14,9 @@ from websockets.sync.client import connect
 
 from puntobanco.cards import Card
 from puntobanco.rules import hand_total
+from puntobanco.server.live.pacing import ClockPacer
 
-from .support import LiveServer, fast_settings, running
+from .support import LiveServer, fast_settings, running, wait_until
 
 
 @pytest.fixture
@@ -166,8 +167,12 @@ def test_unknown_table_or_token_closes_the_socket(sqlite_server: LiveServer, pat
 
 
 def test_an_unwatched_table_waits_and_a_look_wakes_it(sqlite_url: str) -> None:
+    """A table nobody watches waits, dealing nothing, until a page looks at it: one round."""
     with running(fast_settings(sqlite_url, betting_seconds=0.2)) as live:
-        time.sleep(1.0)
+        pacers = [live.casino.dealers[table].pacer for table in (1, 2)]
+        # both tables waiting for someone to watch (not a while on the wall clock)
+        wait_until(lambda: all(isinstance(pacer, ClockPacer) and pacer.idling
+                               for pacer in pacers), timeout=30)
         assert live.http.get("/api/tables").json()[0]["phase"] == "idle"
         assert live.casino.dealers[1].rounds_played == 0
         live.http.get("/api/tables/1")  # a page looks: one round is dealt

@@ -118,6 +118,9 @@ class TableDealer:
         self.want_table: Callable[[], None] | None = (
             None if links is None else lambda: links.want(self.id))
         self._follow_close: asyncio.Task[None] | None = None
+        #: the last state another process relayed while this one believed it dealt the table
+        #: (its lock may already be another's): what :meth:`demote` shows and follows
+        self._missed_state: msg.DealerState | None = None
         #: what paces the round: the clock's loop unless another is given
         self.pacer: Pacer = (pacer or ClockPacer)(self)
         #: a hand-dealt table's dealer actions (live/hand.py), composed in by live/dealer.py
@@ -184,6 +187,7 @@ class TableDealer:
         """This process deals the table from now on: the desk it kept for the last dealer is
         closed (its batches answered), then what that dealer left is repaired and the pacing
         starts (:meth:`open`)."""
+        self._missed_state = None  # a state from before this process deals is no news later
         self._cancel_follow_close()
         self.desk.close()
         await self.desk.drain()
@@ -193,10 +197,21 @@ class TableDealer:
 
     def demote(self) -> None:
         """The table's lock is lost: stop dealing at once (no more writes; the next dealer
-        repairs whatever this one left) and follow."""
-        self.following = True
+        repairs whatever this one left) and follow. Another process may have taken the lock
+        and dealt on before this one noticed: the last state it relayed meanwhile (ignored
+        while this process believed it dealt) is followed now, so that the round it opened
+        takes bets here at once, not from its next relayed event."""
         self.pacer.halt()
+        self.stop_leading()
+
+    def stop_leading(self) -> None:
+        """Follow from now on, the desk closed (:meth:`demote`, or the pacer whose write found
+        the lock gone), and first the last state relayed while this process dealt."""
+        self.following = True
         self.desk.close()
+        missed, self._missed_state = self._missed_state, None
+        if missed is not None and not _older(missed.view, self.view):
+            self.follow_state(missed)
 
     def cluster_state(self) -> msg.DealerState:
         """What a following process needs to draw the table as this dealer sees it."""
@@ -209,9 +224,14 @@ class TableDealer:
 
     def follow_state(self, state: msg.DealerState) -> None:
         """Take the dealing process's state; open the desk for the coup it opened, close it
-        when that coup's betting closed (or at its deadline, whichever comes first)."""
+        when that coup's betting closed (or at its deadline, whichever comes first). While this
+        process deals, the state is only kept (:meth:`demote` follows it)."""
         if not self.following:
+            self._missed_state = state
             return
+        self._missed_state = None  # this one is newer
+        if not self.desk.accepting:  # the dealer's bets answered after its close (its drain,
+            self.desk.flush_totals()  # relayed before this event): counted before it shows
         self.view = View(**state.view)
         self.shoe_rules, self.betting_seconds = dict(state.rules), state.seconds
         self.paused = state.paused
@@ -589,3 +609,10 @@ class TableDealer:
 
     def summary(self) -> dict[str, Any]:
         return views.summary(self)
+
+
+def _older(relayed: Any, shown: View) -> bool:
+    """A relayed view of an earlier coup than the one this process shows (coup ids grow): a
+    former dealer's, sent before it noticed it had lost the table (its state is no news)."""
+    coup_id = relayed.get("coup_id") if isinstance(relayed, dict) else None
+    return coup_id is not None and shown.coup_id is not None and coup_id < shown.coup_id

@@ -77,6 +77,9 @@ class ClockPacer:
         self.engine = engine
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        #: waiting for someone to watch the table (no round is dealt meanwhile): what a test
+        #: waits for instead of a while on the wall clock
+        self.idling = False
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"dealer-{self.engine.id}")
@@ -118,8 +121,7 @@ class ClockPacer:
             except LeadershipLost:  # another process deals the table now (live/cluster.py)
                 log.error("table %s: the table's lock is lost; this process stops dealing it",
                           engine.id)
-                engine.following = True
-                engine.desk.close()
+                engine.stop_leading()
                 break
             except Exception as error:
                 if outage_code(error) is not None:  # said once by db/health.py (issue 22)
@@ -147,7 +149,11 @@ class ClockPacer:
             return engine.stopping.is_set()
         engine.view.phase = "idle"
         engine.view.deadline = None
-        await self._wait_any(engine.hub.watched, self._wake, engine.stopping)
+        self.idling = True
+        try:
+            await self._wait_any(engine.hub.watched, self._wake, engine.stopping)
+        finally:
+            self.idling = False
         self._wake.clear()
         return engine.stopping.is_set()
 
