@@ -270,9 +270,6 @@ _PHRASES: dict[str, dict[str, str]] = {
     "col.coups_bet": {
         "fr": "Coups misés", "it": "Colpi puntati", "es": "Manos apostadas", "en": "Coups bet"},
     # The rules line and the limits line.
-    "banco.reduced": {
-        "fr": "{banco} 1:1 ({pays})", "it": "{banco} 1:1 ({pays})", "es": "{banco} 1:1 ({pays})",
-        "en": "{banco} 1:1 ({pays})"},
     "banco.reduced_item": {
         "fr": "{pay} avec {total}", "it": "{pay} con {total}", "es": "{pay} con {total}",
         "en": "{pay} on {total}"},

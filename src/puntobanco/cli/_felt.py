@@ -388,8 +388,7 @@ def rules_summary(rules: RuleSet, lang: str, *, decks: bool = True) -> str:
         banco_pays = i18n.phrase("banco.commission", lang, banco=banco,
                                  percent=i18n.percent(float(rules.commission) * 100, lang))
     elif rules.banco_reduced_pays:
-        banco_pays = i18n.phrase("banco.reduced", lang, banco=banco,
-                                 pays=banco_reduced_text(rules, lang))
+        banco_pays = f"{banco} 1:1 ({banco_reduced_text(rules, lang)})"
     else:
         banco_pays = f"{banco} 1:1"
     lion = f"Lion Bonus {lion_paytable_text(rules, lang)}"
