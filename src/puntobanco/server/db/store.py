@@ -269,8 +269,9 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     bets of this coup and the batch's earlier operations, then the wallet's balance (the
     batch's wallets and the table's in-play account are read locked in id order, in the query
     that reads the players' bets, and every balance changes once, at the end, by
-    :func:`ledger.post`). Three reads and, on PostgreSQL, the ids drawn and ONE statement
-    writing everything (:class:`~puntobanco.server.db.bulk.Writes`).
+    :func:`ledger.post`). Two reads (on PostgreSQL the second also draws the ids the batch may
+    need: issue 21, one round trip less) and ONE statement writing everything
+    (:class:`~puntobanco.server.db.bulk.Writes`).
     A refused operation writes nothing. Operations run in player order (each player's in the
     order given), so wallets are locked in one order.
     """
@@ -284,12 +285,22 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     spots: dict[int, dict[BetKind, list[Any]]] = {}  # player -> kind -> [id|None, stake, status]
     wallets: dict[int, int] = {}
     balances: dict[int, int] = {}
+    drawn: list[Any] = [None, None]  # the new bets' and ledger transactions' ids drawn
     if status == "open":
         if not in_play:
             raise LookupError(f"table {table_id} has no in-play account")
-        for player, wallet, balance, bet_id, kind, stake, bet_status in _LOCK_SPOTS.run(
-                connection, (coup_id, _id_list(connection, players), in_play)):
-            if player is None:  # the in-play account
+        if bulk.is_postgresql(connection):
+            params: tuple[Any, ...] = (
+                len({(op.player_id, kind) for op in ops if not op.withdraw
+                     for kind in ([each for each, _ in op.group] if op.group else [op.kind])}),
+                sum(len(op.group) if op.group else 1 for op in ops),
+                coup_id, players, in_play)
+        else:
+            params = (coup_id, bulk.json_list(players), in_play)
+        for player, wallet, balance, bet_id, kind, stake, bet_status, *ids in _LOCK_SPOTS.run(
+                connection, params):
+            if player is None:  # the in-play account (and on PostgreSQL the ids drawn)
+                drawn = ids or drawn
                 continue
             wallets[player] = wallet
             balances[wallet] = balance
@@ -370,14 +381,15 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
             stored[(op.player_id, op.key)] = (fingerprint, answer)
             requests.append((op, row, answer, fingerprint))
     _write_bets(session, coup_id=coup_id, in_play=in_play, wallets=wallets, spots=spots,
-                moves=moves, requests=requests)
+                moves=moves, requests=requests, drawn=drawn)
     return [result for result in results if result is not None]
 
 
 def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mapping[int, int],
                 spots: Mapping[int, Mapping[BetKind, list[Any]]],
                 moves: Sequence[tuple[BetOp, list[Any]]],
-                requests: Sequence[tuple[BetOp, list[Any], dict[str, Any], str]]) -> None:
+                requests: Sequence[tuple[BetOp, list[Any], dict[str, Any], str]],
+                drawn: Sequence[Any] = (None, None)) -> None:
     """Write what :func:`apply_bets` decided: new and changed bet rows, the ledger pairs (the
     wallets already debited or credited), the idempotency records."""
     if not moves:
@@ -387,6 +399,8 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
         touched[id(row)] = (op.player_id, op.kind, row)
     new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
     writes = bulk.Writes(session.connection())
+    writes.drawn(_BETS, drawn[0])
+    writes.drawn(ledger.TRANSACTIONS, drawn[1])
     writes.reserve([(_BETS, len(new)), (ledger.TRANSACTIONS, len(moves))])
     now = utcnow()
     if new:
@@ -430,14 +444,18 @@ _COUP_STATUS = bulk.Sql(
     "FOR SHARE OF coups")
 #: the players' wallets and the table's in-play account, locked FOR UPDATE in id order on
 #: PostgreSQL (an SQLite write transaction holds the whole database), with each player's bets
-#: on the coup (a wallet once per bet)
+#: on the coup (a wallet once per bet); on PostgreSQL the in-play account's row also draws the ids the batch
+#: may need (at most one bet a (player, kind) placed, one ledger transaction a stake), saving
+#: :meth:`~puntobanco.server.db.bulk.Writes.reserve`'s round trip
 _LOCK_SPOTS = bulk.Sql(
     "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status FROM accounts AS a "
     "LEFT JOIN bets AS b ON b.coup_id = ? AND b.player_id = a.player_id "
     "WHERE (a.kind = 'wallet' AND a.player_id IN (SELECT value FROM json_each(?))) OR a.id = ? "
     "ORDER BY a.id",
-    "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status FROM accounts AS a "
-    "LEFT JOIN bets AS b ON b.coup_id = %s AND b.player_id = a.player_id "
+    "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status, "
+    f"CASE WHEN a.player_id IS NULL THEN {bulk.draw_ids(_BETS)} END, "
+    f"CASE WHEN a.player_id IS NULL THEN {bulk.draw_ids(ledger.TRANSACTIONS)} END "
+    "FROM accounts AS a LEFT JOIN bets AS b ON b.coup_id = %s AND b.player_id = a.player_id "
     "WHERE (a.kind = 'wallet' AND a.player_id = ANY(CAST(%b AS INTEGER[]))) OR a.id = %s "
     "ORDER BY a.id FOR UPDATE OF a")
 #: by (player, key) pairs: an IN list of players and one of keys made SQLite probe the index
