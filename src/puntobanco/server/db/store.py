@@ -39,7 +39,7 @@ from puntobanco.bets import (
 from puntobanco.coup import Coup
 from puntobanco.errors import BetRefused, PuntoBancoError, TableStateError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import bulk, ledger
+from puntobanco.server.db import auth, bulk, ledger
 from puntobanco.server.db.models import (
     Account,
     BetRecord,
@@ -254,8 +254,9 @@ BetResult = dict[str, Any] | PuntoBancoError
 
 
 def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, rules: RuleSet,
-               ops: Sequence[BetOp]) -> list[BetResult]:
+               ops: Sequence[BetOp], read: CoupRead | None = None) -> list[BetResult]:
     """Apply a batch of bets and withdrawals to an open coup, in the caller's transaction.
+    ``read``: its first read made already (:func:`read_coup`, for at least these ``ops``).
 
     The coup's row is read first, ``FOR SHARE`` on PostgreSQL: while this transaction runs,
     the close (``open → closed``, an ``UPDATE`` of that row) waits for it, and once the close
@@ -279,9 +280,12 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     order = sorted(range(len(ops)), key=lambda i: ops[i].player_id)
     players = sorted({op.player_id for op in ops})
     connection = session.connection()
-    status, in_play, stored = _coup_and_requests(
-        connection, table_id, coup_id, {(op.player_id, op.key) for op in ops
-                                        if op.key is not None})
+    if read is not None:
+        status, in_play, stored = read.status, read.in_play, read.stored
+    else:
+        status, in_play, stored = _coup_and_requests(
+            connection, table_id, coup_id, {(op.player_id, op.key) for op in ops
+                                            if op.key is not None})
     spots: dict[int, dict[BetKind, list[Any]]] = {}  # player -> kind -> [id|None, stake, status]
     wallets: dict[int, int] = {}
     balances: dict[int, int] = {}
@@ -474,6 +478,14 @@ _COUP_AND_REQUESTS = bulk.Sql(
     f"LEFT JOIN ({_STORED_REQUESTS.sqlite}) AS k ON 1 = 1 WHERE c.id = ?",
     "SELECT c.status, (SELECT id FROM accounts WHERE code = %s), k.* FROM coups AS c "
     f"LEFT JOIN ({_STORED_REQUESTS.postgresql}) AS k ON true WHERE c.id = %s FOR SHARE OF c")
+#: :data:`_COUP_STATUS`, :data:`_COUP_AND_REQUESTS` with the session lookup (:func:`read_coup`)
+_COUP_SESSIONS_PG = (
+    f"SELECT status, (SELECT id FROM accounts WHERE code = %s), {auth.LOOKUP_JSON_PG} "
+    "FROM coups WHERE id = %s FOR SHARE OF coups")
+_COUP_SESSIONS_REQUESTS_PG = (
+    f"SELECT c.status, (SELECT id FROM accounts WHERE code = %s), {auth.LOOKUP_JSON_PG}, k.* "
+    f"FROM coups AS c LEFT JOIN ({_STORED_REQUESTS.postgresql}) AS k ON true WHERE c.id = %s "
+    "FOR SHARE OF c")
 _UPDATE_BETS_PG = ("UPDATE bets SET stake = changed.stake, status = changed.status "
                    "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS BIGINT[]), "
                    "CAST(%b AS TEXT[])) AS changed(id, stake, status) "
@@ -524,6 +536,40 @@ def _coup_and_requests(connection: Connection, table_id: int, coup_id: int,
         return None, 0, _stored_requests(connection, asked)
     return rows[0][0], rows[0][1] or 0, _answers(connection, [row[2:] for row in rows
                                                                if row[2] is not None])
+
+
+@dataclass(slots=True)
+class CoupRead:
+    """What :func:`apply_bets` reads first (the coup's status, read ``FOR SHARE``; the table's
+    in-play account; the stored requests), read with the batch's session lookup."""
+
+    status: str | None
+    in_play: int
+    stored: dict[tuple[int, str], tuple[str, dict[str, Any]]]
+    #: the session lookup's rows (:data:`auth.LOOKUP_JSON_PG`); None: not read
+    sessions: list[Any] | None
+
+
+def read_coup(session: Session, *, table_id: int, coup_id: int, ops: Sequence[BetOp],
+              token_hashes: Collection[str]) -> CoupRead:
+    """:func:`apply_bets`'s first read and the batch's session lookup in one round trip
+    (PostgreSQL; issue 21): the stored requests of every operation's key, so of any
+    operation the session check then keeps."""
+    connection = session.connection()
+    code = ledger.in_play_code(table_id)
+    asked = {(op.player_id, op.key) for op in ops if op.key is not None}
+    hashes = list(token_hashes)
+    if asked:
+        rows = list(connection.exec_driver_sql(_COUP_SESSIONS_REQUESTS_PG, (
+            code, hashes, *_pairs(connection, asked), coup_id)))
+    else:
+        rows = list(connection.exec_driver_sql(_COUP_SESSIONS_PG, (code, hashes, coup_id)))
+    if not rows:  # no such coup: every operation is refused, stored answers still replayed
+        return CoupRead(None, 0, _stored_requests(connection, asked), None)
+    return CoupRead(rows[0][0], rows[0][1] or 0,
+                    _answers(connection, [row[3:] for row in rows
+                                          if len(row) > 3 and row[3] is not None]),
+                    rows[0][2] or [])
 
 
 def find_requests(session: Session, asked: Sequence[tuple[int, str]]
