@@ -492,11 +492,6 @@ _UPDATE_BETS_PG = ("UPDATE bets SET stake = changed.stake, status = changed.stat
                    "WHERE bets.id = changed.id")
 
 
-def _id_list(connection: Connection, values: Collection[Any]) -> Any:
-    """Values as one parameter of an ``IN`` list: an array on PostgreSQL, JSON on SQLite."""
-    return list(values) if bulk.is_postgresql(connection) else bulk.json_list(values)
-
-
 def _pairs(connection: Connection, asked: Collection[tuple[int, str]]) -> tuple[Any, ...]:
     """(player, key) pairs as :data:`_STORED_REQUESTS` takes them: two arrays, or one JSON
     text."""
