@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import event, select, text
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import BetRefused
@@ -26,6 +26,7 @@ from puntobanco.server.db.models import (
     Player,
     ShoeRecord,
 )
+from puntobanco.server.settings import GuardSettings
 
 
 @pytest.fixture
@@ -156,3 +157,77 @@ def test_a_closed_coup_refuses_the_batch_and_replays_stored_keys(db: Database) -
     with db.read() as session:
         assert session.scalars(select(BetRequest.idempotency_key)).all() == ["k1"]
         assert ledger.audit(session).ok
+
+
+def test_a_postgresql_batch_reads_and_writes_in_three_statements(db: Database) -> None:
+    """Issue 21: each statement is a round trip (150–250 µs of psycopg's CPU); a batch's are
+    the coup with the stored keys, the wallets and spots with the new ids drawn, and the one
+    write, whatever the batch holds (new bets, a group, a withdrawal, a key)."""
+    if db.writer.dialect.name != "postgresql":
+        pytest.skip("on SQLite the batch's statements do not cross a socket")
+    ann, bob, table, coup = _setup(db)
+    _apply(db, table, coup, [store.BetOp(bob, BetKind.BANCO, 5_000)])
+    sent: list[str] = []
+
+    def count(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(db.writer, "before_cursor_execute", count)
+    try:
+        with db.write() as session:
+            sent.clear()  # the transaction's own statements, from here
+            results = store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
+                                       rules=RuleSet(), ops=[
+                store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"),
+                store.BetOp(ann, BetKind.EGALITE, key="k2",
+                            group=((BetKind.EGALITE, 1_000), (BetKind.LION_PUNTO, 1_000))),
+                store.BetOp(bob, BetKind.BANCO, key="k3", withdraw=True)])
+            statements = len(sent)
+    finally:
+        event.remove(db.writer, "before_cursor_execute", count)
+    assert all(isinstance(result, dict) for result in results)
+    assert statements == 3, sent
+    with db.read() as session:
+        assert ledger.audit(session).ok
+
+
+def test_the_batch_read_with_its_session_check_gives_what_the_two_reads_gave(
+        db: Database) -> None:
+    """Issue 21: on PostgreSQL the desk reads the coup, the stored keys and the batch's
+    sessions in one query (:func:`store.read_coup`); the sessions found are those
+    :func:`auth.lookup_tokens` finds (a suspended player's left out), a stored key is
+    replayed, and with the bet the batch is three statements in all."""
+    if db.writer.dialect.name != "postgresql":
+        pytest.skip("the one-query read is PostgreSQL's")
+    ann, bob, table, coup = _setup(db)
+    with db.write() as session:
+        tokens = [auth.open_session(session, ann), auth.open_session(session, bob)]
+    placed = _apply(db, table, coup, [store.BetOp(ann, BetKind.PUNTO, 2_000, "k1")])
+    with db.write() as session:
+        session.execute(text("UPDATE players SET suspended = true WHERE id = :bob"),
+                        {"bob": bob})
+    limits = GuardSettings()
+    ops = [store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"), store.BetOp(ann, BetKind.BANCO, 1_000)]
+    sent: list[str] = []
+
+    def count(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(db.writer, "before_cursor_execute", count)
+    try:
+        with db.write() as session:
+            sent.clear()
+            read = store.read_coup(session, table_id=table, coup_id=coup, ops=ops,
+                                   token_hashes={auth.token_hash(t) for t in tokens})
+            found = auth.lookup_tokens(session, tokens, limits=limits, rows=read.sessions)
+            results = store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
+                                       rules=RuleSet(), ops=ops, read=read)
+            statements = len(sent)
+    finally:
+        event.remove(db.writer, "before_cursor_execute", count)
+    with db.read() as session:
+        assert found == auth.lookup_tokens(session, tokens, limits=limits)
+    assert set(found) == {tokens[0]} and found[tokens[0]].player.id == ann
+    assert isinstance(results[0], store.Replayed) and results[0] == placed[0]
+    assert isinstance(results[1], dict) and results[1]["bet"] == "banco"
+    assert statements == 3, sent

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -188,6 +188,12 @@ _LOOKUP = bulk.Sql(
     "SELECT s.token_hash, p.id, p.username, p.role, p.lang, s.created_at, s.last_seen_at "
     "FROM sessions AS s JOIN players AS p ON p.id = s.player_id "
     "WHERE s.token_hash = ANY(CAST(%b AS TEXT[])) AND p.suspended IS false")
+#: :data:`_LOOKUP`'s rows as one JSON array (PostgreSQL), a column of a query the caller sends
+#: anyway (the desk's batch: ``store.read_coup``, issue 21), its timestamps ISO text
+LOOKUP_JSON_PG = (
+    "(SELECT json_agg(json_build_array(s.token_hash, p.id, p.username, p.role, p.lang, "
+    "s.created_at, s.last_seen_at)) FROM sessions AS s JOIN players AS p ON p.id = s.player_id "
+    "WHERE s.token_hash = ANY(CAST(%b AS TEXT[])) AND p.suspended IS false)")
 _MOMENTS: dict[str, Callable[[Any], Any] | None] = {}
 
 
@@ -203,12 +209,14 @@ def _moment(connection: Connection) -> Callable[[Any], Any]:
 
 
 def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSettings,
-                  now: datetime | None = None) -> dict[str, TokenLookup]:
+                  now: datetime | None = None, rows: Sequence[Sequence[Any]] | None = None,
+                  ) -> dict[str, TokenLookup]:
     """:func:`lookup_token` for many tokens in one query (the server gathers the requests of a
     moment): each live session's token → its lookup; unknown, closed or expired ones are left
     out, and so is every session of a suspended player (issue 18: whatever session a suspension
     missed, no door opens for it — HTTP, WebSocket, the bet's short way and its group commit
-    all look sessions up here)."""
+    all look sessions up here). ``rows``: the lookup's rows already read, as
+    :data:`LOOKUP_JSON_PG` gives them."""
     hashes = {token_hash(token): token for token in tokens}
     if not hashes:
         return {}
@@ -218,10 +226,15 @@ def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSet
     renew = timedelta(seconds=limits.session_renew_seconds)
     found: dict[str, TokenLookup] = {}
     connection = session.connection()
-    moment_of = _moment(connection)
-    asked = list(hashes) if bulk.is_postgresql(connection) else bulk.json_list(hashes)
-    for hashed, player_id, username, role, lang, created_at, last_seen_at in _LOOKUP.run(
-            connection, (asked,)):
+    if rows is None:
+        moment_of = _moment(connection)
+        asked = list(hashes) if bulk.is_postgresql(connection) else bulk.json_list(hashes)
+        rows = _LOOKUP.run(connection, (asked,))
+    else:
+        moment_of = datetime.fromisoformat
+    for hashed, player_id, username, role, lang, created_at, last_seen_at in rows:
+        if hashed not in hashes:
+            continue
         created = _aware(moment_of(created_at))
         seen = _aware(moment_of(last_seen_at)) if last_seen_at is not None else created
         if moment - seen > idle or moment - created > longest:

@@ -163,8 +163,10 @@ class Writes:
         self._ids: dict[str, list[int]] = {}
 
     def reserve(self, counts: Sequence[tuple[Table, int]]) -> None:
-        """Draw the ids of the rows about to be inserted (PostgreSQL; nothing on SQLite)."""
-        wanted = [(table.name, count) for table, count in counts if count > 0]
+        """Draw the ids of the rows about to be inserted, those not drawn already (PostgreSQL;
+        nothing on SQLite)."""
+        wanted = [(table.name, count - len(self._ids.get(table.name, ()))) for table, count
+                  in counts if count > len(self._ids.get(table.name, ()))]
         if not self.postgresql or not wanted:
             return
         query = " UNION ALL ".join(
@@ -175,6 +177,15 @@ class Writes:
             self._ids.setdefault(name, []).append(int(new))
         for ids in self._ids.values():
             ids.sort()  # a sequence grows: in ascending order they are in the rows' order
+
+    def drawn(self, table: Table, ids: Sequence[int] | None) -> None:
+        """Ids of ``table`` already drawn by the caller (in another query, as
+        :func:`draw_ids` writes it), used before :meth:`reserve` draws more; the unused are
+        left as a gap, as a rolled-back transaction leaves one."""
+        if ids:
+            found = self._ids.setdefault(table.name, [])
+            found.extend(ids)
+            found.sort()
 
     def insert(self, table: Table, names: tuple[str, ...], rows: Sequence[Row]) -> None:
         """Insert ``rows`` (tuples of the columns ``names``; every column with a default
@@ -228,6 +239,13 @@ class Writes:
         params = tuple(self._params)
         self._statements, self._params = [], []
         self.connection.exec_driver_sql(statement, params)
+
+
+def draw_ids(table: Table) -> str:
+    """A PostgreSQL expression drawing ``%s`` new ids of ``table`` (an array, NULL for none),
+    for a query the transaction sends anyway; see :meth:`Writes.drawn`."""
+    return (f"(SELECT array_agg(nextval(pg_get_serial_sequence('{table.name}', 'id'))) "
+            "FROM generate_series(1, %s))")
 
 
 def insert(connection: Connection, table: Table, names: tuple[str, ...],

@@ -39,7 +39,7 @@ from puntobanco.bets import (
 from puntobanco.coup import Coup
 from puntobanco.errors import BetRefused, PuntoBancoError, TableStateError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import bulk, ledger
+from puntobanco.server.db import auth, bulk, ledger
 from puntobanco.server.db.models import (
     Account,
     BetRecord,
@@ -254,8 +254,9 @@ BetResult = dict[str, Any] | PuntoBancoError
 
 
 def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, rules: RuleSet,
-               ops: Sequence[BetOp]) -> list[BetResult]:
+               ops: Sequence[BetOp], read: CoupRead | None = None) -> list[BetResult]:
     """Apply a batch of bets and withdrawals to an open coup, in the caller's transaction.
+    ``read``: its first read made already (:func:`read_coup`, for at least these ``ops``).
 
     The coup's row is read first, ``FOR SHARE`` on PostgreSQL: while this transaction runs,
     the close (``open → closed``, an ``UPDATE`` of that row) waits for it, and once the close
@@ -269,8 +270,9 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     bets of this coup and the batch's earlier operations, then the wallet's balance (the
     batch's wallets and the table's in-play account are read locked in id order, in the query
     that reads the players' bets, and every balance changes once, at the end, by
-    :func:`ledger.post`). Three reads and, on PostgreSQL, the ids drawn and ONE statement
-    writing everything (:class:`~puntobanco.server.db.bulk.Writes`).
+    :func:`ledger.post`). Two reads (on PostgreSQL the second also draws the ids the batch may
+    need: issue 21, one round trip less) and ONE statement writing everything
+    (:class:`~puntobanco.server.db.bulk.Writes`).
     A refused operation writes nothing. Operations run in player order (each player's in the
     order given), so wallets are locked in one order.
     """
@@ -278,18 +280,31 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     order = sorted(range(len(ops)), key=lambda i: ops[i].player_id)
     players = sorted({op.player_id for op in ops})
     connection = session.connection()
-    status, in_play, stored = _coup_and_requests(
-        connection, table_id, coup_id, {(op.player_id, op.key) for op in ops
-                                        if op.key is not None})
+    if read is not None:
+        status, in_play, stored = read.status, read.in_play, read.stored
+    else:
+        status, in_play, stored = _coup_and_requests(
+            connection, table_id, coup_id, {(op.player_id, op.key) for op in ops
+                                            if op.key is not None})
     spots: dict[int, dict[BetKind, list[Any]]] = {}  # player -> kind -> [id|None, stake, status]
     wallets: dict[int, int] = {}
     balances: dict[int, int] = {}
+    drawn: list[Any] = [None, None]  # the new bets' and ledger transactions' ids drawn
     if status == "open":
         if not in_play:
             raise LookupError(f"table {table_id} has no in-play account")
-        for player, wallet, balance, bet_id, kind, stake, bet_status in _LOCK_SPOTS.run(
-                connection, (coup_id, _id_list(connection, players), in_play)):
-            if player is None:  # the in-play account
+        if bulk.is_postgresql(connection):
+            params: tuple[Any, ...] = (
+                len({(op.player_id, kind) for op in ops if not op.withdraw
+                     for kind in ([each for each, _ in op.group] if op.group else [op.kind])}),
+                sum(len(op.group) if op.group else 1 for op in ops),
+                coup_id, players, in_play)
+        else:
+            params = (coup_id, bulk.json_list(players), in_play)
+        for player, wallet, balance, bet_id, kind, stake, bet_status, *ids in _LOCK_SPOTS.run(
+                connection, params):
+            if player is None:  # the in-play account (and on PostgreSQL the ids drawn)
+                drawn = ids or drawn
                 continue
             wallets[player] = wallet
             balances[wallet] = balance
@@ -370,14 +385,15 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
             stored[(op.player_id, op.key)] = (fingerprint, answer)
             requests.append((op, row, answer, fingerprint))
     _write_bets(session, coup_id=coup_id, in_play=in_play, wallets=wallets, spots=spots,
-                moves=moves, requests=requests)
+                moves=moves, requests=requests, drawn=drawn)
     return [result for result in results if result is not None]
 
 
 def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mapping[int, int],
                 spots: Mapping[int, Mapping[BetKind, list[Any]]],
                 moves: Sequence[tuple[BetOp, list[Any]]],
-                requests: Sequence[tuple[BetOp, list[Any], dict[str, Any], str]]) -> None:
+                requests: Sequence[tuple[BetOp, list[Any], dict[str, Any], str]],
+                drawn: Sequence[Any] = (None, None)) -> None:
     """Write what :func:`apply_bets` decided: new and changed bet rows, the ledger pairs (the
     wallets already debited or credited), the idempotency records."""
     if not moves:
@@ -387,6 +403,8 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
         touched[id(row)] = (op.player_id, op.kind, row)
     new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
     writes = bulk.Writes(session.connection())
+    writes.drawn(_BETS, drawn[0])
+    writes.drawn(ledger.TRANSACTIONS, drawn[1])
     writes.reserve([(_BETS, len(new)), (ledger.TRANSACTIONS, len(moves))])
     now = utcnow()
     if new:
@@ -430,14 +448,18 @@ _COUP_STATUS = bulk.Sql(
     "FOR SHARE OF coups")
 #: the players' wallets and the table's in-play account, locked FOR UPDATE in id order on
 #: PostgreSQL (an SQLite write transaction holds the whole database), with each player's bets
-#: on the coup (a wallet once per bet)
+#: on the coup (a wallet once per bet); on PostgreSQL the in-play account's row also draws the ids the batch
+#: may need (at most one bet a (player, kind) placed, one ledger transaction a stake), saving
+#: :meth:`~puntobanco.server.db.bulk.Writes.reserve`'s round trip
 _LOCK_SPOTS = bulk.Sql(
     "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status FROM accounts AS a "
     "LEFT JOIN bets AS b ON b.coup_id = ? AND b.player_id = a.player_id "
     "WHERE (a.kind = 'wallet' AND a.player_id IN (SELECT value FROM json_each(?))) OR a.id = ? "
     "ORDER BY a.id",
-    "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status FROM accounts AS a "
-    "LEFT JOIN bets AS b ON b.coup_id = %s AND b.player_id = a.player_id "
+    "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status, "
+    f"CASE WHEN a.player_id IS NULL THEN {bulk.draw_ids(_BETS)} END, "
+    f"CASE WHEN a.player_id IS NULL THEN {bulk.draw_ids(ledger.TRANSACTIONS)} END "
+    "FROM accounts AS a LEFT JOIN bets AS b ON b.coup_id = %s AND b.player_id = a.player_id "
     "WHERE (a.kind = 'wallet' AND a.player_id = ANY(CAST(%b AS INTEGER[]))) OR a.id = %s "
     "ORDER BY a.id FOR UPDATE OF a")
 #: by (player, key) pairs: an IN list of players and one of keys made SQLite probe the index
@@ -456,15 +478,18 @@ _COUP_AND_REQUESTS = bulk.Sql(
     f"LEFT JOIN ({_STORED_REQUESTS.sqlite}) AS k ON 1 = 1 WHERE c.id = ?",
     "SELECT c.status, (SELECT id FROM accounts WHERE code = %s), k.* FROM coups AS c "
     f"LEFT JOIN ({_STORED_REQUESTS.postgresql}) AS k ON true WHERE c.id = %s FOR SHARE OF c")
+#: :data:`_COUP_STATUS`, :data:`_COUP_AND_REQUESTS` with the session lookup (:func:`read_coup`)
+_COUP_SESSIONS_PG = (
+    f"SELECT status, (SELECT id FROM accounts WHERE code = %s), {auth.LOOKUP_JSON_PG} "
+    "FROM coups WHERE id = %s FOR SHARE OF coups")
+_COUP_SESSIONS_REQUESTS_PG = (
+    f"SELECT c.status, (SELECT id FROM accounts WHERE code = %s), {auth.LOOKUP_JSON_PG}, k.* "
+    f"FROM coups AS c LEFT JOIN ({_STORED_REQUESTS.postgresql}) AS k ON true WHERE c.id = %s "
+    "FOR SHARE OF c")
 _UPDATE_BETS_PG = ("UPDATE bets SET stake = changed.stake, status = changed.status "
                    "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS BIGINT[]), "
                    "CAST(%b AS TEXT[])) AS changed(id, stake, status) "
                    "WHERE bets.id = changed.id")
-
-
-def _id_list(connection: Connection, values: Collection[Any]) -> Any:
-    """Values as one parameter of an ``IN`` list: an array on PostgreSQL, JSON on SQLite."""
-    return list(values) if bulk.is_postgresql(connection) else bulk.json_list(values)
 
 
 def _pairs(connection: Connection, asked: Collection[tuple[int, str]]) -> tuple[Any, ...]:
@@ -506,6 +531,40 @@ def _coup_and_requests(connection: Connection, table_id: int, coup_id: int,
         return None, 0, _stored_requests(connection, asked)
     return rows[0][0], rows[0][1] or 0, _answers(connection, [row[2:] for row in rows
                                                                if row[2] is not None])
+
+
+@dataclass(slots=True)
+class CoupRead:
+    """What :func:`apply_bets` reads first (the coup's status, read ``FOR SHARE``; the table's
+    in-play account; the stored requests), read with the batch's session lookup."""
+
+    status: str | None
+    in_play: int
+    stored: dict[tuple[int, str], tuple[str, dict[str, Any]]]
+    #: the session lookup's rows (:data:`auth.LOOKUP_JSON_PG`); None: not read
+    sessions: list[Any] | None
+
+
+def read_coup(session: Session, *, table_id: int, coup_id: int, ops: Sequence[BetOp],
+              token_hashes: Collection[str]) -> CoupRead:
+    """:func:`apply_bets`'s first read and the batch's session lookup in one round trip
+    (PostgreSQL; issue 21): the stored requests of every operation's key, so of any
+    operation the session check then keeps."""
+    connection = session.connection()
+    code = ledger.in_play_code(table_id)
+    asked = {(op.player_id, op.key) for op in ops if op.key is not None}
+    hashes = list(token_hashes)
+    if asked:
+        rows = list(connection.exec_driver_sql(_COUP_SESSIONS_REQUESTS_PG, (
+            code, hashes, *_pairs(connection, asked), coup_id)))
+    else:
+        rows = list(connection.exec_driver_sql(_COUP_SESSIONS_PG, (code, hashes, coup_id)))
+    if not rows:  # no such coup: every operation is refused, stored answers still replayed
+        return CoupRead(None, 0, _stored_requests(connection, asked), None)
+    return CoupRead(rows[0][0], rows[0][1] or 0,
+                    _answers(connection, [row[3:] for row in rows
+                                          if len(row) > 3 and row[3] is not None]),
+                    rows[0][2] or [])
 
 
 def find_requests(session: Session, asked: Sequence[tuple[int, str]]

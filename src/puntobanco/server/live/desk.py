@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 from puntobanco.bets import BetKind, verify_added_stake
 from puntobanco.errors import BetRefused, PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, store
+from puntobanco.server.db import auth, bulk, store
 from puntobanco.server.db.engine import Database, Gathered
 from puntobanco.server.db.health import DatabaseUnavailable, outage_code
 from puntobanco.server.live.clock import Clock, WallClock
@@ -278,11 +278,18 @@ class BetDesk:
         written: tuple[set[str], list[store.BetResult]] | None = None
 
         def write(session: Session) -> tuple[set[str], list[store.BetResult]]:
-            live = self._live_sessions(session, batch)
+            read = None
+            tokens = {pending.token for pending in batch if pending.token is not None}
+            if tokens and bulk.is_postgresql(session.connection()):  # one read: both checks
+                read = store.read_coup(session, table_id=self.table_id, coup_id=coup_id,
+                                       ops=ops, token_hashes={auth.token_hash(token)
+                                                              for token in tokens})
+            live = self._live_sessions(session, batch,
+                                       None if read is None else read.sessions)
             kept = [pending.op for pending in batch
                     if pending.token is None or pending.token in live]
             return live, store.apply_bets(session, table_id=self.table_id, coup_id=coup_id,
-                                          round_no=round_no, rules=rules, ops=kept)
+                                          round_no=round_no, rules=rules, ops=kept, read=read)
 
         for attempt in range(BATCH_ATTEMPTS):
             try:  # essential: these requests passed the checks before a disk ran short
@@ -321,13 +328,15 @@ class BetDesk:
                     and result.get("coup_id") == coup_id):
                 self._changed(pending.op.player_id, result)
 
-    def _live_sessions(self, session: Session, batch: list[Pending]) -> set[str]:
+    def _live_sessions(self, session: Session, batch: list[Pending],
+                       rows: list[Any] | None = None) -> set[str]:
         """The batch's tokens whose session is live and belongs to the op's player; those due
-        for renewal are renewed (as :class:`~puntobanco.server.api.deps.TokenLookups` does)."""
+        for renewal are renewed (as :class:`~puntobanco.server.api.deps.TokenLookups` does).
+        ``rows``: the lookup's rows, read already (:func:`store.read_coup`)."""
         tokens = {pending.token for pending in batch if pending.token is not None}
         if not tokens:
             return set()
-        found = auth.lookup_tokens(session, tokens, limits=self.sessions)
+        found = auth.lookup_tokens(session, tokens, limits=self.sessions, rows=rows)
         due = [token for token, lookup in found.items() if lookup.renew]
         if due:
             auth.renew_sessions(session, due)
