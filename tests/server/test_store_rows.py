@@ -28,11 +28,25 @@ from puntobanco.server.db.models import (
 )
 from puntobanco.server.settings import GuardSettings
 
+from .conftest import PostgresCluster
+
 
 @pytest.fixture
 def db(db_url: str) -> Iterator[Database]:
     migrate(db_url)
     database = Database(db_url, threads=1)
+    try:
+        yield database
+    finally:
+        database.close()
+
+
+@pytest.fixture
+def pg_db(pg_cluster: PostgresCluster) -> Iterator[Database]:
+    """A migrated PostgreSQL database alone, for what only PostgreSQL does."""
+    url = pg_cluster.new_database()
+    migrate(url)
+    database = Database(url, threads=1)
     try:
         yield database
     finally:
@@ -159,12 +173,11 @@ def test_a_closed_coup_refuses_the_batch_and_replays_stored_keys(db: Database) -
         assert ledger.audit(session).ok
 
 
-def test_a_postgresql_batch_reads_and_writes_in_three_statements(db: Database) -> None:
+def test_a_postgresql_batch_reads_and_writes_in_three_statements(pg_db: Database) -> None:
     """Issue 21: each statement is a round trip (150–250 µs of psycopg's CPU); a batch's are
     the coup with the stored keys, the wallets and spots with the new ids drawn, and the one
     write, whatever the batch holds (new bets, a group, a withdrawal, a key)."""
-    if db.writer.dialect.name != "postgresql":
-        pytest.skip("on SQLite the batch's statements do not cross a socket")
+    db = pg_db
     ann, bob, table, coup = _setup(db)
     _apply(db, table, coup, [store.BetOp(bob, BetKind.BANCO, 5_000)])
     sent: list[str] = []
@@ -192,13 +205,12 @@ def test_a_postgresql_batch_reads_and_writes_in_three_statements(db: Database) -
 
 
 def test_the_batch_read_with_its_session_check_gives_what_the_two_reads_gave(
-        db: Database) -> None:
+        pg_db: Database) -> None:
     """Issue 21: on PostgreSQL the desk reads the coup, the stored keys and the batch's
     sessions in one query (:func:`store.read_coup`); the sessions found are those
     :func:`auth.lookup_tokens` finds (a suspended player's left out), a stored key is
     replayed, and with the bet the batch is three statements in all."""
-    if db.writer.dialect.name != "postgresql":
-        pytest.skip("the one-query read is PostgreSQL's")
+    db = pg_db
     ann, bob, table, coup = _setup(db)
     with db.write() as session:
         tokens = [auth.open_session(session, ann), auth.open_session(session, bob)]
