@@ -74,13 +74,7 @@ def tally_rows(session: Session, *, start: datetime | None = None, end: datetime
         columns += [func.coalesce(func.sum(case((on_kind, line.stake), else_=0)), 0).label(f"t_{name}"),
                     func.coalesce(func.sum(case((on_kind, 1), else_=0)), 0).label(f"n_{name}"),
                     func.coalesce(func.sum(case((on_kind, -line.net), else_=0)), 0).label(f"w_{name}")]
-    conditions = [CoupRecord.status == "settled"]
-    if start is not None:
-        conditions.append(CoupRecord.settled_at >= start)
-    if end is not None:
-        conditions.append(CoupRecord.settled_at < end)
-    if table_id is not None:
-        conditions.append(CoupRecord.table_id == table_id)
+    conditions = _coup_conditions(start, end, table_id)
     per_coup = (select(*columns).select_from(CoupRecord)
                 .outerjoin(line, line.coup_id == CoupRecord.id)
                 .where(and_(*conditions))
