@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -31,26 +32,39 @@ from puntobanco.server.settings import GuardSettings
 from .conftest import PostgresCluster
 
 
-@pytest.fixture
-def db(db_url: str) -> Iterator[Database]:
-    migrate(db_url)
-    database = Database(db_url, threads=1)
-    try:
-        yield database
-    finally:
-        database.close()
-
-
-@pytest.fixture
-def pg_db(pg_cluster: PostgresCluster) -> Iterator[Database]:
-    """A migrated PostgreSQL database alone, for what only PostgreSQL does."""
-    url = pg_cluster.new_database()
+def _migrated(url: str) -> Iterator[Database]:
     migrate(url)
     database = Database(url, threads=1)
     try:
         yield database
     finally:
         database.close()
+
+
+@pytest.fixture
+def db(db_url: str) -> Iterator[Database]:
+    yield from _migrated(db_url)
+
+
+@pytest.fixture
+def pg_db(pg_cluster: PostgresCluster) -> Iterator[Database]:
+    """A migrated PostgreSQL database alone, for what only PostgreSQL does."""
+    yield from _migrated(pg_cluster.new_database())
+
+
+@contextmanager
+def _statements(db: Database) -> Iterator[list[str]]:
+    """The SQL statements ``db``'s writer sends inside the block, in order."""
+    sent: list[str] = []
+
+    def count(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(db.writer, "before_cursor_execute", count)
+    try:
+        yield sent
+    finally:
+        event.remove(db.writer, "before_cursor_execute", count)
 
 
 def _setup(db: Database) -> tuple[int, int, int, int]:
@@ -180,24 +194,15 @@ def test_a_postgresql_batch_reads_and_writes_in_three_statements(pg_db: Database
     db = pg_db
     ann, bob, table, coup = _setup(db)
     _apply(db, table, coup, [store.BetOp(bob, BetKind.BANCO, 5_000)])
-    sent: list[str] = []
-
-    def count(*args: object) -> None:
-        sent.append(str(args[2]))
-
-    event.listen(db.writer, "before_cursor_execute", count)
-    try:
-        with db.write() as session:
-            sent.clear()  # the transaction's own statements, from here
-            results = store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
-                                       rules=RuleSet(), ops=[
-                store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"),
-                store.BetOp(ann, BetKind.EGALITE, key="k2",
-                            group=((BetKind.EGALITE, 1_000), (BetKind.LION_PUNTO, 1_000))),
-                store.BetOp(bob, BetKind.BANCO, key="k3", withdraw=True)])
-            statements = len(sent)
-    finally:
-        event.remove(db.writer, "before_cursor_execute", count)
+    with _statements(db) as sent, db.write() as session:
+        sent.clear()  # the transaction's own statements, from here
+        results = store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
+                                   rules=RuleSet(), ops=[
+            store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"),
+            store.BetOp(ann, BetKind.EGALITE, key="k2",
+                        group=((BetKind.EGALITE, 1_000), (BetKind.LION_PUNTO, 1_000))),
+            store.BetOp(bob, BetKind.BANCO, key="k3", withdraw=True)])
+        statements = len(sent)
     assert all(isinstance(result, dict) for result in results)
     assert statements == 3, sent
     with db.read() as session:
@@ -220,23 +225,14 @@ def test_the_batch_read_with_its_session_check_gives_what_the_two_reads_gave(
                         {"bob": bob})
     limits = GuardSettings()
     ops = [store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"), store.BetOp(ann, BetKind.BANCO, 1_000)]
-    sent: list[str] = []
-
-    def count(*args: object) -> None:
-        sent.append(str(args[2]))
-
-    event.listen(db.writer, "before_cursor_execute", count)
-    try:
-        with db.write() as session:
-            sent.clear()
-            read = store.read_coup(session, table_id=table, coup_id=coup, ops=ops,
-                                   token_hashes={auth.token_hash(t) for t in tokens})
-            found = auth.lookup_tokens(session, tokens, limits=limits, rows=read.sessions)
-            results = store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
-                                       rules=RuleSet(), ops=ops, read=read)
-            statements = len(sent)
-    finally:
-        event.remove(db.writer, "before_cursor_execute", count)
+    with _statements(db) as sent, db.write() as session:
+        sent.clear()
+        read = store.read_coup(session, table_id=table, coup_id=coup, ops=ops,
+                               token_hashes={auth.token_hash(t) for t in tokens})
+        found = auth.lookup_tokens(session, tokens, limits=limits, rows=read.sessions)
+        results = store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
+                                   rules=RuleSet(), ops=ops, read=read)
+        statements = len(sent)
     with db.read() as session:
         assert found == auth.lookup_tokens(session, tokens, limits=limits)
     assert set(found) == {tokens[0]} and found[tokens[0]].player.id == ann
