@@ -107,11 +107,15 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def cpu_seconds(pids: list[int]) -> float:
+def cpu_seconds(pids: list[int], *, loop_only: bool = False) -> float:
+    """CPU seconds (user + system) of the processes ``pids``, every thread; with
+    ``loop_only``, of their main threads only (a server's event loop runs there; the database
+    calls run on other threads)."""
     total = 0
     for pid in pids:
+        path = f"/proc/{pid}/task/{pid}/stat" if loop_only else f"/proc/{pid}/stat"
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = Path(path).read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         total += int(fields[11]) + int(fields[12])
@@ -142,14 +146,17 @@ class Meters:
     server: float
     database: float
     client: float
+    #: the servers' event loop threads (the rest of ``server`` is their database threads)
+    loop: float = 0.0
 
     @classmethod
     def read(cls, servers: list[int], database: list[int]) -> Meters:
-        return cls(cpu_seconds(servers), cpu_seconds(database), own_cpu())
+        return cls(cpu_seconds(servers), cpu_seconds(database), own_cpu(),
+                   cpu_seconds(servers, loop_only=True))
 
     def __sub__(self, other: Meters) -> Meters:
         return Meters(self.server - other.server, self.database - other.database,
-                      self.client - other.client)
+                      self.client - other.client, self.loop - other.loop)
 
 
 # --- the client's connections --------------------------------------------------------------
@@ -550,6 +557,7 @@ def report(run: Run, sockets: list[Socket], *, label: str, rss: float, total: Me
         return 1e6 * sum(getattr(m, attribute) for m in meters) / bets
 
     figures = {"server_window_us": per(window, "server", bets_w),
+               "loop_window_us": per(window, "loop", bets_w),
                "server_round_us": per(whole, "server", bets_r),
                "database_round_us": per(whole, "database", bets_r),
                "client_round_us": per(whole, "client", bets_r),
@@ -560,6 +568,9 @@ def report(run: Run, sockets: list[Socket], *, label: str, rss: float, total: Me
           f"betting windows, {figures['server_round_us']:.0f} µs over the whole rounds; "
           f"PostgreSQL {figures['database_round_us']:.0f} µs; the client "
           f"{figures['client_round_us']:.0f} µs")
+    print(f"  of the server's CPU per bet over the windows: the event loop thread "
+          f"{figures['loop_window_us']:.0f} µs, the other threads (database calls) "
+          f"{figures['server_window_us'] - figures['loop_window_us']:.0f} µs")
     print(f"  server RSS {rss:.0f} MiB ({1024 * rss / players:.0f} KiB per player); whole run "
           f"(connections and rounds): {figures['server_run_per_answer_us']:.0f} µs per bet "
           f"answered, server {total.server:.1f} s, PostgreSQL {total.database:.1f} s, client "
