@@ -16,6 +16,7 @@ import time
 import httpx
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind, settle_spot
 from puntobanco.errors import TableStateError
@@ -44,18 +45,29 @@ from .support import (
 )
 
 
-def test_a_coup_is_settled_exactly_once(sqlite_url: str) -> None:
-    migrate(sqlite_url)
-    db = Database(sqlite_url)
+def _fresh(url: str) -> tuple[Database, RuleSet, Shoe]:
+    """A migrated database, the default rules and a shoe shuffled with a fixed seed."""
+    migrate(url)
     rules = RuleSet()
-    shoe = Shoe.shuffled(rules, rng=random.Random(4))
+    return Database(url), rules, Shoe.shuffled(rules, rng=random.Random(4))
+
+
+def _table_ann_and_shoe(session: Session, rules: RuleSet, shoe: Shoe
+                        ) -> tuple[store.TableSettings, auth.PlayerInfo, int]:
+    """Table "T", the player ann with 1,000 € of welcome credit, and the table's first shoe."""
+    ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
+    table = store.create_table(session, name="T", rules=rules, betting_seconds=15)
+    ann = auth.create_player(session, username="ann", password_hash="-", lang="en",
+                             welcome=100_000)
+    shoe_id = store.create_shoe(session, table_id=table.id, shoe_no=1, shoe=shoe, salt="00",
+                                commitment="0" * 64, rules_json=table.rules_json())
+    return table, ann, shoe_id
+
+
+def test_a_coup_is_settled_exactly_once(sqlite_url: str) -> None:
+    db, rules, shoe = _fresh(sqlite_url)
     with db.write() as session:
-        ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
-        table = store.create_table(session, name="T", rules=rules, betting_seconds=15)
-        ann = auth.create_player(session, username="ann", password_hash="-", lang="en",
-                                 welcome=100_000)
-        shoe_id = store.create_shoe(session, table_id=table.id, shoe_no=1, shoe=shoe, salt="00",
-                                    commitment="0" * 64, rules_json=table.rules_json())
+        table, ann, shoe_id = _table_ann_and_shoe(session, rules, shoe)
         coup_id = store.open_coup(session, table_id=table.id, shoe_id=shoe_id, round_no=1,
                                   coup_in_shoe=1, last_coup=False)
         place(session, table_id=table.id, coup_id=coup_id, player_id=ann.id,
@@ -232,17 +244,10 @@ def test_issue17_what_a_recovery_settles_or_voids_is_told_to_the_sockets(sqlite_
     the coup left dealt is announced as any settlement (coup-dealt with its cards, the
     player's settlement, round-settled), and the round left open is announced void, with the
     refund told to its player."""
-    migrate(sqlite_url)
-    db = Database(sqlite_url)
-    rules = RuleSet()
-    shoe = Shoe.shuffled(rules, rng=random.Random(4))
+    db, rules, shoe = _fresh(sqlite_url)
     with db.write() as session:
-        ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
-        table = store.create_table(session, name="T", rules=rules, betting_seconds=15)
-        ann = auth.create_player(session, username="ann", password_hash="-", lang="en",
-                                 welcome=100_000).id
-        shoe_id = store.create_shoe(session, table_id=table.id, shoe_no=1, shoe=shoe, salt="00",
-                                    commitment="0" * 64, rules_json=table.rules_json())
+        table, player, shoe_id = _table_ann_and_shoe(session, rules, shoe)
+        ann = player.id
         dealt = store.open_coup(session, table_id=table.id, shoe_id=shoe_id, round_no=1,
                                 coup_in_shoe=1, last_coup=False)
         place(session, table_id=table.id, coup_id=dealt, player_id=ann, kind=BetKind.BANCO,
