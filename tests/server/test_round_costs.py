@@ -56,3 +56,67 @@ def test_a_crowded_table_pushes_no_bet_totals_just_before_the_deadline_only_afte
     assert early == ["bet-totals"]
     assert late == []  # nothing in the quiet moment before the deadline
     assert closed == ["bet-totals"]  # the final totals, once, after the close
+
+
+def test_a_coup_is_settled_in_the_database_while_its_cards_are_shown_and_told_after_them(
+        db_url: str) -> None:
+    """The settlement's write (0.35–0.7 s of the database thread at 5,000 players) goes on
+    while the cards are shown at their pace, instead of after the last one; the pages still
+    hear of it after the last card and the coup (``settlement``, then ``round-settled``), and
+    the books balance."""
+    import asyncio
+    import dataclasses
+    import time
+
+    from sqlalchemy import select
+
+    from puntobanco.bets import BetKind
+    from puntobanco.server.db.models import CoupRecord
+    from puntobanco.server.live.dealer import server_dealt
+
+    from .support import check_books
+    from .test_engine import Room, started
+
+    room = Room(db_url, dealing="server", rules=RuleSet(decks=1, cut_card=14))
+    room.config = dataclasses.replace(room.config, closed_seconds=1.0, card_seconds=1.0)
+    seen: list[str] = []
+
+    class Watching(Client):
+        def push(self, text: str) -> None:
+            seen.append(text.split('"')[3])
+
+    def status(coup_id: int) -> str:
+        with room.db.read() as session:
+            return str(session.scalar(select(CoupRecord.status).where(
+                CoupRecord.id == coup_id)))
+
+    async def round_() -> tuple[str, list[str]]:
+        engine = await started(room.engine(server_dealt))
+        engine.hub.add(Watching(room.ann))
+        await engine.start_shoe()
+        coup_id = await engine.open_round(seconds=None)
+        await engine.place_bet(room.ann, BetKind.PUNTO, 10_000, None, role="player")
+        await engine.close_round()
+        dealing = asyncio.ensure_future(engine.deal_and_settle())
+        until = time.monotonic() + 20
+        while status(coup_id) != "settled" and time.monotonic() < until:
+            await asyncio.sleep(0.02)  # the clock stands still: not one card is shown yet
+        during = status(coup_id), list(seen)
+        while not dealing.done():
+            room.clock.advance(1.0)
+            await asyncio.sleep(0.01)
+        await dealing
+        await engine.stop()
+        return during
+
+    try:
+        (written, told), after = run_coroutine(round_()), seen
+    finally:
+        room.close()
+    assert written == "settled"
+    assert "card-dealt" not in told and "settlement" not in told
+    cards = [n for n, kind in enumerate(after) if kind == "card-dealt"]
+    assert len(cards) >= 4
+    assert after.index("coup-dealt") > cards[-1]
+    assert after.index("coup-dealt") < after.index("settlement") < after.index("round-settled")
+    check_books(db_url)
