@@ -303,6 +303,10 @@ class Run:
     rounds: dict[int, Round] = field(default_factory=dict)
     order: list[int] = field(default_factory=list)
     sent_at: dict[str, float] = field(default_factory=dict)
+    #: when each bet left this client (epoch seconds), and each refused bet's lead: how long
+    #: before the announced deadline it was sent (negative: after it), by refusal code
+    sent_wall: dict[str, float] = field(default_factory=dict)
+    refused_lead: dict[str, list[float]] = field(default_factory=dict)
     acks: list[float] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
     examples: dict[str, str] = field(default_factory=dict)
@@ -319,6 +323,7 @@ class Run:
             at = payload.find(b'"key":"', 22) + 7
             key = payload[at:at + 32].decode()
             began = self.sent_at.pop(key, None)
+            self.sent_wall.pop(key, None)
             if began is not None:
                 self.acks.append(time.perf_counter() - began)
                 coup = int(key[:8], 16)
@@ -327,7 +332,7 @@ class Run:
         elif head.startswith(b'{"type":"bet-refused"'):
             answer = json.loads(payload)
             self.sent_at.pop(answer["key"], None)
-            self.refuse(answer["error"])
+            self.refuse(answer["error"], answer["key"])
         elif head.startswith(b'{"type":"round-opened"'):
             answer = json.loads(payload)
             coup = answer["coup_id"]
@@ -358,11 +363,15 @@ class Run:
                 if head.startswith(b'{"type":"round-settled"'):
                     found.settled += 1
 
-    def refuse(self, error: dict[str, str]) -> None:
+    def refuse(self, error: dict[str, str], key: str | None = None) -> None:
         code = error["code"]
         if code not in self.refused:
             self.examples[code] = error["message"]
         self.refused[code] = self.refused.get(code, 0) + 1
+        sent = None if key is None else self.sent_wall.pop(key, None)
+        found = None if key is None else self.rounds.get(int(key[:8], 16))
+        if sent is not None and found is not None:
+            self.refused_lead.setdefault(code, []).append(found.deadline - sent)
 
 
 def bet_key(coup: int) -> str:
@@ -376,6 +385,7 @@ async def place(run: Run, socket: Socket, http: Http | None, token: str, coup: R
     coup.sent += 1
     if http is None:
         run.sent_at[key] = time.perf_counter()
+        run.sent_wall[key] = time.time()
         socket.send(b'{"type":"bet","key":"' + key.encode() + b'","coup_id":'
                     + str(coup.coup_id).encode() + b',"bet":"' + kind.encode()
                     + b'","stake":1000}')
@@ -386,6 +396,7 @@ async def place(run: Run, socket: Socket, http: Http | None, token: str, coup: R
                + token.encode() + b"\r\nContent-Type: application/json\r\nContent-Length: "
                + str(len(body)).encode() + b"\r\n\r\n" + body)
     began = time.perf_counter()
+    sent = time.time()
     try:
         status, answer = await http.post(request)
     except (OSError, ConnectionError):
@@ -395,7 +406,8 @@ async def place(run: Run, socket: Socket, http: Http | None, token: str, coup: R
         run.acks.append(time.perf_counter() - began)
         coup.accepted += 1
     else:
-        run.refuse(json.loads(answer)["error"])
+        run.sent_wall[key] = sent
+        run.refuse(json.loads(answer)["error"], key)
 
 
 async def drive(run: Run, port: int, sessions: list[tuple[int, str]], *, rounds: int,
@@ -558,6 +570,10 @@ def report(run: Run, sockets: list[Socket], *, label: str, rss: float, total: Me
           f"unanswered {unanswered}")
     for code, example in run.examples.items():
         print(f"    first {code}: {example}")
+    for code, leads in sorted(run.refused_lead.items()):  # the client's clock is the server's
+        early = sorted(1000 * lead for lead in leads if lead > 0)
+        print(f"    {code}: {len(early)} of {len(leads)} sent before the deadline"
+              + (f" ({early[0]:.0f}–{early[-1]:.0f} ms before it)" if early else ""))
     print(f"  ack p50 {percentile(acks, 0.5):.0f} ms, p99 {percentile(acks, 0.99):.0f} ms, "
           f"max {max(acks or [0]):.0f} ms (the client's own loop at most {1000 * run.lag:.0f} ms "
           f"late)")

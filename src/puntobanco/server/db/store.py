@@ -579,11 +579,41 @@ def find_requests(session: Session, asked: Sequence[tuple[int, str]]
 def active_bets(session: Session, coup_id: int) -> dict[int, dict[BetKind, tuple[int, int]]]:
     """The live bets of a coup: player → kind → (bet id, stake)."""
     found: dict[int, dict[BetKind, tuple[int, int]]] = {}
-    for bet_id, player, kind, stake in session.execute(
-            select(BetRecord.id, BetRecord.player_id, BetRecord.kind, BetRecord.stake).where(
-                BetRecord.coup_id == coup_id, BetRecord.status == "active", BetRecord.stake > 0)):
-        found.setdefault(player, {})[BetKind(kind)] = (bet_id, stake)
+    for bet_id, player, kind, stake in _LIVE_BETS.run(session.connection(), (coup_id,)):
+        found.setdefault(player, {})[_KIND_NAMED[kind]] = (bet_id, stake)
     return found
+
+
+def _live_bets_and_wallets(session: Session, coup_id: int
+                           ) -> tuple[dict[int, dict[BetKind, tuple[int, int]]], dict[int, int]]:
+    """:func:`active_bets`, and the wallet account of every player holding one, in one
+    query (a settlement of 5,000 players read them with two ``IN`` lists of 5,000 bound
+    parameters that SQLAlchemy expanded each time: ~80 ms of the database thread's CPU)."""
+    found: dict[int, dict[BetKind, tuple[int, int]]] = {}
+    wallets: dict[int, int] = {}
+    for bet_id, player, kind, stake, wallet in _LIVE_BETS_AND_WALLETS.run(
+            session.connection(), (coup_id,)):
+        found.setdefault(player, {})[_KIND_NAMED[kind]] = (bet_id, stake)
+        wallets[player] = wallet
+    return found, wallets
+
+
+#: a bet's kind by its stored name (``BetKind(name)`` costs ~7 µs: 10,000 bets a settlement)
+_KIND_NAMED = {kind.value: kind for kind in BetKind}
+#: the live bets of a coup (``active_bets``): fixed driver SQL, not an ORM select (10,000 rows
+#: at 5,000 players, read at the close and again at the settlement)
+_LIVE = "FROM bets AS b WHERE b.coup_id = {} AND b.status = 'active' AND b.stake > 0"
+_LIVE_BETS = bulk.Sql(f"SELECT b.id, b.player_id, b.kind, b.stake {_LIVE.format('?')}",
+                      f"SELECT b.id, b.player_id, b.kind, b.stake {_LIVE.format('%s')}")
+_WITH_WALLET = ("SELECT b.id, b.player_id, b.kind, b.stake, a.id FROM bets AS b JOIN accounts "
+                "AS a ON a.player_id = b.player_id AND a.kind = 'wallet' WHERE b.coup_id = {} "
+                "AND b.status = 'active' AND b.stake > 0")
+_LIVE_BETS_AND_WALLETS = bulk.Sql(_WITH_WALLET.format("?"), _WITH_WALLET.format("%s"))
+#: the wallets' balances of the players a coup's settlement paid (its bets are settled then)
+_SETTLED = ("SELECT a.player_id, a.balance FROM accounts AS a WHERE a.kind = 'wallet' AND "
+            "a.player_id IN (SELECT b.player_id FROM bets AS b WHERE b.coup_id = {} AND "
+            "b.status = 'settled' AND b.stake > 0)")
+_SETTLED_BALANCES = bulk.Sql(_SETTLED.format("?"), _SETTLED.format("%s"))
 
 
 def active_or_settled_players(session: Session, coup_id: int) -> set[int]:
@@ -615,7 +645,7 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
     bettor's wallet balance afterwards.
     """
     _move(session, coup_id, "dealt", "settled", settled_at=utcnow())
-    stored = active_bets(session, coup_id)
+    stored, wallets = _live_bets_and_wallets(session, coup_id)
     closed = {player: {kind: stake for kind, (_, stake) in kinds.items()}
               for player, kinds in stored.items()}
     wanted = {player: dict(spot) for player, spot in bets.items() if spot}
@@ -624,17 +654,21 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
                            f"holds {closed}")
     in_play = ledger.account_id(session, ledger.in_play_code(table_id))
     house = ledger.account_id(session, ledger.house_code(table_id))
-    wallets = _wallets(session, [player for player, spot in lines.items() if spot])
     rows: list[tuple[Any, ...]] = []
     moves: list[ledger.Move] = []
+    pays: dict[tuple[Any, ...], str] = {}  # a few distinct odds a coup: each written once
     for player, player_lines in lines.items():
         for seq, line in enumerate(player_lines):
             bet_id, stake = stored[player][line.bet]
             if stake != line.stake:
                 raise RuntimeError(f"coup {coup_id}: bet {bet_id} staked {stake}, settled "
                                    f"{line.stake}")
+            odds = (line.odds, line.reason)
+            text = pays.get(odds)
+            if text is None:
+                text = pays[odds] = pays_text(line)
             rows.append((coup_id, bet_id, player, seq, line.bet.value, line.stake,
-                         line.outcome.value, line.net, line.returned, pays_text(line),
+                         line.outcome.value, line.net, line.returned, text,
                          line.reason.value))
             ids = {"coup_id": coup_id, "bet_id": bet_id, "player_id": player}
             if line.outcome is Outcome.LOSE:
@@ -648,7 +682,8 @@ def settle_coup(session: Session, *, table_id: int, coup_id: int,
     session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
                                             BetRecord.status == "active")
                     .values(status="settled"))
-    return wallet_balances(session, list(wallets))
+    return {int(player): balance for player, balance
+            in _SETTLED_BALANCES.run(session.connection(), (coup_id,))}
 
 
 class Refund(NamedTuple):

@@ -23,7 +23,8 @@ the coup exactly when its batch committed before the close did — see ``docs/se
 The table's totals are kept here too and pushed as ``bet-totals`` at most every
 :data:`TOTALS_SECONDS` (the first change at once, later ones coalesced), and less often on a
 crowded table, so that they cost at most :data:`TOTALS_SENDS` socket writes a second
-(:func:`totals_interval`).
+(:func:`totals_interval`), and not in the last moment before the deadline
+(:func:`totals_quiet`): the close pushes the final ones.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ MAX_BATCH, TOTALS_SECONDS = 1000, 0.25
 #: the most ``bet-totals`` socket writes a second one table spends (a crowded table's totals
 #: come less often: 1,000 sockets every second, 5,000 every 5 s)
 TOTALS_SENDS = 1000
+#: no ``bet-totals`` in the last sockets / this many seconds before the deadline
+TOTALS_QUIET_SENDS = 5000
 #: a lingering batch is written at once when this many requests are queued
 LINGER_BETS = 200
 
@@ -66,6 +69,20 @@ def totals_interval(sockets: int) -> float:
     (0.25, 1.0, 5.0)
     """
     return max(TOTALS_SECONDS, sockets / TOTALS_SENDS)
+
+
+def totals_quiet(sockets: int) -> float:
+    """How long before the deadline a table watched by ``sockets`` sockets pushes no more
+    ``bet-totals`` (the final totals follow ``bets-closed``). A push to every socket holds the
+    event loop about 20 µs a socket — 0.1 s at 5,000 — and a bet the loop reads after the
+    deadline is refused: at 5,000 sockets the coalesced push fell due right at the deadline
+    (5 s after the first bets of a window whose bets came in its last 5 s) and the close ran
+    0.1–0.3 s late (issue 21).
+
+    >>> totals_quiet(20), totals_quiet(1000), totals_quiet(5000)
+    (0.004, 0.2, 1.0)
+    """
+    return sockets / TOTALS_QUIET_SENDS
 #: a batch that met a momentary database error (a lock, the same idempotency key written by
 #: another table at the same moment) is written again this many times
 BATCH_ATTEMPTS = 3
@@ -388,7 +405,11 @@ class BetDesk:
         loop = asyncio.get_running_loop()
         if self._timer is not None:
             return
-        wait = self._sent_at + totals_interval(len(self.hub.clients)) - loop.time()
+        sockets = len(self.hub.clients)
+        wait = self._sent_at + totals_interval(sockets) - loop.time()
+        if (self.closes_at is not None
+                and self.closes_at - self.clock.now() - max(0.0, wait) < totals_quiet(sockets)):
+            return  # too close to the deadline: the close pushes them (flush_totals)
         if wait <= 0:
             self.flush_totals()
         else:

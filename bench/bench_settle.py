@@ -1,0 +1,177 @@
+"""What a round costs besides its bets (issue 21): "no more bets" and the settlement, per part.
+
+The load client (``bench_load.py``) sees the settlement only as the time from the deadline to
+the last socket's ``round-settled``, with everything else of the server mixed in. This bench
+runs the engine's steps of one round alone, in one process, on a real database: ``--players``
+players with credited wallets (``bench_store.seed``), each with a Banco and a Punto bet of
+10 € on the coup (as ``bench_load.py`` bets, written before the clock by ``store.apply_bets``),
+then what ``TableDealer.close_round`` and ``deal_and_settle`` do, each step timed in thread CPU
+(``time.thread_time``) and wall time:
+
+* ``close``: ``store.close_coup_with_bets`` in one write transaction (the database thread);
+* ``core bets``: the core takes the bets the database holds (``Table.place_bet``, checked
+  again) and closes (the event loop's thread);
+* ``deal``: the core deals, ``store.record_deal`` and the coup's JSON;
+* ``settle``: the core settles, then ``store.settle_coup`` and the coup's JSON in one write
+  transaction (the database thread);
+* ``messages``: every bettor's ``settlement`` message built and serialised (the loop).
+
+``--rounds`` rounds on the same players (the first warms the caches and is not counted); the
+ledger is audited at the end. Run: ``.venv/bin/python bench/bench_settle.py [--players 5000]
+[--rounds 4] [--sqlite-only]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from bench_server import Postgres, pg_binary
+from bench_store import seed
+from puntobanco.bets import BetKind
+from puntobanco.rules import RuleSet
+from puntobanco.server.db import ledger, recall, store
+from puntobanco.server.db.engine import Database, migrate
+from puntobanco.server.db.models import CoupRecord
+from puntobanco.server.live import messages as msg
+from puntobanco.table import Table
+
+T = TypeVar("T")
+STAKE = 1_000
+
+
+class Timer:
+    """Thread CPU and wall seconds per step, summed over the counted rounds."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = defaultdict(float)
+        self.wall: dict[str, float] = defaultdict(float)
+        self.counting = False
+
+    def __call__(self, step: str, work: Callable[[], T]) -> T:
+        cpu, wall = time.thread_time(), time.perf_counter()
+        result = work()
+        if self.counting:
+            self.cpu[step] += time.thread_time() - cpu
+            self.wall[step] += time.perf_counter() - wall
+        return result
+
+
+def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: Table,
+              players: list[int]) -> None:
+    opened = core.open_round()
+    with db.write() as session:
+        coup_id = store.open_coup(session, table_id=table_id, shoe_id=shoe_id,
+                                  round_no=opened.round_no, coup_in_shoe=opened.coup_in_shoe,
+                                  last_coup=False)
+    ops = [store.BetOp(player, kind, STAKE, None) for player in players
+           for kind in (BetKind.BANCO, BetKind.PUNTO)]
+    for first in range(0, len(ops), 1000):
+        with db.write() as session:
+            results = store.apply_bets(session, table_id=table_id, coup_id=coup_id,
+                                       round_no=opened.round_no, rules=core.rules,
+                                       ops=ops[first:first + 1000])
+        assert not any(isinstance(result, Exception) for result in results), results[:3]
+
+    def close() -> dict[int, store.SpotBets]:
+        with db.write() as session:
+            return store.close_coup_with_bets(session, coup_id)
+
+    held = timer("close", close)
+
+    def core_bets() -> None:
+        for player, spot in held.items():
+            for kind in BetKind:
+                if spot.get(kind):
+                    core.place_bet(str(player), kind, spot[kind])
+        core.close_bets()
+
+    timer("core bets", core_bets)
+    bets = {int(spot): dict(spot_bets) for spot, spot_bets in core.bets.items()}
+
+    def deal() -> None:
+        dealt = core.deal()
+        with db.write() as session:
+            store.record_deal(session, coup_id, dealt.coup, first_card=0)
+            recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=1)
+
+    timer("deal", deal)
+    settled = timer("core settle", core.settle)
+    lines = {int(spot): spot_lines for spot, spot_lines in settled.lines.items()}
+
+    def settle() -> dict[int, int]:
+        with db.write() as session:
+            balances = store.settle_coup(session, table_id=table_id, coup_id=coup_id,
+                                         bets=bets, lines=lines)
+            recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=1)
+            return balances
+
+    balances = timer("settle", settle)
+
+    def messages() -> None:
+        for player, balance in balances.items():
+            msg.encode(msg.Settlement(
+                coup_id=coup_id, balance=balance,
+                lines=[{**line.to_dict(), "returned": line.returned} for line in lines[player]]))
+
+    timer("messages", messages)
+
+
+def run(name: str, url: str, *, players: int, rounds: int) -> None:
+    migrate(url)
+    db = Database(url, threads=1)
+    try:
+        ids, table_id, shoe_id = seed(db, players)
+        core = Table(RuleSet(), rng=random.Random(21))
+        timer = Timer()
+        for number in range(rounds + 1):
+            timer.counting = number > 0
+            one_round(db, timer, table_id=table_id, shoe_id=shoe_id, core=core, players=ids)
+        print(f"{name}: {players:,} players, {2 * players:,} bets a round, {rounds} rounds; "
+              "ms per round, thread CPU / wall:")
+        for step in timer.cpu:
+            print(f"  {step:<12} {1000 * timer.cpu[step] / rounds:8.1f} / "
+                  f"{1000 * timer.wall[step] / rounds:8.1f}")
+        print(f"  {'all':<12} {1000 * sum(timer.cpu.values()) / rounds:8.1f} / "
+              f"{1000 * sum(timer.wall.values()) / rounds:8.1f}")
+        with db.read() as session:
+            books = ledger.audit(session)
+        print(f"  ledger audit: {'balanced' if books.ok else books}")
+    finally:
+        db.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--sqlite-only", action="store_true")
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; Python "
+          f"{platform.python_version()}; load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory() as folder:
+        run("sqlite", f"sqlite:///{Path(folder) / 'settle.sqlite3'}", players=args.players,
+            rounds=args.rounds)
+    if args.sqlite_only:
+        return
+    if pg_binary("initdb") is None:
+        print("postgresql: skipped (no initdb on PATH)")
+        return
+    cluster = Postgres()
+    try:
+        run("postgresql", cluster.new_database(), players=args.players, rounds=args.rounds)
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    main()

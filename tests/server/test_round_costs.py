@@ -1,0 +1,122 @@
+"""Issue 21, what a round costs besides its bets on a crowded table: the messages to every
+socket at the moments that matter (the deadline), measured in ``docs/server.md``, "Issue 21,
+third pass"."""
+
+from __future__ import annotations
+
+from puntobanco.rules import RuleSet
+from puntobanco.server.db.engine import Database, migrate
+from puntobanco.server.live.clock import ManualClock
+from puntobanco.server.live.desk import BetDesk, totals_quiet
+from puntobanco.server.live.hub import Client, Hub
+
+from .support import run_coroutine
+
+
+def test_a_crowded_table_pushes_no_bet_totals_just_before_the_deadline_only_after_it(
+        sqlite_url: str) -> None:
+    """A ``bet-totals`` push to 5,000 sockets holds the event loop ~0.1 s; due at the deadline,
+    it made the loop read bets sent in time after the deadline (refused). In the last
+    :func:`totals_quiet` seconds the totals wait for the close, which pushes the final ones."""
+    migrate(sqlite_url)
+    db = Database(sqlite_url, threads=1)
+    clock = ManualClock()
+    hub = Hub()
+    watchers = [Client(None) for _ in range(5000)]
+    for client in watchers:
+        hub.add(client)
+
+    def pushed() -> list[str]:
+        texts = []
+        while not watchers[0].queue.empty():
+            text = watchers[0].queue.get_nowait()
+            assert text is not None
+            texts.append(text.split('"')[3])
+        return texts
+
+    async def window() -> tuple[list[str], list[str], list[str]]:
+        desk = BetDesk(table_id=1, db=db, hub=hub, clock=clock)
+        desk.open(coup_id=7, round_no=1, rules=RuleSet(), closes_at=clock.now() + 15)
+        desk.apply_remote(1, 7, {"banco": 1000})  # the first change of a window: at once
+        early = pushed()
+        clock.advance(15 - totals_quiet(5000) / 2)  # half the quiet moment before the deadline
+        desk._sent_at -= 60  # the gap after the first push is over (the loop's real time)
+        desk.apply_remote(2, 7, {"punto": 1000})
+        desk.apply_remote(3, 7, {"punto": 2000})
+        late = pushed()
+        clock.advance(totals_quiet(5000))
+        desk.close()
+        desk.flush_totals()  # what the dealer does after bets-closed and the drain
+        return early, late, pushed()
+
+    try:
+        early, late, closed = run_coroutine(window())
+    finally:
+        db.close()
+    assert early == ["bet-totals"]
+    assert late == []  # nothing in the quiet moment before the deadline
+    assert closed == ["bet-totals"]  # the final totals, once, after the close
+
+
+def test_a_coup_is_settled_in_the_database_while_its_cards_are_shown_and_told_after_them(
+        db_url: str) -> None:
+    """The settlement's write (0.35–0.7 s of the database thread at 5,000 players) goes on
+    while the cards are shown at their pace, instead of after the last one; the pages still
+    hear of it after the last card and the coup (``settlement``, then ``round-settled``), and
+    the books balance."""
+    import asyncio
+    import dataclasses
+    import time
+
+    from sqlalchemy import select
+
+    from puntobanco.bets import BetKind
+    from puntobanco.server.db.models import CoupRecord
+    from puntobanco.server.live.dealer import server_dealt
+
+    from .support import check_books
+    from .test_engine import Room, started
+
+    room = Room(db_url, dealing="server", rules=RuleSet(decks=1, cut_card=14))
+    room.config = dataclasses.replace(room.config, closed_seconds=1.0, card_seconds=1.0)
+    seen: list[str] = []
+
+    class Watching(Client):
+        def push(self, text: str) -> None:
+            seen.append(text.split('"')[3])
+
+    def status(coup_id: int) -> str:
+        with room.db.read() as session:
+            return str(session.scalar(select(CoupRecord.status).where(
+                CoupRecord.id == coup_id)))
+
+    async def round_() -> tuple[str, list[str]]:
+        engine = await started(room.engine(server_dealt))
+        engine.hub.add(Watching(room.ann))
+        await engine.start_shoe()
+        coup_id = await engine.open_round(seconds=None)
+        await engine.place_bet(room.ann, BetKind.PUNTO, 10_000, None, role="player")
+        await engine.close_round()
+        dealing = asyncio.ensure_future(engine.deal_and_settle())
+        until = time.monotonic() + 20
+        while status(coup_id) != "settled" and time.monotonic() < until:
+            await asyncio.sleep(0.02)  # the clock stands still: not one card is shown yet
+        during = status(coup_id), list(seen)
+        while not dealing.done():
+            room.clock.advance(1.0)
+            await asyncio.sleep(0.01)
+        await dealing
+        await engine.stop()
+        return during
+
+    try:
+        (written, told), after = run_coroutine(round_()), seen
+    finally:
+        room.close()
+    assert written == "settled"
+    assert "card-dealt" not in told and "settlement" not in told
+    cards = [n for n, kind in enumerate(after) if kind == "card-dealt"]
+    assert len(cards) >= 4
+    assert after.index("coup-dealt") > cards[-1]
+    assert after.index("coup-dealt") < after.index("settlement") < after.index("round-settled")
+    check_books(db_url)
