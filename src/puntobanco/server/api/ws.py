@@ -34,7 +34,7 @@ from puntobanco.i18n import DEFAULT_LANGUAGE
 from puntobanco.server.api import frames
 from puntobanco.server.api.deps import known_player, lookup_player
 from puntobanco.server.api.guard import Guards, client_address
-from puntobanco.server.api.wsbets import socket_bet
+from puntobanco.server.api.wsbets import quick_bet, socket_bet
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.health import outage_code
 from puntobanco.server.live import messages as msg
@@ -127,9 +127,11 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
     ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
              else asyncio.Event())
     sender = asyncio.create_task(_send(websocket, client))
+    signed_in = token if player_id is not None else None
     receiver = asyncio.create_task(_receive(websocket, client, functools.partial(
-        socket_bet, casino, guards, table_id, token if player_id is not None else None,
-        player.lang if player is not None else DEFAULT_LANGUAGE)))
+        socket_bet, casino, guards, table_id, signed_in,
+        player.lang if player is not None else DEFAULT_LANGUAGE),
+        functools.partial(quick_bet, casino, guards, table_id, signed_in)))
     logged_out = asyncio.create_task(
         _session_lives(casino, token, ended, limits.session_recheck_seconds)
         if player_id is not None and token else ended.wait())
@@ -219,9 +221,11 @@ async def _send(websocket: WebSocket, client: Client) -> None:
 
 
 async def _receive(websocket: WebSocket, client: Client,
-                   bet: Callable[[dict[str, Any]], Awaitable[tuple[str, str | None]]]) -> None:
-    """Answer the client's messages: a ping at once, a bet when its batch is written (a task
-    each: the socket goes on reading; a bet once read completes even if the socket closes).
+                   bet: Callable[[dict[str, Any]], Awaitable[tuple[str, str | None]]],
+                   quick: Callable[[dict[str, Any], Client], bool] | None = None) -> None:
+    """Answer the client's messages: a ping at once, a bet when its batch is written (the
+    plain bet by ``quick``, the desk's future's callback; any other by a task running ``bet``:
+    the socket goes on reading; a bet once read completes even if the socket closes).
     While a bet is answered, the ``my-bets`` it causes is not sent to this socket: its answer
     says the same (``Client.answered``)."""
     betting: set[asyncio.Task[None]] = set()
@@ -249,6 +253,8 @@ async def _receive(websocket: WebSocket, client: Client,
         if isinstance(message, dict) and message.get("type") == "ping":
             client.push(PONG)
         elif isinstance(message, dict) and message.get("type") == "bet":
+            if quick is not None and quick(message, client):
+                continue
             task = asyncio.create_task(answer(message))
             betting.add(task)
             task.add_done_callback(betting.discard)

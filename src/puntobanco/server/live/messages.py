@@ -14,6 +14,7 @@ FastAPI.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -245,6 +246,53 @@ MESSAGES: dict[str, type[Message]] = {
 def encode(message: Message) -> str:
     """The message's JSON text (compact, UTF-8 kept as it is)."""
     return message.model_dump_json()
+
+
+#: JSON as :func:`encode` writes it (compact, UTF-8 kept as it is), for the texts built below
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+#: a bet's answer (``BetOut``) as the route gives it: its fields in order
+_BET_OUT = ("bet", "stake", "total", "my_bets", "balance", "coup_id", "round_no")
+
+
+def my_bets_text(coup_id: int, my_bets: dict[str, int], balance: int) -> str:
+    """``encode(MyBets(coup_id=…, my_bets=…, balance=…))`` without building the model, for
+    the ``my-bets`` every accepted bet causes (issue 21: about 10 µs less a bet).
+
+    >>> my_bets_text(7, {"banco": 1000}, 9000) == encode(MyBets(
+    ...     coup_id=7, my_bets={"banco": 1000}, balance=9000))
+    True
+    """
+    return _dumps({"type": "my-bets", "coup_id": coup_id, "my_bets": my_bets,
+                   "balance": balance})
+
+
+def bet_accepted_texts(key: str, answer: dict[str, Any]) -> tuple[str, str] | None:
+    """The ``bet-accepted`` text of a single bet's ``answer`` as the desk gave it, and the
+    ``my-bets`` text it implies — what ``BetOut`` then :func:`encode` make of it, without the
+    models (issue 21) — or ``None`` when ``answer`` is not exactly of ``BetOut``'s shape (whole
+    numbers, a text, the bets by name): then the models read it.
+
+    >>> answer = {"bet": "banco", "stake": 1000, "total": 1000, "my_bets": {"banco": 1000},
+    ...           "balance": 9000, "coup_id": 3, "round_no": 2}
+    >>> bet_accepted_texts("k", answer)[0] == encode(BetAccepted(key="k", answer=answer))
+    True
+    >>> bet_accepted_texts("k", {**answer, "stake": 10.0}) is None
+    True
+    """
+    try:
+        fields = [answer[name] for name in _BET_OUT]
+    except (KeyError, TypeError):
+        return None
+    bet, stake, total, my_bets, balance, coup_id, round_no = fields
+    if (type(bet) is not str or type(stake) is not int or type(total) is not int
+            or type(balance) is not int or type(coup_id) is not int
+            or type(round_no) is not int or type(my_bets) is not dict
+            or not all(type(name) is str and type(cents) is int
+                       for name, cents in my_bets.items())):
+        return None
+    return (_dumps({"type": "bet-accepted", "key": key, "answer": {
+        "bet": bet, "stake": stake, "total": total, "my_bets": my_bets, "balance": balance,
+        "coup_id": coup_id, "round_no": round_no}}), my_bets_text(coup_id, my_bets, balance))
 
 
 # --- between server processes (live/cluster.py): what one process tells the others ---------
