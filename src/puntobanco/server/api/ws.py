@@ -31,7 +31,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 
 from puntobanco.i18n import DEFAULT_LANGUAGE
-from puntobanco.server.api import frames
+from puntobanco.server.api import frames, wsread
 from puntobanco.server.api.deps import known_player, lookup_player
 from puntobanco.server.api.guard import Guards, client_address
 from puntobanco.server.api.wsbets import quick_bet, socket_bet
@@ -239,11 +239,7 @@ async def _receive(websocket: WebSocket, client: Client,
             client.betting -= 1
             client.answered(text, implied)
 
-    while True:
-        frame = await websocket.receive()
-        if frame["type"] == "websocket.disconnect":
-            return
-        text = frame.get("text")
+    def take(text: object) -> None:
         message: object = None
         if isinstance(text, str) and len(text) <= MAX_CLIENT_TEXT:
             try:
@@ -254,9 +250,22 @@ async def _receive(websocket: WebSocket, client: Client,
             client.push(PONG)
         elif isinstance(message, dict) and message.get("type") == "bet":
             if quick is not None and quick(message, client):
-                continue
+                return
             task = asyncio.create_task(answer(message))
             betting.add(task)
             task.add_done_callback(betting.discard)
         else:
             client.push(BAD_MESSAGE)
+
+    # the plain text frames read straight from uvicorn's connection (api/wsread.py); the
+    # rest, and everything on another server, through ASGI
+    reader = wsread.install(getattr(websocket, "_send", None), take)
+    try:
+        while True:
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                return
+            take(frame.get("text"))
+    finally:
+        if reader is not None:
+            reader.stop()
