@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from puntobanco.server.api import wsbets
+from puntobanco.server.live import messages as msg
 from puntobanco.server.live.messages import MESSAGES
 
 from .support import LiveServer, Player, Watcher, check_books, fast_settings, running
@@ -30,10 +34,12 @@ def test_issue21_a_bet_on_the_socket_is_judged_as_over_http(db_url: str) -> None
         elsewhere = server.watch(1, ann)  # the player's page in another tab
         coup = watcher.next("round-opened")["coup_id"]
         # accepted: the route's answer, under the key
+        quick = wsbets.FIGURES["quick"]
         watcher.send({"type": "bet", "key": "s-1", "coup_id": coup, "bet": "banco",
                       "stake": 1000})
         accepted = _answer(watcher, "s-1")
         assert accepted["type"] == "bet-accepted", accepted
+        assert wsbets.FIGURES["quick"] == quick + 1  # the plain bet took the short way
         assert accepted["answer"]["my_bets"] == {"banco": 1000}
         assert accepted["answer"]["coup_id"] == coup
         assert set(accepted["answer"]) == {"bet", "stake", "total", "my_bets", "balance",
@@ -120,3 +126,27 @@ def test_issue21_socket_bets_share_the_player_s_bet_limit(sqlite_url: str) -> No
         status, _ = _http(server, bob, {"bet": "punto", "stake": 1000, "coup_id": coup})
         assert status == 429  # one limit, whichever way the bets come
         watcher.close()
+
+
+@pytest.mark.parametrize("key", ["k", 'a"b\\c/d', " ~!{}[]:,"])
+@pytest.mark.parametrize("bet", ["banco", "lion-banco"])
+def test_issue21_a_bet_s_answer_written_by_hand_is_the_models_text(key: str, bet: str) -> None:
+    answer = {"round_no": 4, "bet": bet, "stake": 1000, "total": 3000,
+              "my_bets": {"punto": 500, bet: 3000}, "balance": 96_500, "coup_id": 12,
+              "extra": "not in BetOut"}
+    texts = msg.bet_accepted_texts(key, answer)
+    assert texts is not None
+    shown = {name: answer[name] for name in ("bet", "stake", "total", "my_bets", "balance",
+                                             "coup_id", "round_no")}
+    assert texts[0] == msg.encode(msg.BetAccepted(key=key, answer=shown))
+    assert texts[1] == msg.encode(msg.MyBets(coup_id=12, my_bets=answer["my_bets"],
+                                             balance=96_500))
+
+
+@pytest.mark.parametrize("change", [{"stake": 10.0}, {"balance": True}, {"bet": None},
+                                    {"my_bets": {"banco": "1000"}}, {"coup_id": None}])
+def test_issue21_an_answer_of_another_shape_is_left_to_the_models(change: dict[str, Any]
+                                                                   ) -> None:
+    answer = {"bet": "banco", "stake": 1000, "total": 1000, "my_bets": {"banco": 1000},
+              "balance": 9000, "coup_id": 3, "round_no": 2, **change}
+    assert msg.bet_accepted_texts("k", answer) is None

@@ -154,14 +154,18 @@ async def take_bet(casino: Casino, guards: Guards, table_id: int, token: str | N
     in its own way). A session seen live in the last minute is not looked up: the bet's own
     group commit checks it."""
 
+    return await _take(casino, guards, token, _placing(casino, table_id, bet), BetOut,
+                       lang=lang, path=path, player=player, trust_known=True)
+
+
+def _placing(casino: Casino, table_id: int, bet: BetIn) -> Place:
     async def place(who: PlayerInfo, check: str | None) -> dict[str, Any]:
         answer: dict[str, Any] = await casino.dealer(table_id).place_bet(
             who.id, BetKind.parse(bet.bet), bet.stake,
             bet.idempotency_key, role=who.role, coup_id=bet.coup_id, token=check)
         return answer
 
-    return await _take(casino, guards, token, place, BetOut, lang=lang, path=path,
-                       player=player, trust_known=True)
+    return place
 
 
 async def take_bets(casino: Casino, guards: Guards, table_id: int, token: str | None,
@@ -197,23 +201,51 @@ async def _take(casino: Casino, guards: Guards, token: str | None,
         return failed(casino, error, lang or DEFAULT_LANGUAGE, path)
     try:
         guards.bets.check(str(player.id), TOO_MANY)
-        try:
-            answer = await place(player, token if unchecked else None)
-        except (SessionUnchecked, SessionEnded):
-            # refused before any batch checked its session, or the session has ended:
-            # looked up now, as the route would, and asked again (nothing was written)
-            if (fresh := await lookup_player(casino, token)) is None:
-                forget_sessions(casino, player.id, token)
-                return None
-            player = fresh
-            answer = await place(player, None)
-        return Taken(200, out.model_validate(answer).model_dump(mode="json"))
-    except PuntoBancoError as error:
-        if not isinstance(error, DatabaseUnavailable):  # a refusal (the routes' handler)
-            return refusal(error, lang or player.lang)
-        return failed(casino, error, lang or player.lang, path)
+        answer = await place(player, token if unchecked else None)
     except Exception as error:
-        return failed(casino, error, lang or player.lang, path)
+        return await _recover(casino, token, place, out, player, error, lang=lang, path=path)
+    return accepted_answer(casino, out, answer, lang or player.lang, path)
+
+
+def accepted_answer(casino: Casino, out: type[BaseModel], answer: dict[str, Any],
+                    lang: str, path: str) -> Taken:
+    """An accepted request's answer, as ``out`` gives it."""
+    try:
+        return Taken(200, out.model_validate(answer).model_dump(mode="json"))
+    except Exception as error:
+        return failed(casino, error, lang, path)
+
+
+async def _recover(casino: Casino, token: str | None, place: Place, out: type[BaseModel],
+                   player: PlayerInfo, error: Exception, *, lang: str | None, path: str
+                   ) -> Taken | None:
+    """The answer to a request whose first ``place`` (or rate limit) raised ``error``."""
+    try:
+        if not isinstance(error, (SessionUnchecked, SessionEnded)):
+            raise error
+        # refused before any batch checked its session, or the session has ended:
+        # looked up now, as the route would, and asked again (nothing was written)
+        if (fresh := await lookup_player(casino, token)) is None:
+            forget_sessions(casino, player.id, token)
+            return None
+        player = fresh
+        answer = await place(player, None)
+        return Taken(200, out.model_validate(answer).model_dump(mode="json"))
+    except PuntoBancoError as refused:
+        if not isinstance(refused, DatabaseUnavailable):  # a refusal (the routes' handler)
+            return refusal(refused, lang or player.lang)
+        return failed(casino, refused, lang or player.lang, path)
+    except Exception as failure:
+        return failed(casino, failure, lang or player.lang, path)
+
+
+async def retake_bet(casino: Casino, table_id: int, token: str, bet: BetIn,
+                     player: PlayerInfo, error: Exception) -> Taken | None:
+    """The answer :func:`take_bet` gives (the player's language) to a bet of a player seen
+    live (``known_player``) that the desk's future answered with ``error``: what a socket's
+    bet queued without a task (``api/wsbets.quick_bet``) answers then."""
+    return await _recover(casino, token, _placing(casino, table_id, bet), BetOut, player,
+                          error, lang=None, path=f"/api/tables/{table_id}/bets")
 
 
 def batch_stakes(bets: dict[str, int]) -> list[tuple[BetKind, int]]:

@@ -31,10 +31,10 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 
 from puntobanco.i18n import DEFAULT_LANGUAGE
-from puntobanco.server.api import frames
+from puntobanco.server.api import frames, wsread
 from puntobanco.server.api.deps import known_player, lookup_player
 from puntobanco.server.api.guard import Guards, client_address
-from puntobanco.server.api.wsbets import socket_bet
+from puntobanco.server.api.wsbets import quick_bet, socket_bet
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.health import outage_code
 from puntobanco.server.live import messages as msg
@@ -127,9 +127,11 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
     ended = (guards.sockets.session_watch(player_id, token) if player_id is not None and token
              else asyncio.Event())
     sender = asyncio.create_task(_send(websocket, client))
+    signed_in = token if player_id is not None else None
     receiver = asyncio.create_task(_receive(websocket, client, functools.partial(
-        socket_bet, casino, guards, table_id, token if player_id is not None else None,
-        player.lang if player is not None else DEFAULT_LANGUAGE)))
+        socket_bet, casino, guards, table_id, signed_in,
+        player.lang if player is not None else DEFAULT_LANGUAGE),
+        functools.partial(quick_bet, casino, guards, table_id, signed_in)))
     logged_out = asyncio.create_task(
         _session_lives(casino, token, ended, limits.session_recheck_seconds)
         if player_id is not None and token else ended.wait())
@@ -219,9 +221,11 @@ async def _send(websocket: WebSocket, client: Client) -> None:
 
 
 async def _receive(websocket: WebSocket, client: Client,
-                   bet: Callable[[dict[str, Any]], Awaitable[tuple[str, str | None]]]) -> None:
-    """Answer the client's messages: a ping at once, a bet when its batch is written (a task
-    each: the socket goes on reading; a bet once read completes even if the socket closes).
+                   bet: Callable[[dict[str, Any]], Awaitable[tuple[str, str | None]]],
+                   quick: Callable[[dict[str, Any], Client], bool] | None = None) -> None:
+    """Answer the client's messages: a ping at once, a bet when its batch is written (the
+    plain bet by ``quick``, the desk's future's callback; any other by a task running ``bet``:
+    the socket goes on reading; a bet once read completes even if the socket closes).
     While a bet is answered, the ``my-bets`` it causes is not sent to this socket: its answer
     says the same (``Client.answered``)."""
     betting: set[asyncio.Task[None]] = set()
@@ -235,11 +239,7 @@ async def _receive(websocket: WebSocket, client: Client,
             client.betting -= 1
             client.answered(text, implied)
 
-    while True:
-        frame = await websocket.receive()
-        if frame["type"] == "websocket.disconnect":
-            return
-        text = frame.get("text")
+    def take(text: object) -> None:
         message: object = None
         if isinstance(text, str) and len(text) <= MAX_CLIENT_TEXT:
             try:
@@ -249,8 +249,23 @@ async def _receive(websocket: WebSocket, client: Client,
         if isinstance(message, dict) and message.get("type") == "ping":
             client.push(PONG)
         elif isinstance(message, dict) and message.get("type") == "bet":
+            if quick is not None and quick(message, client):
+                return
             task = asyncio.create_task(answer(message))
             betting.add(task)
             task.add_done_callback(betting.discard)
         else:
             client.push(BAD_MESSAGE)
+
+    # the plain text frames read straight from uvicorn's connection (api/wsread.py); the
+    # rest, and everything on another server, through ASGI
+    reader = wsread.install(getattr(websocket, "_send", None), take)
+    try:
+        while True:
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                return
+            take(frame.get("text"))
+    finally:
+        if reader is not None:
+            reader.stop()

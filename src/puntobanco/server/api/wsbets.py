@@ -21,18 +21,29 @@ reach the desk in the order they were read (the short way queues a bet before it
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
-from puntobanco.server.api.deps import Taken, error_body, refusal
-from puntobanco.server.api.fastbets import take_bet, take_bets
-from puntobanco.server.api.guard import Guards
-from puntobanco.server.api.schemas import BetIn, BetsIn
+from puntobanco.rules import MAX_STAKE
+from puntobanco.server.api.deps import Taken, error_body, known_player, refusal
+from puntobanco.server.api.fastbets import (
+    TOO_MANY,
+    accepted_answer,
+    retake_bet,
+    take_bet,
+    take_bets,
+)
+from puntobanco.server.api.guard import Guards, TooManyRequests
+from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut, BetsIn
+from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
+from puntobanco.server.live.hub import Client
 from puntobanco.server.messages import message as sentence
 
 log = logging.getLogger("puntobanco.server.api.wsbets")
@@ -67,14 +78,118 @@ async def socket_bet(casino: Casino, guards: Guards, table_id: int, token: str |
         assert isinstance(bet, BetsIn)
         taken = await take_bets(casino, guards, table_id, token, bet,
                                 path=f"/api/tables/{table_id}/bets/batch")
+    return _texts(key, taken, lang)
+
+
+def _texts(key: str, taken: Taken | None, lang: str) -> tuple[str, str | None]:
+    """The answer to a ``bet`` message the routes' work answered with ``taken`` (``None``: no
+    live session), and the ``my-bets`` an accepted one implies."""
     if taken is None:
         return _refused(key, refusal(PuntoBancoError(
             "The session token is unknown or was closed.", code="unauthorized"), lang)), None
     if taken.status != 200:
         return _refused(key, taken), None
     answer = taken.content
-    return msg.encode(msg.BetAccepted(key=key, answer=answer)), msg.encode(msg.MyBets(
-        coup_id=answer["coup_id"], my_bets=answer["my_bets"], balance=answer["balance"]))
+    return msg.encode(msg.BetAccepted(key=key, answer=answer)), msg.my_bets_text(
+        answer["coup_id"], answer["my_bets"], answer["balance"])
+
+
+#: the fields of a plain single bet on the socket, with and without its coup
+_PLAIN = (frozenset(("type", "key", "bet", "stake")),
+          frozenset(("type", "key", "bet", "stake", "coup_id")))
+#: the answers still under way by a task (a bet the desk refused: ``_later``)
+_LATER: set[asyncio.Task[None]] = set()
+#: bets taken by :func:`quick_bet` in this process (a figure; the tests read it)
+FIGURES = {"quick": 0}
+
+
+def quick_bet(casino: Casino, guards: Guards, table_id: int, token: str | None,
+              message: dict[str, Any], client: Client) -> bool:
+    """Take a ``bet`` message the short way (issue 21), ``True``, or leave it to
+    :func:`socket_bet` (``False``, nothing done).
+
+    The short way takes the plain case — a single bet whose fields :class:`BetIn` accepts as
+    they are (checked here by hand: the same bounds), a session seen live in the last minute,
+    a bet that neither the account, the desk's cheap checks nor the player's rate limit refuse —
+    and queues it at the desk at once, without the model, a coroutine or a task; the desk's
+    answer is encoded straight to the ``bet-accepted`` text (``messages.bet_accepted_texts``)
+    and pushed by the future's callback. Any other message, and a bet the rate limit or the
+    desk's batch refuses, is answered by :func:`socket_bet`'s own work (``take_bet``), so the
+    refusals are the same sentences with the same codes."""
+    if token is None or frozenset(message) not in _PLAIN:
+        return False
+    key, name, stake, coup_id = (message["key"], message["bet"], message["stake"],
+                                 message.get("coup_id"))
+    if (type(key) is not str or not 0 < len(key) <= 100 or not key.isascii()
+            or not key.isprintable() or type(name) is not str or type(stake) is not int
+            or stake > MAX_STAKE or (coup_id is not None and (
+                type(coup_id) is not int or not 1 <= coup_id <= MAX_ID))):
+        return False
+    player = known_player(casino, token)
+    dealer = casino.dealers.get(table_id)
+    if player is None or dealer is None:
+        return False
+    try:
+        kind = BetKind.parse(name)
+    except PuntoBancoError:
+        return False
+    limited: list[TooManyRequests] = []
+
+    def admit() -> bool:
+        try:
+            guards.bets.check(str(player.id), TOO_MANY)
+        except TooManyRequests as error:
+            limited.append(error)
+            return False
+        return True
+
+    future = dealer.queue_bet(player.id, kind, stake, key, role=player.role,
+                              coup_id=coup_id, token=token, admit=admit)
+    if future is None:
+        if not limited:
+            return False
+        client.push(_refused(key, refusal(limited[0], player.lang)))
+        return True
+    client.betting += 1
+    FIGURES["quick"] += 1
+
+    def answered(future: asyncio.Future[dict[str, Any]]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            texts: tuple[str, str | None] | None = msg.bet_accepted_texts(key, future.result())
+            if texts is None:  # not the usual shape: the models read it
+                texts = _texts(key, accepted_answer(casino, BetOut, future.result(), player.lang,
+                                              f"/api/tables/{table_id}/bets"), player.lang)
+            client.betting -= 1
+            client.answered(*texts)
+        elif future.cancelled():
+            client.betting -= 1
+            client.answered(None, None)
+        else:
+            bet = BetIn.model_construct(bet=name, stake=stake, idempotency_key=key,
+                                        coup_id=coup_id)
+            error = future.exception()
+            assert isinstance(error, Exception)
+            task = asyncio.create_task(_later(casino, table_id, token, bet, player, error,
+                                              client))
+            _LATER.add(task)
+            task.add_done_callback(_LATER.discard)
+
+    future.add_done_callback(answered)
+    return True
+
+
+async def _later(casino: Casino, table_id: int, token: str, bet: BetIn, player: PlayerInfo,
+                 error: Exception, client: Client) -> None:
+    """The answer to a bet taken the short way that its batch refused (its session ended, the
+    database away, ...): as :func:`socket_bet` gives it."""
+    text, implied = None, None
+    try:
+        assert bet.idempotency_key is not None
+        text, implied = _texts(bet.idempotency_key, await retake_bet(
+            casino, table_id, token, bet, player, error), player.lang)
+    finally:
+        client.betting -= 1
+        client.answered(text, implied)
 
 
 def _bad_request(field: str, lang: str) -> Taken:

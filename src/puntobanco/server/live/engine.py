@@ -523,6 +523,25 @@ class TableDealer:
         return await self._submit(store.BetOp(player_id, kind, stake, key),
                                   lambda: self.desk.check(kind, stake, coup_id), token=token)
 
+    def queue_bet(self, player_id: int, kind: BetKind, stake: int, key: str | None, *,
+                  role: str, coup_id: int | None, token: str | None,
+                  admit: Callable[[], bool]) -> asyncio.Future[dict[str, Any]] | None:
+        """:meth:`place_bet` without a coroutine nor a task, for a bet on a player's socket
+        (``api/wsbets.quick_bet``, issue 21): the desk's future for the bet, queued at once
+        when nothing refuses it before the database — or ``None``, nothing done, when
+        :meth:`place_bet` would refuse it (the account, a cheap check) or ``admit`` (the
+        player's rate limit, asked last) says no: the caller then asks :meth:`place_bet`, which
+        gives the refusal."""
+        if role != "player" or player_id in self.barred:
+            return None
+        try:
+            self.desk.check(kind, stake, coup_id)
+        except Exception:
+            return None
+        if not admit():
+            return None
+        return self.desk.submit(store.BetOp(player_id, kind, stake, key), token=token)
+
     async def withdraw_bet(self, player_id: int, kind: BetKind, key: str | None = None, *,
                            coup_id: int | None = None) -> dict[str, Any]:
         """Withdraw the player's whole bet of this kind while betting is open (L4). With an

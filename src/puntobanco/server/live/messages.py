@@ -14,9 +14,12 @@ FastAPI.
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring as _string
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from puntobanco.bets import BetKind
 
 Json = dict[str, Any]
 
@@ -245,6 +248,67 @@ MESSAGES: dict[str, type[Message]] = {
 def encode(message: Message) -> str:
     """The message's JSON text (compact, UTF-8 kept as it is)."""
     return message.model_dump_json()
+
+
+#: the bets' names, which JSON writes as they are (no character to escape)
+_KINDS = frozenset(kind.value for kind in BetKind)
+
+
+def _cents(bets: Any) -> str | None:
+    """``{"banco":1000,...}`` as :func:`encode` writes a ``dict[str, int]`` of bets by name,
+    or ``None`` when ``bets`` is not such a dict of the bets' own names."""
+    if type(bets) is not dict:
+        return None
+    parts = []
+    for name, cents in bets.items():
+        if name not in _KINDS or type(cents) is not int:
+            return None
+        parts.append(f'"{name}":{cents}')
+    return "{" + ",".join(parts) + "}"
+
+
+def my_bets_text(coup_id: int, my_bets: dict[str, int], balance: int) -> str:
+    """``encode(MyBets(coup_id=…, my_bets=…, balance=…))`` without building the model, for
+    the ``my-bets`` every accepted bet causes (issue 21: 1 µs instead of 5).
+
+    >>> my_bets_text(7, {"banco": 1000}, 9000) == encode(MyBets(
+    ...     coup_id=7, my_bets={"banco": 1000}, balance=9000))
+    True
+    """
+    bets = _cents(my_bets)
+    if bets is None or type(coup_id) is not int or type(balance) is not int:
+        return encode(MyBets(coup_id=coup_id, my_bets=my_bets, balance=balance))
+    return f'{{"type":"my-bets","coup_id":{coup_id},"my_bets":{bets},"balance":{balance}}}'
+
+
+def bet_accepted_texts(key: str, answer: dict[str, Any]) -> tuple[str, str] | None:
+    """The ``bet-accepted`` text of a single bet's ``answer`` as the desk gave it, and the
+    ``my-bets`` text it implies — what ``BetOut`` then :func:`encode` make of it, without the
+    models (issue 21: 2 µs instead of 20) — or ``None`` when ``answer`` is not exactly of
+    ``BetOut``'s usual shape (whole numbers, the bets by their names): then the models read it.
+
+    >>> answer = {"bet": "banco", "stake": 1000, "total": 1000, "my_bets": {"banco": 1000},
+    ...           "balance": 9000, "coup_id": 3, "round_no": 2}
+    >>> bet_accepted_texts("k", answer)[0] == encode(BetAccepted(key="k", answer=answer))
+    True
+    >>> bet_accepted_texts("k", {**answer, "stake": 10.0}) is None
+    True
+    """
+    try:
+        bet, stake, total, balance, coup_id, round_no = (
+            answer["bet"], answer["stake"], answer["total"], answer["balance"],
+            answer["coup_id"], answer["round_no"])
+        bets = _cents(answer["my_bets"])
+    except (KeyError, TypeError):
+        return None
+    if (bets is None or type(bet) is not str or bet not in _KINDS or type(stake) is not int
+            or type(total) is not int or type(balance) is not int or type(coup_id) is not int
+            or type(round_no) is not int):
+        return None
+    return (f'{{"type":"bet-accepted","key":{_string(key)},"answer":{{"bet":"{bet}",'
+            f'"stake":{stake},"total":{total},"my_bets":{bets},"balance":{balance},'
+            f'"coup_id":{coup_id},"round_no":{round_no}}}}}',
+            f'{{"type":"my-bets","coup_id":{coup_id},"my_bets":{bets},"balance":{balance}}}')
 
 
 # --- between server processes (live/cluster.py): what one process tells the others ---------
