@@ -80,6 +80,7 @@ async def batches(db: Database, people: list[tuple[int, str]], table_id: int, sh
         frames = 0
         done = 0
         db.sqlite = sqlite and way != "session"
+        db.inline_batches = way == "inline"
         for batch_no in range(count + 2):
             batch = []
             for player, token in draw.sample(people, size):  # scattered, as in a crowd
@@ -129,7 +130,8 @@ def main() -> None:
     parser.add_argument("--ab", help="ways to alternate, each --batches batches of each size "
                         "in turn: 'session' writes an SQLite batch through Database.run_write's "
                         "ORM session as before issue 21's third pass, 'batch' through "
-                        "Database.run_batch (the desk's way on SQLite)")
+                        "Database.run_batch (the desk's way on SQLite), 'inline' "
+                        "the same on the loop's thread when the write lock is free")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="batches a second (a pause before each; 0: back to back); with "
                         "a rate the CPU is the process's over the whole block, the pauses "
