@@ -24,6 +24,7 @@ from puntobanco.server.db.models import (
     BetRequest,
     LedgerEntry,
     LedgerTransaction,
+    LoginSession,
     Player,
     ShoeRecord,
 )
@@ -239,3 +240,67 @@ def test_the_batch_read_with_its_session_check_gives_what_the_two_reads_gave(
     assert isinstance(results[0], store.Replayed) and results[0] == placed[0]
     assert isinstance(results[1], dict) and results[1]["bet"] == "banco"
     assert statements == 3, sent
+
+
+@pytest.fixture
+def sqlite_db(sqlite_url: str) -> Iterator[Database]:
+    yield from _migrated(sqlite_url)
+
+
+def test_an_sqlite_batch_on_the_bare_connection_writes_what_the_session_writes(
+        sqlite_db: Database) -> None:
+    """Issue 21, third pass: the desk's SQLite batch runs in ``Database.run_batch`` (``BEGIN
+    IMMEDIATE`` … ``COMMIT`` on the driver's connection, no ORM session): the session check and
+    its renewal, the bets and their replay give what the session's way gives, and the rows
+    read back through the ORM."""
+    db = sqlite_db
+    ann, bob, table, coup = _setup(db)
+    with db.write() as session:
+        tokens = [auth.open_session(session, ann), auth.open_session(session, bob)]
+    limits = GuardSettings()
+    later = datetime.now(UTC) + timedelta(minutes=5)  # the renewal's moment, as the desk's
+    ops = [store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"), store.BetOp(bob, BetKind.BANCO, 1_000)]
+
+    def batch(connection: object) -> tuple[dict[str, auth.TokenLookup], list[store.BetResult]]:
+        from sqlalchemy import Connection
+        assert isinstance(connection, Connection)
+        found = auth.lookup_tokens(connection, tokens, limits=limits)
+        auth.renew_sessions(connection, tokens[:1], now=later)
+        return found, store.apply_bets(connection, table_id=table, coup_id=coup, round_no=1,
+                                       rules=RuleSet(), ops=ops)
+
+    found, results = db._batch_call(batch)
+    with db.read() as session:
+        assert found == auth.lookup_tokens(session, tokens, limits=limits)
+        renewed = session.scalars(select(LoginSession.last_seen_at).where(
+            LoginSession.token_hash == auth.token_hash(tokens[0]))).one()
+        assert renewed.replace(tzinfo=UTC) == later
+        rows = session.execute(select(BetRecord.player_id, BetRecord.kind, BetRecord.stake)
+                               .order_by(BetRecord.player_id)).all()
+        assert [tuple(row) for row in rows] == [(ann, "punto", 2_000), (bob, "banco", 1_000)]
+        assert ledger.audit(session).ok
+    assert [result["balance"] for result in results if isinstance(result, dict)] == [
+        8_000, 9_000]
+    again = _apply(db, table, coup, ops[:1])  # the session's way replays the key
+    assert isinstance(again[0], store.Replayed) and again[0] == results[0]
+
+
+def test_an_sqlite_batch_that_fails_writes_nothing(sqlite_db: Database) -> None:
+    """``Database.run_batch``'s transaction is rolled back whole when its work raises."""
+    db = sqlite_db
+    ann, _, table, coup = _setup(db)
+
+    def batch(connection: object) -> None:
+        from sqlalchemy import Connection
+        assert isinstance(connection, Connection)
+        store.apply_bets(connection, table_id=table, coup_id=coup, round_no=1,
+                         rules=RuleSet(), ops=[store.BetOp(ann, BetKind.PUNTO, 2_000, "k1")])
+        raise RuntimeError("after the writes")
+
+    with pytest.raises(RuntimeError):
+        db._batch_call(batch)
+    with db.read() as session:
+        assert session.scalars(select(BetRecord.id)).all() == []
+        assert session.scalars(select(BetRequest.id)).all() == []
+        assert ledger.wallet_balance(session, ann) == 10_000
+    assert db._batch_call(lambda connection: 1) == 1  # the connection is usable again

@@ -208,7 +208,7 @@ def _moment(connection: Connection) -> Callable[[Any], Any]:
     return _MOMENTS[name] or (lambda value: value)
 
 
-def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSettings,
+def lookup_tokens(session: Session | Connection, tokens: Collection[str], *, limits: GuardSettings,
                   now: datetime | None = None, rows: Sequence[Sequence[Any]] | None = None,
                   ) -> dict[str, TokenLookup]:
     """:func:`lookup_token` for many tokens in one query (the server gathers the requests of a
@@ -225,7 +225,7 @@ def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSet
     longest = timedelta(seconds=limits.session_max_seconds)
     renew = timedelta(seconds=limits.session_renew_seconds)
     found: dict[str, TokenLookup] = {}
-    connection = session.connection()
+    connection = session if isinstance(session, Connection) else session.connection()
     if rows is None:
         moment_of = _moment(connection)
         asked = list(hashes) if bulk.is_postgresql(connection) else bulk.json_list(hashes)
@@ -244,16 +244,28 @@ def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSet
     return found
 
 
+_RENEWED = LoginSession.__table__.c.last_seen_at.type
+
+
 def renew_session(session: Session, token: str, *, now: datetime | None = None) -> None:
     """Slide the session's idle lifetime forward (it was just used)."""
     session.execute(update(LoginSession).where(LoginSession.token_hash == token_hash(token))
                     .values(last_seen_at=now or utcnow()))
 
 
-def renew_sessions(session: Session, tokens: Collection[str], *,
+def renew_sessions(session: Session | Connection, tokens: Collection[str], *,
                    now: datetime | None = None) -> None:
-    """:func:`renew_session` for many tokens at once (one statement)."""
-    if tokens:
+    """:func:`renew_session` for many tokens at once (one statement; on a bare SQLite
+    connection, the desk's batch: driver SQL, the timestamp as SQLAlchemy writes it)."""
+    if tokens and isinstance(session, Connection):
+        assert not bulk.is_postgresql(session)
+        seen = now or utcnow()
+        convert = _RENEWED.dialect_impl(session.dialect).bind_processor(session.dialect)
+        bulk.execute(session, "UPDATE sessions SET last_seen_at = ? WHERE token_hash IN "
+                     "(SELECT value FROM json_each(?))",
+                     (convert(seen) if convert else seen,
+                      bulk.json_list(token_hash(t) for t in tokens)))
+    elif tokens:
         session.execute(update(LoginSession)
                         .where(LoginSession.token_hash.in_([token_hash(t) for t in tokens]))
                         .values(last_seen_at=now or utcnow()))

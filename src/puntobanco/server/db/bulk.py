@@ -72,10 +72,16 @@ def execute(connection: Connection, statement: str, params: Row | list[Row] = ()
             cursor.execute(statement, params)
         return cursor.fetchall()  # type: ignore[no-any-return]
     except sqlite3.Error as error:
-        raise DBAPIError.instance(statement, params, error, sqlite3.Error,
-                                  dialect=connection.dialect) from error
+        raise wrapped(connection, statement, error, params) from error
     finally:
         cursor.close()
+
+
+def wrapped(connection: Connection, statement: str, error: sqlite3.Error,
+            params: Row | list[Row] = ()) -> Exception:
+    """A driver's SQLite error as SQLAlchemy's (``OperationalError``, ``IntegrityError``…)."""
+    return DBAPIError.instance(statement, params, error, sqlite3.Error,
+                               dialect=connection.dialect)
 
 
 def json_list(values: Any) -> str:

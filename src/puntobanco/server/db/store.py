@@ -253,7 +253,8 @@ def idempotent_answer(stored: tuple[str, dict[str, Any]] | None, fingerprint: st
 BetResult = dict[str, Any] | PuntoBancoError
 
 
-def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, rules: RuleSet,
+def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, round_no: int,
+               rules: RuleSet,
                ops: Sequence[BetOp], read: CoupRead | None = None) -> list[BetResult]:
     """Apply a batch of bets and withdrawals to an open coup, in the caller's transaction.
     ``read``: its first read made already (:func:`read_coup`, for at least these ``ops``).
@@ -279,7 +280,7 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     results: list[BetResult | None] = [None] * len(ops)
     order = sorted(range(len(ops)), key=lambda i: ops[i].player_id)
     players = sorted({op.player_id for op in ops})
-    connection = session.connection()
+    connection = session if isinstance(session, Connection) else session.connection()
     if read is not None:
         status, in_play, stored = read.status, read.in_play, read.stored
     else:
@@ -384,12 +385,12 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
         if op.key is not None:
             stored[(op.player_id, op.key)] = (fingerprint, answer)
             requests.append((op, row, answer, fingerprint))
-    _write_bets(session, coup_id=coup_id, in_play=in_play, wallets=wallets, spots=spots,
+    _write_bets(connection, coup_id=coup_id, in_play=in_play, wallets=wallets, spots=spots,
                 moves=moves, requests=requests, drawn=drawn)
     return [result for result in results if result is not None]
 
 
-def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mapping[int, int],
+def _write_bets(connection: Connection, *, coup_id: int, in_play: int, wallets: Mapping[int, int],
                 spots: Mapping[int, Mapping[BetKind, list[Any]]],
                 moves: Sequence[tuple[BetOp, list[Any]]],
                 requests: Sequence[tuple[BetOp, list[Any], dict[str, Any], str]],
@@ -402,7 +403,7 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
     for op, row in moves:
         touched[id(row)] = (op.player_id, op.kind, row)
     new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
-    writes = bulk.Writes(session.connection())
+    writes = bulk.Writes(connection)
     writes.drawn(_BETS, drawn[0])
     writes.drawn(ledger.TRANSACTIONS, drawn[1])
     writes.reserve([(_BETS, len(new)), (ledger.TRANSACTIONS, len(moves))])
@@ -419,7 +420,7 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
     elif changed:
         bulk.execute(writes.connection, "UPDATE bets SET stake = ?, status = ? WHERE id = ?",
                      [(stake, status, bet) for bet, stake, status in changed])
-    ledger.post(session, [
+    ledger.post(connection, [
         ledger.Move(in_play, wallets[op.player_id], op.stake,
                     "refund" if op.refund else "withdrawal", coup_id, row[0],
                     op.player_id) if op.withdraw else

@@ -35,6 +35,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -302,10 +303,11 @@ class BetDesk:
         ops = [pending.op for pending in batch]
         written: tuple[set[str], list[store.BetResult]] | None = None
 
-        def write(session: Session) -> tuple[set[str], list[store.BetResult]]:
+        def write(session: Session | Connection) -> tuple[set[str], list[store.BetResult]]:
             read = None
             tokens = {pending.token for pending in batch if pending.token is not None}
-            if tokens and bulk.is_postgresql(session.connection()):  # one read: both checks
+            if tokens and isinstance(session, Session) and bulk.is_postgresql(
+                    session.connection()):  # one read: both checks
                 read = store.read_coup(session, table_id=self.table_id, coup_id=coup_id,
                                        ops=ops, token_hashes={auth.token_hash(token)
                                                               for token in tokens})
@@ -318,7 +320,10 @@ class BetDesk:
 
         for attempt in range(BATCH_ATTEMPTS):
             try:  # essential: these requests passed the checks before a disk ran short
-                written = await self.db.run_write(write, essential=True)
+                if self.db.sqlite:  # driver SQL in BEGIN IMMEDIATE … COMMIT, no ORM session
+                    written = await self.db.run_batch(write)
+                else:
+                    written = await self.db.run_write(write, essential=True)
                 break
             except Exception as error:
                 if (code := outage_code(error)) is not None:  # said once by db/health.py
@@ -353,7 +358,7 @@ class BetDesk:
                     and result.get("coup_id") == coup_id):
                 self._changed(pending.op.player_id, result)
 
-    def _live_sessions(self, session: Session, batch: list[Pending],
+    def _live_sessions(self, session: Session | Connection, batch: list[Pending],
                        rows: list[Any] | None = None) -> set[str]:
         """The batch's tokens whose session is live and belongs to the op's player; those due
         for renewal are renewed (as :class:`~puntobanco.server.api.deps.TokenLookups` does).
