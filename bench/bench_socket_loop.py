@@ -124,10 +124,11 @@ async def windows(run: Run, pid: int, port: int, sessions: list[tuple[int, str]]
 
 
 def serve_and_measure(source: Path, *, players: int, bets: int, rounds: int, spread: float,
-                      folder: Path, uvicorn: str) -> tuple[float, float]:
+                      folder: Path, uvicorn: str, switch_ms: str = "") -> tuple[float, float]:
     url = f"sqlite:///{folder / f'loop{time.monotonic_ns()}.sqlite3'}"
     env = {**os.environ, "PYTHONPATH": str(source), "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD,
-           "PB_BENCH_DIR": str(HERE), "PB_BENCH_UVICORN": uvicorn, "PB_BENCH_PROFILE": ""}
+           "PB_BENCH_DIR": str(HERE), "PB_BENCH_UVICORN": uvicorn, "PB_BENCH_PROFILE": "",
+           "PB_BENCH_SWITCH_MS": switch_ms}
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(source)  # the players are made by the same tree
     try:
@@ -171,6 +172,8 @@ def main() -> None:
     parser.add_argument("--uvicorn", default="", help="uvicorn options as JSON (both runs)")
     parser.add_argument("--uvicorn-b", default=None, help="uvicorn options of B (default: "
                         "--uvicorn): B may be the same tree with other options")
+    parser.add_argument("--switch-ms-b", default="", help="B's GIL switch interval in ms "
+                        "(default: app.py's)")
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -179,7 +182,7 @@ def main() -> None:
           f"{args.players} sockets, {args.bets} bets each per window, {args.rounds} windows "
           f"per server", flush=True)
     runs = [("A", args.a, args.uvicorn)]
-    if args.b is not None or args.uvicorn_b is not None:
+    if args.b is not None or args.uvicorn_b is not None or args.switch_ms_b:
         runs.append(("B", args.b or args.a,
                      args.uvicorn if args.uvicorn_b is None else args.uvicorn_b))
     folder = Path(tempfile.mkdtemp(prefix="pb-loop-"))
@@ -190,7 +193,8 @@ def main() -> None:
                   flush=True)
             results[name].append(serve_and_measure(
                 source.resolve(), players=args.players, bets=args.bets, rounds=args.rounds,
-                spread=args.spread, folder=folder, uvicorn=uvicorn))
+                spread=args.spread, folder=folder, uvicorn=uvicorn,
+                switch_ms=args.switch_ms_b if name == "B" else ""))
     for name, figures in results.items():
         mains = [f[0] for f in figures]
         rests = [f[1] for f in figures]
