@@ -26,6 +26,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from puntobanco.bets import BetKind, settle_spot
 from puntobanco.cards import parse_cards
+from puntobanco.cli.serve import UVICORN_OPTIONS
 from puntobanco.coup import Coup
 from puntobanco.rules import RuleSet
 from puntobanco.server.app import create_app
@@ -81,8 +82,9 @@ class LiveServer:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
-                                timeout_graceful_shutdown=5)
+        # uvicorn as ``puntobanco serve`` runs it (no compression: the table socket's frames
+        # are then read the short way, api/wsread.py, as in production)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, **UVICORN_OPTIONS)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.http = httpx.Client(base_url=self.url, timeout=30)
