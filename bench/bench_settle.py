@@ -16,14 +16,17 @@ then what ``TableDealer.close_round`` and ``deal_and_settle`` do, each step time
   transaction (the database thread);
 * ``messages``: every bettor's ``settlement`` message built and serialised (the loop).
 
-``--rounds`` rounds on the same players (the first warms the caches and is not counted); the
-ledger is audited at the end. Run: ``.venv/bin/python bench/bench_settle.py [--players 5000]
-[--rounds 4] [--sqlite-only]``.
+The garbage collector is set as a serving process sets it (``live/collector.py``: the young
+generations only; without that, a full collection fell in one step or another from run to run
+and moved tens of ms between them). ``--rounds`` rounds on the same players (the first warms
+the caches and is not counted); the ledger is audited at the end. Run:
+``.venv/bin/python bench/bench_settle.py [--players 5000] [--rounds 4] [--sqlite-only]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import random
@@ -41,6 +44,7 @@ from puntobanco.rules import RuleSet
 from puntobanco.server.db import ledger, recall, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import CoupRecord
+from puntobanco.server.live import collector
 from puntobanco.server.live import messages as msg
 from puntobanco.table import Table
 
@@ -126,6 +130,9 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
 
 
 def run(name: str, url: str, *, players: int, rounds: int) -> None:
+    young, middle, _ = gc.get_threshold()
+    gc.collect()
+    gc.set_threshold(young, middle, collector.NEVER)  # as a serving process (no full ones)
     migrate(url)
     db = Database(url, threads=1)
     try:
