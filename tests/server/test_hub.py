@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from puntobanco.server.api import frames
 from puntobanco.server.api.ws import _send
 from puntobanco.server.live.hub import Client, Hub
 
@@ -121,3 +122,13 @@ def test_issue21_the_messages_of_one_moment_go_out_in_one_write_per_socket() -> 
     assert player == [["card", "coup", "settlement", "settled"], ["next"]]
     assert spectator == [["card", "coup", "settled"], ["next"]]
     assert stalled == ["card", "coup", "settled", "next"]
+
+
+def test_issue21_a_burst_of_answers_keeps_the_broadcast_frame_built() -> None:
+    """A message written to every socket is framed once; the bet answers written in between
+    (each to one socket) do not push it out of the cache, so it is not framed again."""
+    broadcast = '{"type":"bet-totals","coup_id":1}'
+    built = frames.frame(broadcast)
+    for n in range(10 * frames.CACHED):
+        frames.frame(f'{{"type":"bet-accepted","key":"k{n}"}}')
+        assert frames.frame(broadcast) is built

@@ -27,7 +27,9 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-#: the texts whose frames are kept (a round's messages to every socket)
+#: the texts whose frames are kept (a round's messages to every socket), the least recently
+#: used dropped first: a burst of bet answers, each sent once, passes through without pushing
+#: out a message being written to every socket
 CACHED = 64
 _FRAMES: OrderedDict[str, bytes] = OrderedDict()
 
@@ -44,6 +46,7 @@ def frame(text: str) -> bytes:
     """
     built = _FRAMES.get(text)
     if built is not None:
+        _FRAMES.move_to_end(text)
         return built
     payload = text.encode()
     size = len(payload)
