@@ -14,7 +14,7 @@ ledger audit.
 Run it on two versions of the code interleaved to compare them, e.g. the tree before a change
 unpacked in /tmp/base (``git archive``): ``for i in 1 2; do PYTHONPATH=/tmp/base/src
 .venv/bin/python bench/bench_batch_cpu.py; .venv/bin/python bench/bench_batch_cpu.py; done``.
-``--ab session,batch --repeat 3`` alternates the desk's two ways of writing an SQLite batch
+``--ab session,thread,inline --repeat 3`` alternates the desk's ways of writing an SQLite batch
 in one process. ``--postgresql`` runs it on a throw-away PostgreSQL cluster (fsync off) instead of SQLite.
 """
 
@@ -75,12 +75,13 @@ async def batches(db: Database, people: list[tuple[int, str]], table_id: int, sh
     n = 0
     draw = random.Random(21)
     sqlite = getattr(db, "sqlite", False)
+    inline = getattr(db, "inline_batches", False)
     for size, way in [(size, way) for size in sizes for way in ways]:
         cpu = 0.0
         frames = 0
         done = 0
         db.sqlite = sqlite and way != "session"
-        db.inline_batches = way == "inline"
+        db.inline_batches = inline and way not in ("session", "thread")
         for batch_no in range(count + 2):
             batch = []
             for player, token in draw.sample(people, size):  # scattered, as in a crowd
@@ -129,9 +130,10 @@ def main() -> None:
     parser.add_argument("--postgresql", action="store_true")
     parser.add_argument("--ab", help="ways to alternate, each --batches batches of each size "
                         "in turn: 'session' writes an SQLite batch through Database.run_write's "
-                        "ORM session as before issue 21's third pass, 'batch' through "
-                        "Database.run_batch (the desk's way on SQLite), 'inline' "
-                        "the same on the loop's thread when the write lock is free")
+                        "ORM session on a write thread, as before issue 21's third pass; "
+                        "'thread' through Database.run_batch on a write thread; 'inline' "
+                        "as the server does (run_batch on the loop's thread when the write "
+                        "lock is free)")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="batches a second (a pause before each; 0: back to back); with "
                         "a rate the CPU is the process's over the whole block, the pauses "
