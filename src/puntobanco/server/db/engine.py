@@ -3,8 +3,11 @@
 SQLite runs in WAL mode with a busy timeout, and every *write* transaction starts with
 ``BEGIN IMMEDIATE`` so that two writers queue for the lock instead of failing when one of them
 upgrades a read lock. Reads use ordinary deferred transactions and never block behind writers.
-Every database call is synchronous and runs on :attr:`Database.executor`, so the asyncio loop
-(the dealers and the WebSockets) never waits on disk. Each call tells :attr:`Database.health`
+Every database call is synchronous and runs on :attr:`Database.executor` (writes on
+:attr:`Database.write_executor`), so the asyncio loop (the dealers and the WebSockets) never
+waits on disk or for a lock — except a desk's batch of bets on SQLite, written on the loop's
+thread when the write lock is free at once and with no checkpoint in its commit
+(:meth:`Database.run_batch`, issue 21), else on a write thread. Each call tells :attr:`Database.health`
 how it ended, and :meth:`Database.watch` probes a database that went away, checkpoints SQLite's
 write-ahead log and watches its disk (``db/health.py``, issue 22).
 """
