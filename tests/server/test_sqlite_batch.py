@@ -124,3 +124,19 @@ def test_sqlites_session_lifetimes_in_the_query_are_the_loops(db: Database) -> N
                                          rows=rows)
         assert in_query == in_loop, after
     assert len(moments) > 0 and in_query == {}  # the last moment: every lifetime over
+
+
+def test_the_loops_connection_never_waits_for_the_lock_even_when_opened_again(
+        db: Database) -> None:
+    """The loop's connection is set up again when the pool gave it a new driver connection
+    (after an outage): it must never wait the writers' 30 s for the lock on the loop."""
+    async def run() -> str:
+        return await db.run_batch(_where)
+
+    asyncio.run(run())
+    assert db._inline is not None
+    db._inline.invalidate()  # the pool opens a fresh driver connection, with the defaults
+    assert asyncio.run(run()) == threading.current_thread().name
+    assert db._inline.connection.driver_connection is not None
+    timeout = db._inline.connection.driver_connection.execute("PRAGMA busy_timeout").fetchone()
+    assert timeout == (0,)
