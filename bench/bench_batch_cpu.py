@@ -14,7 +14,7 @@ ledger audit.
 Run it on two versions of the code interleaved to compare them, e.g. the tree before a change
 unpacked in /tmp/base (``git archive``): ``for i in 1 2; do PYTHONPATH=/tmp/base/src
 .venv/bin/python bench/bench_batch_cpu.py; .venv/bin/python bench/bench_batch_cpu.py; done``.
-``--ab session,batch --repeat 3`` alternates the desk's two ways of writing an SQLite batch
+``--ab session,thread,inline --repeat 3`` alternates the desk's ways of writing an SQLite batch
 in one process. ``--postgresql`` runs it on a throw-away PostgreSQL cluster (fsync off) instead of SQLite.
 """
 
@@ -44,7 +44,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 
 async def batches(db: Database, people: list[tuple[int, str]], table_id: int, shoe_id: int,
-                  sizes: list[int], count: int, wal: Path | None, ways: list[str], rate: float) -> None:
+                  sizes: list[int], count: int, wal: Path | None, ways: list[str], rate: float,
+                  loop_busy: float) -> None:
     from puntobanco.server.live.desk import BetDesk, Pending
     from puntobanco.server.live.hub import Hub
 
@@ -72,15 +73,28 @@ async def batches(db: Database, people: list[tuple[int, str]], table_id: int, sh
         bets_made.clear()
 
     await new_coup()
+    burned = 0.0
+
+    async def busy() -> None:  # the rest of the server's loop: sockets, fan-out (--loop-busy)
+        nonlocal burned
+        while True:
+            began = time.thread_time()
+            while time.thread_time() - began < 0.0002:
+                sum(range(50))
+            burned += time.thread_time() - began
+            await asyncio.sleep(0.0002 * (1 - loop_busy) / loop_busy)
+
+    burner = asyncio.ensure_future(busy()) if loop_busy else None
     n = 0
     draw = random.Random(21)
     sqlite = getattr(db, "sqlite", False)
+    inline = getattr(db, "inline_batches", False)
     for size, way in [(size, way) for size in sizes for way in ways]:
         cpu = 0.0
         frames = 0
         done = 0
         db.sqlite = sqlite and way != "session"
-        db.inline_batches = way == "inline"
+        db.inline_batches = inline and way not in ("session", "thread")
         for batch_no in range(count + 2):
             batch = []
             for player, token in draw.sample(people, size):  # scattered, as in a crowd
@@ -94,6 +108,7 @@ async def batches(db: Database, people: list[tuple[int, str]], table_id: int, sh
             wal_before = wal.stat().st_size if wal is not None and wal.exists() else 0
             if batch_no == 2:  # the first two warm the caches
                 block = time.process_time()
+                burned_before = burned
             if rate:
                 await asyncio.sleep(1 / rate)
             began = time.process_time()
@@ -110,15 +125,18 @@ async def batches(db: Database, people: list[tuple[int, str]], table_id: int, sh
                     frames += (wal_after - wal_before) // 4120
         spans = cpu
         if rate:  # every thread's CPU over the block: a checkpoint between batches too
-            cpu = time.process_time() - block
+            cpu = time.process_time() - block - (burned - burned_before)
         db.sqlite = sqlite
         label = f" ({way})" if way else ""
         print(f"  batch of {size:>4}{label}: {done} batches, {cpu / done * 1e6:7.0f} µs CPU "
               "per batch, "
               f"{cpu / done / size * 1e6:6.1f} µs per bet; "
               f"~{frames / done:.0f} log frames per batch"
-              + (f" ({spans / done * 1e6:.0f} µs in the batches' own spans)" if rate else ""),
+              + (f" ({spans / done * 1e6:.0f} µs in the batches' own spans)"
+                 if rate and not loop_busy else ""),
               flush=True)
+    if burner is not None:
+        burner.cancel()
 
 
 def main() -> None:
@@ -129,13 +147,17 @@ def main() -> None:
     parser.add_argument("--postgresql", action="store_true")
     parser.add_argument("--ab", help="ways to alternate, each --batches batches of each size "
                         "in turn: 'session' writes an SQLite batch through Database.run_write's "
-                        "ORM session as before issue 21's third pass, 'batch' through "
-                        "Database.run_batch (the desk's way on SQLite), 'inline' "
-                        "the same on the loop's thread when the write lock is free")
+                        "ORM session on a write thread, as before issue 21's third pass; "
+                        "'thread' through Database.run_batch on a write thread; 'inline' "
+                        "as the server does (run_batch on the loop's thread when the write "
+                        "lock is free)")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="batches a second (a pause before each; 0: back to back); with "
                         "a rate the CPU is the process's over the whole block, the pauses "
                         "included (a checkpoint made between two batches is counted)")
+    parser.add_argument("--loop-busy", type=float, default=0.0,
+                        help="with --rate: the share of the loop's time spent on other work "
+                        "(200 µs slices; its CPU is taken out): the GIL fight of the server")
     parser.add_argument("--repeat", type=int, default=1, help="--ab: rounds of the ways")
     args = parser.parse_args()
     try:
@@ -176,7 +198,7 @@ def main() -> None:
             print(f"{'postgresql' if args.postgresql else 'sqlite'}: {args.players:,} players")
             asyncio.run(batches(db, people, table_id, shoe_id, sizes, args.batches, wal,
                                 args.ab.split(",") * args.repeat if args.ab else [""],
-                                args.rate))
+                                args.rate, args.loop_busy))
             with db.read() as session:
                 books = ledger.audit(session)
             print(f"  ledger audit: {'balanced' if books.ok else books}")

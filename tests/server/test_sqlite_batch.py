@@ -2,7 +2,8 @@
 own thread when SQLite's write lock is free at once, and on a write thread — waiting for the
 lock — when another writer holds it; either way one transaction, wholly written or not at all.
 The loop's commits never checkpoint (no fsync on the loop): the write threads checkpoint the
-log once it passed ``WAL_AUTO_PAGES`` pages, so it stays bounded."""
+log once it passed ``WAL_AUTO_PAGES`` pages, so it stays bounded. The batch's session check
+judges the lifetimes in SQLite's query as the Python loop did."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, text, update
 
-from puntobanco.server.db import bulk
+from puntobanco.server.db import auth, bulk
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.health import WAL_AUTO_PAGES
+from puntobanco.server.db.models import LoginSession, utcnow
+from puntobanco.server.settings import GuardSettings
 
 
 @pytest.fixture
@@ -88,3 +92,51 @@ def test_the_loops_batches_keep_the_log_bounded(db: Database) -> None:
     assert db.health.path is not None
     wal = os.stat(f"{db.health.path}-wal").st_size
     assert wal <= (WAL_AUTO_PAGES + 64) * 4096, wal  # the bound and a transaction
+
+
+def test_sqlites_session_lifetimes_in_the_query_are_the_loops(db: Database) -> None:
+    """``auth.lookup_tokens`` on SQLite judges the lifetimes in its query (timestamps compared
+    as SQLAlchemy's fixed-width text); at every moment around each boundary it finds the same
+    live sessions, the same renewals due, as the Python loop over the rows (PostgreSQL's way)."""
+    limits = GuardSettings(session_idle_seconds=3600, session_max_seconds=86400,
+                           session_renew_seconds=60)
+    start = utcnow()
+    with db.write() as session:
+        ann = auth.create_player(session, username="ann", password_hash="x", lang="en").id
+        tokens = [auth.open_session(session, ann) for _ in range(4)]
+        session.execute(update(LoginSession).where(
+            LoginSession.token_hash == auth.token_hash(tokens[1])).values(last_seen_at=None))
+        for token, seen in ((tokens[2], timedelta(minutes=50)), (tokens[3], timedelta(hours=23))):
+            auth.renew_session(session, token, now=start + seen)
+    moments = [timedelta(0), timedelta(seconds=59), timedelta(seconds=61),
+               timedelta(minutes=59, seconds=59), timedelta(hours=1, seconds=1),
+               timedelta(minutes=109), timedelta(minutes=111), timedelta(hours=23, minutes=30),
+               timedelta(hours=23, minutes=59, seconds=59), timedelta(hours=24, seconds=1)]
+    for after in moments:
+        with db.read() as session:
+            connection = session.connection()
+            rows = [(hashed, player, name, role, lang, created.replace(" ", "T"),
+                     seen and seen.replace(" ", "T")) for hashed, player, name, role, lang,
+                    created, seen in bulk.execute(connection, auth._LOOKUP.sqlite, (
+                        bulk.json_list(auth.token_hash(t) for t in tokens),))]
+            in_query = auth.lookup_tokens(session, tokens, limits=limits, now=start + after)
+            in_loop = auth.lookup_tokens(session, tokens, limits=limits, now=start + after,
+                                         rows=rows)
+        assert in_query == in_loop, after
+    assert len(moments) > 0 and in_query == {}  # the last moment: every lifetime over
+
+
+def test_the_loops_connection_never_waits_for_the_lock_even_when_opened_again(
+        db: Database) -> None:
+    """The loop's connection is set up again when the pool gave it a new driver connection
+    (after an outage): it must never wait the writers' 30 s for the lock on the loop."""
+    async def run() -> str:
+        return await db.run_batch(_where)
+
+    asyncio.run(run())
+    assert db._inline is not None
+    db._inline.invalidate()  # the pool opens a fresh driver connection, with the defaults
+    assert asyncio.run(run()) == threading.current_thread().name
+    assert db._inline.connection.driver_connection is not None
+    timeout = db._inline.connection.driver_connection.execute("PRAGMA busy_timeout").fetchone()
+    assert timeout == (0,)

@@ -188,6 +188,18 @@ _LOOKUP = bulk.Sql(
     "SELECT s.token_hash, p.id, p.username, p.role, p.lang, s.created_at, s.last_seen_at "
     "FROM sessions AS s JOIN players AS p ON p.id = s.player_id "
     "WHERE s.token_hash = ANY(CAST(%b AS TEXT[])) AND p.suspended IS false")
+#: :data:`_LOOKUP` on SQLite with the lifetimes applied by the query (issue 21, third pass):
+#: SQLAlchemy stores an SQLite ``DATETIME`` as fixed-width text (``2026-12-01
+#: 22:50:00.000000``, UTC), so the text of a moment compares as the moment does; the rows'
+#: timestamps are neither read nor parsed (half of a batch's session check in Python). The same
+#: rules as :func:`lookup_tokens`' loop: live while used within ``session_idle_seconds`` and
+#: younger than ``session_max_seconds``; due for renewal once unused ``session_renew_seconds``
+_LOOKUP_LIVE_SQLITE = (
+    "SELECT s.token_hash, p.id, p.username, p.role, p.lang, "
+    "coalesce(s.last_seen_at, s.created_at) < ? "
+    "FROM sessions AS s JOIN players AS p ON p.id = s.player_id "
+    "WHERE s.token_hash IN (SELECT value FROM json_each(?)) AND p.suspended IS 0 "
+    "AND coalesce(s.last_seen_at, s.created_at) >= ? AND s.created_at >= ?")
 #: :data:`_LOOKUP`'s rows as one JSON array (PostgreSQL), a column of a query the caller sends
 #: anyway (the desk's batch: ``store.read_coup``, issue 21), its timestamps ISO text
 LOOKUP_JSON_PG = (
@@ -195,6 +207,8 @@ LOOKUP_JSON_PG = (
     "s.created_at, s.last_seen_at)) FROM sessions AS s JOIN players AS p ON p.id = s.player_id "
     "WHERE s.token_hash = ANY(CAST(%b AS TEXT[])) AND p.suspended IS false)")
 _MOMENTS: dict[str, Callable[[Any], Any] | None] = {}
+#: a session's timestamps' column type (its bind processor writes them)
+_RENEWED = LoginSession.__table__.c.last_seen_at.type
 
 
 def _moment(connection: Connection) -> Callable[[Any], Any]:
@@ -226,6 +240,16 @@ def lookup_tokens(session: Session | Connection, tokens: Collection[str], *, lim
     renew = timedelta(seconds=limits.session_renew_seconds)
     found: dict[str, TokenLookup] = {}
     connection = session if isinstance(session, Connection) else session.connection()
+    if rows is None and not bulk.is_postgresql(connection):  # the lifetimes judged by SQLite
+        stamp = _RENEWED.dialect_impl(connection.dialect).bind_processor(connection.dialect)
+        assert stamp is not None
+        for hashed, player_id, username, role, lang, due in bulk.execute(
+                connection, _LOOKUP_LIVE_SQLITE, (
+                    stamp(moment - renew), bulk.json_list(hashes), stamp(moment - idle),
+                    stamp(moment - longest))):
+            found[hashes[hashed]] = TokenLookup(PlayerInfo(player_id, username, role, lang),
+                                                bool(due))
+        return found
     if rows is None:
         moment_of = _moment(connection)
         asked = list(hashes) if bulk.is_postgresql(connection) else bulk.json_list(hashes)
@@ -242,9 +266,6 @@ def lookup_tokens(session: Session | Connection, tokens: Collection[str], *, lim
         found[hashes[hashed]] = TokenLookup(PlayerInfo(player_id, username, role, lang),
                                             moment - seen > renew)
     return found
-
-
-_RENEWED = LoginSession.__table__.c.last_seen_at.type
 
 
 def renew_session(session: Session, token: str, *, now: datetime | None = None) -> None:

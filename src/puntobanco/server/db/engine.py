@@ -3,8 +3,11 @@
 SQLite runs in WAL mode with a busy timeout, and every *write* transaction starts with
 ``BEGIN IMMEDIATE`` so that two writers queue for the lock instead of failing when one of them
 upgrades a read lock. Reads use ordinary deferred transactions and never block behind writers.
-Every database call is synchronous and runs on :attr:`Database.executor`, so the asyncio loop
-(the dealers and the WebSockets) never waits on disk. Each call tells :attr:`Database.health`
+Every database call is synchronous and runs on :attr:`Database.executor` (writes on
+:attr:`Database.write_executor`), so the asyncio loop (the dealers and the WebSockets) never
+waits on disk or for a lock — except a desk's batch of bets on SQLite, written on the loop's
+thread when the write lock is free at once and with no checkpoint in its commit
+(:meth:`Database.run_batch`, issue 21), else on a write thread. Each call tells :attr:`Database.health`
 how it ended, and :meth:`Database.watch` probes a database that went away, checkpoints SQLite's
 write-ahead log and watches its disk (``db/health.py``, issue 22).
 """
@@ -239,6 +242,7 @@ class Database:
         #: free (``_batch_inline``); False: always on the write threads
         self.inline_batches = self.sqlite
         self._inline: Connection | None = None
+        self._inline_driver: Any = None
         self._wal = None if self.health.path is None else f"{self.health.path}-wal"
 
     @contextmanager
@@ -302,17 +306,19 @@ class Database:
         """:meth:`_batch_call` on the event loop's own thread when SQLite's write lock is free
         at once (``BEGIN IMMEDIATE`` with no busy wait); ``_NOT_RUN`` when another writer holds
         it (then the batch goes to the write threads, which wait for it)."""
-        if self._inline is None:
-            self._inline = self.writer.connect()
-            # no busy wait on the loop, and no checkpoint (two fsyncs) in its commits: once the
-            # log passed its bound, the next batch goes to a write thread, whose commit does it
-            bulk.execute(self._inline, "PRAGMA busy_timeout=0")
-            bulk.execute(self._inline, "PRAGMA wal_autocheckpoint=0")
         if self._wal_pages() > WAL_AUTO_PAGES:  # a checkpoint is due: in this batch's commit
             return _NOT_RUN  # on a write thread (its connection checkpoints, as SQLite does)
+        if self._inline is None:
+            self._inline = self.writer.connect()
         connection = self._inline
         driver = connection.connection.driver_connection
         assert driver is not None
+        if driver is not self._inline_driver:  # new, or the pool opened it again
+            # no busy wait on the loop, and no checkpoint (two fsyncs) in its commits: once the
+            # log passed its bound, the next batch goes to a write thread, whose commit does it
+            bulk.execute(connection, "PRAGMA busy_timeout=0")
+            bulk.execute(connection, "PRAGMA wal_autocheckpoint=0")
+            self._inline_driver = driver
         try:
             driver.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
