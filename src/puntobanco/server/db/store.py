@@ -555,10 +555,10 @@ def read_coup(session: Session, *, table_id: int, coup_id: int, ops: Sequence[Be
     asked = {(op.player_id, op.key) for op in ops if op.key is not None}
     hashes = list(token_hashes)
     if asked:
-        rows = list(connection.exec_driver_sql(_COUP_SESSIONS_REQUESTS_PG, (
-            code, hashes, *_pairs(connection, asked), coup_id)))
+        rows = bulk.pg_execute(connection, _COUP_SESSIONS_REQUESTS_PG, (
+            code, hashes, *_pairs(connection, asked), coup_id))
     else:
-        rows = list(connection.exec_driver_sql(_COUP_SESSIONS_PG, (code, hashes, coup_id)))
+        rows = bulk.pg_execute(connection, _COUP_SESSIONS_PG, (code, hashes, coup_id))
     if not rows:  # no such coup: every operation is refused, stored answers still replayed
         return CoupRead(None, 0, _stored_requests(connection, asked), None)
     return CoupRead(rows[0][0], rows[0][1] or 0,
