@@ -208,7 +208,8 @@ def _moment(connection: Connection) -> Callable[[Any], Any]:
     return _MOMENTS[name] or (lambda value: value)
 
 
-def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSettings,
+def lookup_tokens(session: Session | Connection, tokens: Collection[str], *,
+                  limits: GuardSettings,
                   now: datetime | None = None, rows: Sequence[Sequence[Any]] | None = None,
                   ) -> dict[str, TokenLookup]:
     """:func:`lookup_token` for many tokens in one query (the server gathers the requests of a
@@ -225,8 +226,8 @@ def lookup_tokens(session: Session, tokens: Collection[str], *, limits: GuardSet
     longest = timedelta(seconds=limits.session_max_seconds)
     renew = timedelta(seconds=limits.session_renew_seconds)
     found: dict[str, TokenLookup] = {}
-    connection = session.connection()
     if rows is None:
+        connection = bulk.connection_of(session)
         moment_of = _moment(connection)
         asked = list(hashes) if bulk.is_postgresql(connection) else bulk.json_list(hashes)
         rows = _LOOKUP.run(connection, (asked,))
@@ -250,7 +251,7 @@ def renew_session(session: Session, token: str, *, now: datetime | None = None) 
                     .values(last_seen_at=now or utcnow()))
 
 
-def renew_sessions(session: Session, tokens: Collection[str], *,
+def renew_sessions(session: Session | Connection, tokens: Collection[str], *,
                    now: datetime | None = None) -> None:
     """:func:`renew_session` for many tokens at once (one statement)."""
     if tokens:

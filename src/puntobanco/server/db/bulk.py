@@ -38,6 +38,7 @@ from typing import Any
 
 from sqlalchemy import Connection, DateTime, String, Table
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 from sqlalchemy.types import JSON
 
 Row = tuple[Any, ...]
@@ -45,6 +46,12 @@ Row = tuple[Any, ...]
 
 def is_postgresql(connection: Connection) -> bool:
     return connection.dialect.name == "postgresql"
+
+
+def connection_of(work: Session | Connection) -> Connection:
+    """The connection of a transaction given as an ORM session or as a Core connection (the
+    desk's PostgreSQL batch runs on a Core connection: ``Database.run_write_core``)."""
+    return work if isinstance(work, Connection) else work.connection()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from sqlalchemy import Table, bindparam, func, select, update
+from sqlalchemy import Connection, Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import BetRefused, ErrorCode
@@ -172,7 +172,7 @@ _GIVE = (update(_ACCOUNTS).where(_ACCOUNTS.c.id == bindparam("account"))
          .returning(_ACCOUNTS.c.balance))
 
 
-def post(session: Session, moves: Sequence[Move], *, applied: Collection[int] = (),
+def post(session: Session | Connection, moves: Sequence[Move], *, applied: Collection[int] = (),
          writes: bulk.Writes | None = None, locked: Collection[int] = ()) -> None:
     """Post many transfers at once (a settlement, a batch of bets): every one its own
     transaction of two entries, and each account's balance changed by one update (in account
@@ -188,7 +188,7 @@ def post(session: Session, moves: Sequence[Move], *, applied: Collection[int] = 
         return
     own = writes is None
     if writes is None:
-        writes = bulk.Writes(session.connection())
+        writes = bulk.Writes(bulk.connection_of(session))
     _journal(writes, moves)
     deltas: dict[int, int] = defaultdict(int)
     for move in moves:

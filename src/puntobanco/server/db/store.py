@@ -253,9 +253,11 @@ def idempotent_answer(stored: tuple[str, dict[str, Any]] | None, fingerprint: st
 BetResult = dict[str, Any] | PuntoBancoError
 
 
-def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, rules: RuleSet,
-               ops: Sequence[BetOp], read: CoupRead | None = None) -> list[BetResult]:
-    """Apply a batch of bets and withdrawals to an open coup, in the caller's transaction.
+def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, round_no: int,
+               rules: RuleSet, ops: Sequence[BetOp], read: CoupRead | None = None,
+               ) -> list[BetResult]:
+    """Apply a batch of bets and withdrawals to an open coup, in the caller's transaction (an
+    ORM session's, or a Core connection's: the desk's batch on PostgreSQL).
     ``read``: its first read made already (:func:`read_coup`, for at least these ``ops``).
 
     The coup's row is read first, ``FOR SHARE`` on PostgreSQL: while this transaction runs,
@@ -279,7 +281,7 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     results: list[BetResult | None] = [None] * len(ops)
     order = sorted(range(len(ops)), key=lambda i: ops[i].player_id)
     players = sorted({op.player_id for op in ops})
-    connection = session.connection()
+    connection = bulk.connection_of(session)
     if read is not None:
         status, in_play, stored = read.status, read.in_play, read.stored
     else:
@@ -389,7 +391,8 @@ def apply_bets(session: Session, *, table_id: int, coup_id: int, round_no: int, 
     return [result for result in results if result is not None]
 
 
-def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mapping[int, int],
+def _write_bets(session: Session | Connection, *, coup_id: int, in_play: int,
+                wallets: Mapping[int, int],
                 spots: Mapping[int, Mapping[BetKind, list[Any]]],
                 moves: Sequence[tuple[BetOp, list[Any]]],
                 requests: Sequence[tuple[BetOp, list[Any], dict[str, Any], str]],
@@ -402,7 +405,7 @@ def _write_bets(session: Session, *, coup_id: int, in_play: int, wallets: Mappin
     for op, row in moves:
         touched[id(row)] = (op.player_id, op.kind, row)
     new = [(player, kind, row) for player, kind, row in touched.values() if row[0] is None]
-    writes = bulk.Writes(session.connection())
+    writes = bulk.Writes(bulk.connection_of(session))
     writes.drawn(_BETS, drawn[0])
     writes.drawn(ledger.TRANSACTIONS, drawn[1])
     writes.reserve([(_BETS, len(new)), (ledger.TRANSACTIONS, len(moves))])
@@ -545,12 +548,12 @@ class CoupRead:
     sessions: list[Any] | None
 
 
-def read_coup(session: Session, *, table_id: int, coup_id: int, ops: Sequence[BetOp],
-              token_hashes: Collection[str]) -> CoupRead:
+def read_coup(session: Session | Connection, *, table_id: int, coup_id: int,
+              ops: Sequence[BetOp], token_hashes: Collection[str]) -> CoupRead:
     """:func:`apply_bets`'s first read and the batch's session lookup in one round trip
     (PostgreSQL; issue 21): the stored requests of every operation's key, so of any
     operation the session check then keeps."""
-    connection = session.connection()
+    connection = bulk.connection_of(session)
     code = ledger.in_play_code(table_id)
     asked = {(op.player_id, op.key) for op in ops if op.key is not None}
     hashes = list(token_hashes)

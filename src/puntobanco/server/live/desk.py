@@ -34,13 +34,14 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind, verify_added_stake
 from puntobanco.errors import BetRefused, PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, bulk, store
+from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import Database, Gathered
 from puntobanco.server.db.health import DatabaseUnavailable, outage_code
 from puntobanco.server.live.clock import Clock, WallClock
@@ -277,10 +278,10 @@ class BetDesk:
         ops = [pending.op for pending in batch]
         written: tuple[set[str], list[store.BetResult]] | None = None
 
-        def write(session: Session) -> tuple[set[str], list[store.BetResult]]:
+        def write(session: Session | Connection) -> tuple[set[str], list[store.BetResult]]:
             read = None
             tokens = {pending.token for pending in batch if pending.token is not None}
-            if tokens and bulk.is_postgresql(session.connection()):  # one read: both checks
+            if tokens and postgresql:  # one read: both checks
                 read = store.read_coup(session, table_id=self.table_id, coup_id=coup_id,
                                        ops=ops, token_hashes={auth.token_hash(token)
                                                               for token in tokens})
@@ -291,9 +292,12 @@ class BetDesk:
             return live, store.apply_bets(session, table_id=self.table_id, coup_id=coup_id,
                                           round_no=round_no, rules=rules, ops=kept, read=read)
 
+        postgresql = self.db.postgresql
         for attempt in range(BATCH_ATTEMPTS):
             try:  # essential: these requests passed the checks before a disk ran short
-                written = await self.db.run_write(write, essential=True)
+                # PostgreSQL: a Core connection, fixed driver SQL only (issue 21)
+                written = await (self.db.run_write_core(write, essential=True) if postgresql
+                                 else self.db.run_write(write, essential=True))
                 break
             except Exception as error:
                 if (code := outage_code(error)) is not None:  # said once by db/health.py
@@ -328,7 +332,7 @@ class BetDesk:
                     and result.get("coup_id") == coup_id):
                 self._changed(pending.op.player_id, result)
 
-    def _live_sessions(self, session: Session, batch: list[Pending],
+    def _live_sessions(self, session: Session | Connection, batch: list[Pending],
                        rows: list[Any] | None = None) -> set[str]:
         """The batch's tokens whose session is live and belongs to the op's player; those due
         for renewal are renewed (as :class:`~puntobanco.server.api.deps.TokenLookups` does).
