@@ -126,10 +126,23 @@ def through_the_session(db: Database) -> Callable[[], None]:
     return undo
 
 
+def psycopg_arrays(_db: Database) -> Callable[[], None]:
+    """Every array dumped by psycopg value by value, as before issue 21's ``bulk.packed``."""
+    from puntobanco.server.db import bulk
+
+    kept = bulk.packed
+    bulk.packed = lambda values, kind: list(values)  # type: ignore[assignment]
+
+    def undo() -> None:
+        bulk.packed = kept
+    return undo
+
+
 #: ``--ab``: the other way of a batch, applied to every other batch (name → apply, giving undo)
 WAYS: dict[str, Callable[[Database], Callable[[], None]]] = {
     "sqlalchemy-statements": statements_through_sqlalchemy,
     "session": through_the_session,
+    "psycopg-arrays": psycopg_arrays,
 }
 
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import event, select, text
+from sqlalchemy import Connection, event, select, text
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import BetRefused
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import auth, bulk, ledger, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import (
     BetRecord,
@@ -91,6 +91,14 @@ def _round_trips(db: Database) -> Iterator[list[str]]:
             elif side == "B" and message == "ReadyForQuery":
                 sent.append("; ".join(statements))
                 statements = []
+
+
+@contextmanager
+def db_connection(db: Database) -> Iterator[Connection]:
+    """A Core connection of ``db``'s writer in a transaction (rolled back)."""
+    with db.writer.connect() as connection:
+        yield connection
+        connection.rollback()
 
 
 def _setup(db: Database) -> tuple[int, int, int, int]:
@@ -263,3 +271,24 @@ def test_the_batch_read_with_its_session_check_gives_what_the_two_reads_gave(
     assert isinstance(results[0], store.Replayed) and results[0] == placed[0]
     assert isinstance(results[1], dict) and results[1]["bet"] == "banco"
     assert len(sent) == 5, sent  # BEGIN, the read, the wallets, the write, COMMIT
+
+
+def test_packed_arrays_reach_postgresql_as_the_values_they_pack(pg_db: Database) -> None:
+    """Issue 21: the batch's columns are packed into binary arrays by ``bulk.packed`` (not
+    psycopg's per-value dumper); PostgreSQL reads back exactly the values packed — NULLs,
+    the empty array, text beyond ASCII, the edges of each integer type, timestamps to the
+    microsecond — and a value a type cannot hold is left to psycopg, which refuses it."""
+    moment = datetime(2026, 12, 1, 22, 50, 1, 123456, tzinfo=UTC)
+    cases: list[tuple[str, list[Any]]] = [
+        ("INTEGER", [1, -2, None, 2**31 - 1, -(2**31)]), ("INTEGER", []),
+        ("BIGINT", [2**63 - 1, -(2**63), 0, None]), ("TEXT", ["ab", "é€😀", "", None]),
+        ("TIMESTAMP WITH TIME ZONE", [moment, None, moment - timedelta(days=9000)])]
+    with db_connection(pg_db) as connection:
+        for kind, values in cases:
+            sent = bulk.packed(values, kind)
+            assert isinstance(sent, bulk.Packed), kind
+            back = bulk.pg_execute(connection, f"SELECT CAST(%b AS {kind}[])", (sent,))[0][0]
+            assert back == values, kind
+        assert bulk.packed([2**31], "INTEGER") == [2**31]  # psycopg's own dumper takes it
+        assert bulk.packed([datetime(2026, 1, 1)], "TIMESTAMP WITH TIME ZONE") == [
+            datetime(2026, 1, 1)]  # naive: not packed

@@ -229,7 +229,8 @@ def lookup_tokens(session: Session | Connection, tokens: Collection[str], *,
     if rows is None:
         connection = bulk.connection_of(session)
         moment_of = _moment(connection)
-        asked = list(hashes) if bulk.is_postgresql(connection) else bulk.json_list(hashes)
+        asked = (bulk.packed(list(hashes), "TEXT") if bulk.is_postgresql(connection)
+                 else bulk.json_list(hashes))
         rows = _LOOKUP.run(connection, (asked,))
     else:
         moment_of = datetime.fromisoformat

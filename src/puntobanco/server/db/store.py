@@ -300,7 +300,7 @@ def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, ro
                 len({(op.player_id, kind) for op in ops if not op.withdraw
                      for kind in ([each for each, _ in op.group] if op.group else [op.kind])}),
                 sum(len(op.group) if op.group else 1 for op in ops),
-                coup_id, players, in_play)
+                coup_id, bulk.packed(players, "INTEGER"), in_play)
         else:
             params = (coup_id, bulk.json_list(players), in_play)
         for player, wallet, balance, bet_id, kind, stake, bet_status, *ids in _LOCK_SPOTS.run(
@@ -418,7 +418,8 @@ def _write_bets(session: Session | Connection, *, coup_id: int, in_play: int,
     fresh = {id(row) for _, _, row in new}
     changed = [row for key, (_, _, row) in touched.items() if key not in fresh]
     if changed and writes.postgresql:
-        writes.add(_UPDATE_BETS_PG, tuple(list(column) for column in zip(*changed, strict=True)))
+        writes.add(_UPDATE_BETS_PG, tuple(bulk.packed(column, kind) for column, kind in zip(
+            zip(*changed, strict=True), ("INTEGER", "BIGINT", "TEXT"), strict=True)))
     elif changed:
         bulk.execute(writes.connection, "UPDATE bets SET stake = ?, status = ? WHERE id = ?",
                      [(stake, status, bet) for bet, stake, status in changed])
@@ -499,7 +500,8 @@ def _pairs(connection: Connection, asked: Collection[tuple[int, str]]) -> tuple[
     """(player, key) pairs as :data:`_STORED_REQUESTS` takes them: two arrays, or one JSON
     text."""
     if bulk.is_postgresql(connection):
-        return tuple(list(column) for column in zip(*asked, strict=True))
+        players, keys = zip(*asked, strict=True)
+        return bulk.packed(players, "INTEGER"), bulk.packed(keys, "TEXT")
     return (json.dumps(list(asked)),)
 
 
@@ -556,7 +558,7 @@ def read_coup(session: Session | Connection, *, table_id: int, coup_id: int,
     connection = bulk.connection_of(session)
     code = ledger.in_play_code(table_id)
     asked = {(op.player_id, op.key) for op in ops if op.key is not None}
-    hashes = list(token_hashes)
+    hashes = bulk.packed(list(token_hashes), "TEXT")
     if asked:
         rows = bulk.pg_execute(connection, _COUP_SESSIONS_REQUESTS_PG, (
             code, hashes, *_pairs(connection, asked), coup_id))
