@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_load import TICK, descendants
+from bench_load import tree_cpu
 from bench_server import Postgres
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
@@ -79,20 +79,13 @@ class Timed(Database):
 
 
 def cluster_pids(root: Path) -> list[int]:
-    """The processes of the cluster whose postmaster.pid is under ``root``."""
-    return descendants(int((root / "data" / "postmaster.pid").read_text().split()[0]))
+    """The postmaster of the cluster whose data directory is under ``root``."""
+    return [int((root / "data" / "postmaster.pid").read_text().split()[0])]
 
 
 def cpu_of(pids: list[int]) -> float:
-    """CPU seconds (utime + stime) of these processes."""
-    total = 0
-    for each in pids:
-        try:
-            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
+    """CPU seconds of these postmasters' whole trees (backends that ended included)."""
+    return sum(tree_cpu(pid) for pid in pids)
 
 
 def statements_through_sqlalchemy(_db: Database) -> Callable[[], None]:
