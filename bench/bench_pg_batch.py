@@ -152,14 +152,15 @@ async def window(db: Timed, desk: BetDesk, people: list[tuple[int, str]], size: 
         way = ab if ab is not None and number % 2 else "as is"
         undo = WAYS[way](db) if way != "as is" else None
         chunk = people[number * size:(number + 1) * size]
-        calls, process0, pg0 = db.calls, time.process_time(), cpu_of(pids)
+        pg0 = cpu_of(pids)  # reading /proc costs this process: before its clock starts
+        calls, process0 = db.calls, time.process_time()
         futures = [desk.submit(store.BetOp(player, BetKind.PUNTO if player % 2 else
                                            BetKind.BANCO, 1_000, f"{tag}-{player}"),
                                token=token) for player, token in chunk]
         for answer in await asyncio.gather(*futures, return_exceptions=True):
             accepted += isinstance(answer, dict) and "stake" in answer
         process[way] += time.process_time() - process0
-        postgres[way] += cpu_of(pids) - pg0
+        postgres[way] += cpu_of(pids) - pg0  # ticks of 10 ms: summed over many batches
         spent[way].extend(db.each[calls:])
         if undo is not None:
             undo()
