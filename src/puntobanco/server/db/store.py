@@ -463,7 +463,8 @@ _LOCK_SPOTS = bulk.Sql(
     "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status, "
     f"CASE WHEN a.player_id IS NULL THEN {bulk.draw_ids(_BETS)} END, "
     f"CASE WHEN a.player_id IS NULL THEN {bulk.draw_ids(ledger.TRANSACTIONS)} END "
-    "FROM accounts AS a LEFT JOIN bets AS b ON b.coup_id = %s AND b.player_id = a.player_id "
+    "FROM accounts AS a LEFT JOIN LATERAL (SELECT id, kind, stake, status FROM bets "
+    "WHERE coup_id = %s AND player_id = a.player_id OFFSET 0) AS b ON true "
     "WHERE (a.kind = 'wallet' AND a.player_id = ANY(CAST(%b AS INTEGER[]))) OR a.id = %s "
     "ORDER BY a.id FOR UPDATE OF a")
 #: by (player, key) pairs: an IN list of players and one of keys made SQLite probe the index
@@ -475,7 +476,9 @@ _STORED_REQUESTS = bulk.Sql(
     "AND r.idempotency_key = json_extract(asked.value, '$[1]')",
     "SELECT r.player_id, r.idempotency_key, r.fingerprint, r.response "
     "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS TEXT[])) AS asked(player_id, key) "
-    "JOIN bet_requests AS r ON r.player_id = asked.player_id AND r.idempotency_key = asked.key")
+    "CROSS JOIN LATERAL (SELECT player_id, idempotency_key, fingerprint, response "
+    "FROM bet_requests WHERE player_id = asked.player_id AND idempotency_key = asked.key "
+    "OFFSET 0) AS r")
 #: :data:`_COUP_STATUS` and :data:`_STORED_REQUESTS` in one round trip
 _COUP_AND_REQUESTS = bulk.Sql(
     "SELECT c.status, (SELECT id FROM accounts WHERE code = ?), k.* FROM coups AS c "
