@@ -99,8 +99,17 @@ def make_engines(url: str) -> tuple[Engine, Engine]:
     """The (writer, reader) engines for ``url``; one engine serves both on PostgreSQL."""
     if backend_of(url) == "sqlite":
         return _sqlite_engine(url, immediate=True), _sqlite_engine(url, immediate=False)
-    engine = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
-    return engine, engine
+    writer = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+    @event.listens_for(writer, "connect")
+    def _generic_plans(dbapi_connection: Any, _record: Any) -> None:
+        # The writes' statements are fixed and prepared by psycopg at their fifth use; left to
+        # itself PostgreSQL planned each execution again (a custom plan: 0.2-0.5 ms of its
+        # CPU for each of a bet batch's reads). Their plans do not depend on the values.
+        dbapi_connection.execute("SET plan_cache_mode = force_generic_plan")
+        dbapi_connection.commit()
+
+    return writer, create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
 
 
 def alembic_config(url: str) -> Config:
