@@ -25,8 +25,12 @@ message), beside PostgreSQL's processes and the client's own CPU per bet. With `
 the server runs ``bench/profiler.py`` and the summary says which component its CPU went to
 (one process only).
 
+``--time-writes`` (one process) adds each kind of write transaction's CPU on its thread (the
+desk's batches, the closes, the settlements: ``Database._write_call`` and ``_write_core_call``
+timed with ``time.thread_time``).
+
 Run: ``.venv/bin/python bench/bench_load.py --players 1000 [--postgres] [--workers 2]
-[--mode http] [--profile]``; ``--matrix`` runs the issue's targets.
+[--mode http] [--profile] [--time-writes]``; ``--matrix`` runs the issue's targets.
 """
 
 from __future__ import annotations
@@ -60,7 +64,8 @@ TICK = os.sysconf("SC_CLK_TCK")
 #: ``puntobanco serve`` with the socket caps raised (every bench player connects from a few
 #: loopback addresses, and 5,000 need more than the 2,000 sockets shipped), and, with
 #: ``PB_BENCH_PROFILE``, the bench's sampling profiler; ``PB_BENCH_UVICORN`` (JSON) overrides
-#: uvicorn options (``{"loop": "asyncio"}`` measures without uvloop).
+#: uvicorn options (``{"loop": "asyncio"}`` measures without uvloop); with
+#: ``PB_BENCH_TIME_WRITES`` (a file), each write transaction's CPU on its thread, by its work.
 LAUNCH = """
 import dataclasses, json, os, sys
 sys.path.insert(0, os.environ["PB_BENCH_DIR"])
@@ -74,6 +79,33 @@ from puntobanco.cli import main, serve
 if os.environ.get("PB_BENCH_SWITCH_MS"):  # measure another GIL switch interval
     app.SWITCH_INTERVAL = float(os.environ["PB_BENCH_SWITCH_MS"]) / 1000
 serve.UVICORN_OPTIONS.update(json.loads(os.environ.get("PB_BENCH_UVICORN") or "{}"))
+if os.environ.get("PB_BENCH_TIME_WRITES"):  # the write thread's CPU per transaction
+    import atexit, collections, threading, time
+    from puntobanco.server.db import engine as db_engine
+    spent = collections.defaultdict(lambda: [0, 0.0])
+    def timed(call):
+        def wrapper(self, work):
+            began = time.thread_time()
+            try:
+                return call(self, work)
+            finally:
+                name = getattr(work, "__qualname__", None) or getattr(
+                    getattr(work, "func", None), "__qualname__", "?")
+                spent[name][0] += 1
+                spent[name][1] += time.thread_time() - began
+        return wrapper
+    for name in ("_write_call", "_write_core_call"):
+        if hasattr(db_engine.Database, name):
+            setattr(db_engine.Database, name, timed(getattr(db_engine.Database, name)))
+    def dump():
+        with open(os.environ["PB_BENCH_TIME_WRITES"], "w") as out:
+            json.dump({name: list(value) for name, value in spent.items()}, out)
+    def dumping():
+        while True:
+            time.sleep(1.0)
+            dump()
+    threading.Thread(target=dumping, daemon=True).start()
+    atexit.register(dump)
 if os.environ.get("PB_BENCH_PLAIN_FRAMES"):  # measure without api/frames.py
     from puntobanco.server.api import frames
     frames.writer = lambda websocket, send: websocket.send_text
@@ -123,6 +155,20 @@ def cpu_seconds(pids: list[int], *, loop_only: bool = False) -> float:
     return total / TICK
 
 
+def tree_cpu(root: int) -> float:
+    """CPU seconds of a process and everything below it, those that ended too: its own, its
+    waited-for children's (``cutime``, ``cstime``: PostgreSQL's postmaster reaps every backend
+    that ended) and its live descendants' — a list of processes taken at the start missed the
+    backends PostgreSQL started later (a pool's new connections), so PostgreSQL's CPU looked
+    like 5-12 µs a bet."""
+    try:
+        fields = Path(f"/proc/{root}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    own = sum(int(value) for value in fields[11:15]) / TICK
+    return own + cpu_seconds([pid for pid in descendants(root) if pid != root])
+
+
 def rss_mib(pids: list[int]) -> float:
     total = 0.0
     for pid in pids:
@@ -152,7 +198,8 @@ class Meters:
 
     @classmethod
     def read(cls, servers: list[int], database: list[int]) -> Meters:
-        return cls(cpu_seconds(servers), cpu_seconds(database), own_cpu(),
+        """``database``: PostgreSQL's postmaster (its whole tree is counted), or nothing."""
+        return cls(cpu_seconds(servers), sum(tree_cpu(root) for root in database), own_cpu(),
                    cpu_seconds(servers, loop_only=True))
 
     def __sub__(self, other: Meters) -> Meters:
@@ -505,18 +552,20 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
             bets: int, spread: float, betting_seconds: float, addresses: int, profile: bool,
             cluster: Postgres | None, uvicorn: str, folder: Path,
             plain_frames: bool = False, linger_ms: float | None = None,
-            switch_ms: float | None = None) -> dict[str, float]:
+            switch_ms: float | None = None, time_writes: bool = False) -> dict[str, float]:
     sessions, made_in = make_players(url, players, folder)
     print(f"  ({players} players made by `puntobanco players create` in {made_in:.1f} s)",
           flush=True)
     port = free_port()
     log = open(folder / f"server-{port}.log", "w")  # noqa: SIM115
     profile_path = folder / f"profile-{port}.json"
+    writes_path = folder / f"writes-{port}.json"
     env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD,
            "PB_BENCH_DIR": str(Path(__file__).parent), "PB_BENCH_UVICORN": uvicorn,
            "PB_BENCH_PROFILE": str(profile_path) if profile else "",
            "PB_BENCH_PLAIN_FRAMES": "1" if plain_frames else "",
-           "PB_BENCH_SWITCH_MS": "" if switch_ms is None else str(switch_ms)}
+           "PB_BENCH_SWITCH_MS": "" if switch_ms is None else str(switch_ms),
+           "PB_BENCH_TIME_WRITES": str(writes_path) if time_writes else ""}
     command = [sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--database-url", url,
                "--betting-seconds", str(betting_seconds), "--closed-seconds", "0",
                "--card-seconds", "0.05", "--result-seconds", "1"]
@@ -529,7 +578,7 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
         wait_ready(f"http://127.0.0.1:{port}", server)  # type: ignore[arg-type]
         time.sleep(1.0)  # the workers, if any, are up
         servers = descendants(server.pid)
-        database = (descendants(int((cluster.data / "postmaster.pid").read_text().split()[0]))
+        database = ([int((cluster.data / "postmaster.pid").read_text().split()[0])]
                     if cluster is not None and url.startswith("postgresql") else [])
         run = Run(players, mode, servers, database)
         if profile:  # counting starts once the players are connected
@@ -547,9 +596,18 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
         server.terminate()
         server.wait(60)
         log.close()
-    return report(run, sockets, label=label, rss=rss, total=total, players=players,
-                  profile=json.loads(profile_path.read_text()) if profile and
-                  profile_path.exists() else None)
+    figures = report(run, sockets, label=label, rss=rss, total=total, players=players,
+                     profile=json.loads(profile_path.read_text()) if profile and
+                     profile_path.exists() else None)
+    if time_writes and writes_path.exists():
+        accepted = sum(r.accepted for r in run.rounds.values()) or 1
+        print("  write transactions, CPU of their thread (whole run; per accepted bet over "
+              f"the {accepted} accepted):")
+        for name, (calls, seconds) in sorted(json.loads(writes_path.read_text()).items(),
+                                             key=lambda item: -item[1][1]):
+            print(f"    {name}: {calls} calls, {1e6 * seconds / max(1, calls):,.0f} µs each, "
+                  f"{1e6 * seconds / accepted:,.1f} µs per accepted bet")
+    return figures
 
 
 async def _driven(run: Run, port: int, sessions: list[tuple[int, str]], **options: float
@@ -650,6 +708,9 @@ def main() -> None:
                         help="serve --bet-linger-ms (default: serve's own)")
     parser.add_argument("--switch-ms", type=float,
                         help="the server's GIL switch interval in ms (default: app.py's)")
+    parser.add_argument("--time-writes", action="store_true",
+                        help="print each kind of write transaction's CPU on its thread (one "
+                        "process)")
     parser.add_argument("--plain-frames", action="store_true",
                         help="without api/frames.py (each message framed per socket)")
     args = parser.parse_args()
@@ -685,7 +746,7 @@ def main() -> None:
                     addresses=args.addresses, profile=args.profile and workers == 1,
                     cluster=cluster, uvicorn=args.uvicorn, folder=folder,
                     plain_frames=args.plain_frames, linger_ms=args.linger_ms,
-                    switch_ms=args.switch_ms)
+                    switch_ms=args.switch_ms, time_writes=args.time_writes and workers == 1)
     finally:
         if cluster is not None:
             cluster.stop()

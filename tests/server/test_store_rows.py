@@ -7,17 +7,20 @@ the ids given back are the rows' own; refusals, replays and conflicts answered a
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import psycopg
 import pytest
-from sqlalchemy import event, select, text
+from sqlalchemy import Connection, event, select, text
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import BetRefused
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import auth, bulk, ledger, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import (
     BetRecord,
@@ -54,18 +57,49 @@ def pg_db(pg_cluster: PostgresCluster) -> Iterator[Database]:
 
 
 @contextmanager
-def _statements(db: Database) -> Iterator[list[str]]:
-    """The SQL statements ``db``'s writer sends inside the block, in order."""
+def _round_trips(db: Database) -> Iterator[list[str]]:
+    """What ``db``'s writer sends PostgreSQL inside the block, one item per round trip (the
+    statements sent before the server said it was ready for the next, as libpq's trace of the
+    protocol shows them), from each connection's checkout to its checkin: the transaction's
+    ``BEGIN`` and ``COMMIT`` included, the pool's pre-ping (made before the checkout) not.
+    Whatever way a statement is sent — SQLAlchemy or the driver's own — it is counted."""
     sent: list[str] = []
+    with tempfile.TemporaryFile("w+") as trace:
+        def checkout(dbapi_connection: Any, *_: object) -> None:
+            dbapi_connection.pgconn.trace(trace.fileno())
+            dbapi_connection.pgconn.set_trace_flags(
+                psycopg.pq.Trace.SUPPRESS_TIMESTAMPS | psycopg.pq.Trace.REGRESS_MODE)
 
-    def count(*args: object) -> None:
-        sent.append(str(args[2]))
+        def checkin(dbapi_connection: Any, *_: object) -> None:
+            dbapi_connection.pgconn.untrace()
 
-    event.listen(db.writer, "before_cursor_execute", count)
-    try:
-        yield sent
-    finally:
-        event.remove(db.writer, "before_cursor_execute", count)
+        event.listen(db.writer.pool, "checkout", checkout)
+        event.listen(db.writer.pool, "checkin", checkin)
+        try:
+            yield sent
+        finally:
+            event.remove(db.writer.pool, "checkout", checkout)
+            event.remove(db.writer.pool, "checkin", checkin)
+        trace.seek(0)
+        statements: list[str] = []
+        for line in trace:
+            side, _, message, *rest = line.rstrip("\n").split("\t")
+            quoted = re.findall(r'"((?:[^"]|"")*)"', rest[0]) if rest else []
+            if side == "F" and message in ("Query", "Parse"):  # Parse: "name" "text" …
+                statements.append(quoted[message == "Parse"])
+            elif side == "F" and message == "Bind" and quoted[1]:  # a prepared statement
+                statements.append(f"prepared {quoted[1]}")
+            elif side == "B" and message == "ReadyForQuery":
+                sent.append("; ".join(statements))
+                statements = []
+
+
+@contextmanager
+def db_connection(db: Database) -> Iterator[Connection]:
+    """A Core connection of ``db``'s writer in a transaction (rolled back)."""
+    with db.writer.connect() as connection:
+        yield connection
+        connection.rollback()
 
 
 def _setup(db: Database) -> tuple[int, int, int, int]:
@@ -189,23 +223,23 @@ def test_a_closed_coup_refuses_the_batch_and_replays_stored_keys(db: Database) -
 
 
 def test_a_postgresql_batch_reads_and_writes_in_three_statements(pg_db: Database) -> None:
-    """Issue 21: each statement is a round trip (150–250 µs of psycopg's CPU); a batch's are
-    the coup with the stored keys, the wallets and spots with the new ids drawn, and the one
-    write, whatever the batch holds (new bets, a group, a withdrawal, a key)."""
+    """Issue 21: each round trip costs the server's thread CPU (psycopg, the socket, the
+    wake-up); a batch's statements are the coup with the stored keys, the wallets and spots
+    with the new ids drawn, and the one write, whatever the batch holds (new bets, a group, a
+    withdrawal, a key): with ``BEGIN`` and ``COMMIT``, five round trips."""
     db = pg_db
     ann, bob, table, coup = _setup(db)
     _apply(db, table, coup, [store.BetOp(bob, BetKind.BANCO, 5_000)])
-    with _statements(db) as sent, db.write() as session:
-        sent.clear()  # the transaction's own statements, from here
+    with _round_trips(db) as sent, db.write() as session:
         results = store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
                                    rules=RuleSet(), ops=[
             store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"),
             store.BetOp(ann, BetKind.EGALITE, key="k2",
                         group=((BetKind.EGALITE, 1_000), (BetKind.LION_PUNTO, 1_000))),
             store.BetOp(bob, BetKind.BANCO, key="k3", withdraw=True)])
-        statements = len(sent)
     assert all(isinstance(result, dict) for result in results)
-    assert statements == 3, sent
+    assert len(sent) == 5, sent
+    assert sent[0] == "BEGIN" and sent[-1] == "COMMIT", sent
     with db.read() as session:
         assert ledger.audit(session).ok
 
@@ -215,7 +249,7 @@ def test_the_batch_read_with_its_session_check_gives_what_the_two_reads_gave(
     """Issue 21: on PostgreSQL the desk reads the coup, the stored keys and the batch's
     sessions in one query (:func:`store.read_coup`); the sessions found are those
     :func:`auth.lookup_tokens` finds (a suspended player's left out), a stored key is
-    replayed, and with the bet the batch is three statements in all."""
+    replayed, and with the bet the batch is three statements in all (five round trips)."""
     db = pg_db
     ann, bob, table, coup = _setup(db)
     with db.write() as session:
@@ -226,20 +260,39 @@ def test_the_batch_read_with_its_session_check_gives_what_the_two_reads_gave(
                         {"bob": bob})
     limits = GuardSettings()
     ops = [store.BetOp(ann, BetKind.PUNTO, 2_000, "k1"), store.BetOp(ann, BetKind.BANCO, 1_000)]
-    with _statements(db) as sent, db.write() as session:
-        sent.clear()
+    with _round_trips(db) as sent, db.write() as session:
         read = store.read_coup(session, table_id=table, coup_id=coup, ops=ops,
                                token_hashes={auth.token_hash(t) for t in tokens})
         found = auth.lookup_tokens(session, tokens, limits=limits, rows=read.sessions)
         results = store.apply_bets(session, table_id=table, coup_id=coup, round_no=1,
                                    rules=RuleSet(), ops=ops, read=read)
-        statements = len(sent)
     with db.read() as session:
         assert found == auth.lookup_tokens(session, tokens, limits=limits)
     assert set(found) == {tokens[0]} and found[tokens[0]].player.id == ann
     assert isinstance(results[0], store.Replayed) and results[0] == placed[0]
     assert isinstance(results[1], dict) and results[1]["bet"] == "banco"
-    assert statements == 3, sent
+    assert len(sent) == 5, sent  # BEGIN, the read, the wallets, the write, COMMIT
+
+
+def test_packed_arrays_reach_postgresql_as_the_values_they_pack(pg_db: Database) -> None:
+    """Issue 21: the batch's columns are packed into binary arrays by ``bulk.packed`` (not
+    psycopg's per-value dumper); PostgreSQL reads back exactly the values packed — NULLs,
+    the empty array, text beyond ASCII, the edges of each integer type, timestamps to the
+    microsecond — and a value a type cannot hold is left to psycopg, which refuses it."""
+    moment = datetime(2026, 12, 1, 22, 50, 1, 123456, tzinfo=UTC)
+    cases: list[tuple[str, list[Any]]] = [
+        ("INTEGER", [1, -2, None, 2**31 - 1, -(2**31)]), ("INTEGER", []),
+        ("BIGINT", [2**63 - 1, -(2**63), 0, None]), ("TEXT", ["ab", "é€😀", "", None]),
+        ("TIMESTAMP WITH TIME ZONE", [moment, None, moment - timedelta(days=9000)])]
+    with db_connection(pg_db) as connection:
+        for kind, values in cases:
+            sent = bulk.packed(values, kind)
+            assert isinstance(sent, bulk.Packed), kind
+            back = bulk.pg_execute(connection, f"SELECT CAST(%b AS {kind}[])", (sent,))[0][0]
+            assert back == values, kind
+        assert bulk.packed([2**31], "INTEGER") == [2**31]  # psycopg's own dumper takes it
+        assert bulk.packed([datetime(2026, 1, 1)], "TIMESTAMP WITH TIME ZONE") == [
+            datetime(2026, 1, 1)]  # naive: not packed
 
 
 @pytest.fixture

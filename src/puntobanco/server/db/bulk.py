@@ -15,27 +15,37 @@ same text, a ``JSON`` the same ``json.dumps`` text), once per distinct value for
 * PostgreSQL: ``INSERT … SELECT * FROM unnest(%b, …)``, one array per column, a short statement
   psycopg parses once (its ``executemany`` cost about 50 µs a row in Python). Arrays go in
   psycopg's binary format (``%b``): its text format escaped every element with a regular
-  expression, 16 ms for four columns of 1,000 rows against 1 ms. New ids are drawn from the
+  expression, 16 ms for four columns of 1,000 rows against 1 ms; and each column is packed in
+  one ``struct.pack`` by :func:`packed` (psycopg's list dumper packed every element in Python:
+  issue 21). New ids are drawn from the
   tables' sequences first, one query for all (:meth:`Writes.reserve`), and a transaction's
   writes go as one statement (:class:`Writes`).
 
-On PostgreSQL statements go through :meth:`sqlalchemy.engine.Connection.exec_driver_sql`
-(SQLAlchemy's error classes, and its handling of a lost connection). On SQLite, where that
-call cost five times the statement itself (about 25 µs against 5), :func:`execute` uses the
-driver's cursor and raises SQLAlchemy's error classes too (the desk retries an
-``OperationalError``); no SQLAlchemy event sees these statements.
+Statements go to the driver's connection, inside the SQLAlchemy transaction that holds it, and
+raise SQLAlchemy's error classes (the desk retries an ``OperationalError``): on SQLite
+:func:`execute`, where :meth:`~sqlalchemy.engine.Connection.exec_driver_sql` cost five times the
+statement itself (about 25 µs against 5); on PostgreSQL :func:`pg_execute`, where it cost about
+70 µs more than psycopg's own ``execute`` of the same statement (issue 21: a batch of bets sends
+three), and which invalidates a connection found lost as SQLAlchemy does. No SQLAlchemy event
+sees these statements.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import psycopg
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
 from sqlalchemy import Connection, DateTime, String, Table
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 from sqlalchemy.types import JSON
 
 Row = tuple[Any, ...]
@@ -43,6 +53,12 @@ Row = tuple[Any, ...]
 
 def is_postgresql(connection: Connection) -> bool:
     return connection.dialect.name == "postgresql"
+
+
+def connection_of(work: Session | Connection) -> Connection:
+    """The connection of a transaction given as an ORM session or as a Core connection (the
+    desk's PostgreSQL batch runs on a Core connection: ``Database.run_write_core``)."""
+    return work if isinstance(work, Connection) else work.connection()
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +72,7 @@ class Sql:
     def run(self, connection: Connection, params: Row = ()) -> list[Any]:
         """Execute it; the rows it gives."""
         if is_postgresql(connection):
-            return list(connection.exec_driver_sql(self.postgresql, params))
+            return pg_execute(connection, self.postgresql, params)
         return execute(connection, self.sqlite, params)
 
 
@@ -84,6 +100,108 @@ def wrapped(connection: Connection, statement: str, error: sqlite3.Error,
                                dialect=connection.dialect)
 
 
+def pg_execute(connection: Connection, statement: str, params: Row = ()) -> list[Any]:
+    """Run one statement on PostgreSQL with psycopg's connection, in the transaction
+    ``connection`` holds; the rows it gives (none for a statement without rows). An error is
+    SQLAlchemy's, as from :meth:`~sqlalchemy.engine.Connection.exec_driver_sql`, and a
+    connection found closed or broken is invalidated (the pool opens a new one), as that call
+    does: ``db/health.py`` reports the outage the same way."""
+    driver = connection.connection.driver_connection
+    try:
+        cursor = driver.execute(statement, params)  # type: ignore[union-attr]
+        result = cursor.pgresult  # not ``description``: it builds a Column object per column
+        return cursor.fetchall() if result is not None and result.status == _ROWS else []
+    except psycopg.Error as error:
+        lost = bool(connection.dialect.is_disconnect(error, driver, None))  # type: ignore[arg-type]
+        if lost:
+            connection.invalidate(error)
+        raise DBAPIError.instance(statement, params, error, psycopg.Error,
+                                  connection_invalidated=lost,
+                                  dialect=connection.dialect) from error
+
+
+class Packed:
+    """A column of values as one binary PostgreSQL array (a ``%b`` parameter), packed at once
+    by :func:`packed`: psycopg's own dumper of a list packed each value in Python (its
+    ``_dump_list``, about a third of a batch of 13 bets' CPU on the write thread; issue 21)."""
+
+    __slots__ = ("data",)
+    #: the array type's oid (a subclass per type: psycopg picks a dumper by the value's class)
+    oid = 0
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+class _PackedDumper(Dumper):
+    format = Format.BINARY
+
+    def dump(self, obj: Any) -> bytes:
+        return obj.data  # type: ignore[no-any-return]
+
+
+def _packed_kind(oid: int) -> type[Packed]:
+    """The class of a packed array of one type, its dumper registered with psycopg."""
+    kind = type(f"Packed{oid}", (Packed,), {"__slots__": (), "oid": oid})
+    psycopg.adapters.register_dumper(kind, type(f"PackedDumper{oid}", (_PackedDumper,),
+                                                {"oid": oid}))
+    return kind
+
+
+_INT4, _INT8, _TEXT, _TIMESTAMPTZ = (_packed_kind(oid) for oid in (1007, 1016, 1009, 1185))
+#: array type (as :func:`array_type` names a column's) → (its class, the element's oid, the
+#: struct code of a value: None for text, UTF-8 of any length)
+_ARRAYS: dict[str, tuple[type[Packed], int, str | None]] = {
+    "INTEGER": (_INT4, 23, "i"), "BIGINT": (_INT8, 20, "q"), "TEXT": (_TEXT, 25, None),
+    "JSON": (_TEXT, 25, None),  # JSON text, sent as text[] and cast by the statement
+    "TIMESTAMP WITH TIME ZONE": (_TIMESTAMPTZ, 1184, "q")}
+_ROWS = psycopg.pq.ExecStatus.TUPLES_OK
+_MICROSECOND = timedelta(microseconds=1)
+_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_LENGTH = struct.Struct(">i")
+
+
+def packed(values: Sequence[Any], kind: str) -> Packed | list[Any]:
+    """``values`` as one binary array of ``kind`` (``INTEGER``, ``BIGINT``, ``TEXT``, ``JSON``
+    text, ``TIMESTAMP WITH TIME ZONE`` of aware datetimes), ``None`` a NULL; a kind or value it
+    does not pack is given back as a list, for psycopg's own dumper. The same bytes psycopg
+    sends (``tests/server/test_store_rows.py`` reads the rows back equal)."""
+    found = _ARRAYS.get(kind)
+    if found is None:
+        return list(values)
+    packed_kind, element, code = found
+    count = len(values)
+    if kind == "TIMESTAMP WITH TIME ZONE":
+        moments: dict[Any, int | None] = {}  # a batch's rows share one timestamp: once each
+        for value in values:
+            if value not in moments:
+                if value is not None and (not isinstance(value, datetime)
+                                          or value.tzinfo is None):
+                    return list(values)
+                moments[value] = None if value is None else (value - _PG_EPOCH) // _MICROSECOND
+        values = [moments[value] for value in values]
+    head = struct.pack(">iiIii", 1, None in values, element, count, 1) if count else \
+        struct.pack(">iiI", 0, 0, element)
+    if code is not None and None not in values:
+        try:
+            parts = [struct.calcsize(code), 0] * count
+            parts[1::2] = values
+            body = struct.pack(f">{('i' + code) * count}", *parts)
+        except struct.error:  # out of the type's range: psycopg's dumper says so
+            return list(values)
+    else:
+        chunks: list[bytes] = []
+        for value in values:
+            if value is None:
+                chunks.append(b"\xff\xff\xff\xff")
+                continue
+            data = value.encode() if code is None else struct.pack(f">{code}", value)
+            chunks.append(_LENGTH.pack(len(data)))
+            chunks.append(data)
+        body = b"".join(chunks)
+    return packed_kind(head + body)
+
+
 def json_list(values: Any) -> str:
     """A list of values as one SQLite parameter, for ``IN (SELECT value FROM json_each(?))``."""
     return json.dumps(list(values))
@@ -94,6 +212,8 @@ class _Insert:
     statement: str
     #: per column: the conversion of its values before they are sent (None: as they are)
     convert: tuple[Callable[[list[Any]], list[Any]] | None, ...]
+    #: per column on PostgreSQL: its array's type (:func:`packed`)
+    kinds: tuple[str, ...] = ()
 
 
 _INSERTS: dict[tuple[str, str, tuple[str, ...]], _Insert] = {}
@@ -131,15 +251,16 @@ def _insert(connection: Connection, table: Table, names: tuple[str, ...]) -> _In
     if missing:  # the Core insert filled them in; here the caller must
         raise ValueError(f"{table.name}: no value for {', '.join(missing)}")
     columns = ", ".join(names)
+    kinds: tuple[str, ...] = ()
     if is_postgresql(connection):
-        casts = ", ".join(f"CAST(%b AS {array_type(table, name, connection)}[])"
-                          for name in names)
+        kinds = tuple(array_type(table, name, connection) for name in names)
+        casts = ", ".join(f"CAST(%b AS {kind}[])" for kind in kinds)
         statement = f"INSERT INTO {table.name} ({columns}) SELECT * FROM unnest({casts})"
     else:
         statement = (f"INSERT INTO {table.name} ({columns}) "
                      f"VALUES ({', '.join('?' for _ in names)})")
     found = _INSERTS[key] = _Insert(statement, tuple(
-        _converter(table, name, connection) for name in names))
+        _converter(table, name, connection) for name in names), kinds)
     return found
 
 
@@ -179,7 +300,7 @@ class Writes:
             "(SELECT %s, nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s))"
             for _ in wanted)
         params = tuple(value for name, count in wanted for value in (name, name, count))
-        for name, new in self.connection.exec_driver_sql(query, params):
+        for name, new in pg_execute(self.connection, query, params):
             self._ids.setdefault(name, []).append(int(new))
         for ids in self._ids.values():
             ids.sort()  # a sequence grows: in ascending order they are in the rows' order
@@ -207,7 +328,8 @@ class Writes:
                     columns[index] = convert(columns[index])
         if self.postgresql:
             assert columns is not None
-            self.add(plan.statement, tuple(columns))
+            self.add(plan.statement, tuple(packed(column, kind) for column, kind
+                                           in zip(columns, plan.kinds, strict=True)))
         else:
             params = list(rows) if columns is None else list(zip(*columns, strict=True))
             execute(self.connection, plan.statement, params)
@@ -244,7 +366,7 @@ class Writes:
                                          in enumerate(first)) + " " + last) if first else last
         params = tuple(self._params)
         self._statements, self._params = [], []
-        self.connection.exec_driver_sql(statement, params)
+        pg_execute(self.connection, statement, params)
 
 
 def draw_ids(table: Table) -> str:

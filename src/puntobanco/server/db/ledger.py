@@ -188,8 +188,7 @@ def post(session: Session | Connection, moves: Sequence[Move], *, applied: Colle
         return
     own = writes is None
     if writes is None:
-        writes = bulk.Writes(session if isinstance(session, Connection)
-                             else session.connection())
+        writes = bulk.Writes(bulk.connection_of(session))
     _journal(writes, moves)
     deltas: dict[int, int] = defaultdict(int)
     for move in moves:
@@ -202,7 +201,8 @@ def post(session: Session | Connection, moves: Sequence[Move], *, applied: Colle
         accounts = [account for account, _ in changes]
         if not set(accounts) <= set(locked):
             connection.exec_driver_sql(_LOCK_ACCOUNTS, (accounts,)).all()
-        writes.add(_ADD_TO_BALANCES, (accounts, [delta for _, delta in changes]))
+        writes.add(_ADD_TO_BALANCES, (bulk.packed(accounts, "INTEGER"),
+                                      bulk.packed([delta for _, delta in changes], "BIGINT")))
     elif changes:  # one statement, many parameter sets, in account order
         bulk.execute(connection, "UPDATE accounts SET balance = balance + ? WHERE id = ?",
                      [(delta, account) for account, delta in changes])

@@ -254,9 +254,11 @@ BetResult = dict[str, Any] | PuntoBancoError
 
 
 def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, round_no: int,
-               rules: RuleSet,
-               ops: Sequence[BetOp], read: CoupRead | None = None) -> list[BetResult]:
-    """Apply a batch of bets and withdrawals to an open coup, in the caller's transaction.
+               rules: RuleSet, ops: Sequence[BetOp], read: CoupRead | None = None,
+               ) -> list[BetResult]:
+    """Apply a batch of bets and withdrawals to an open coup, in the caller's transaction (an
+    ORM session's, or a bare connection's: the desk's batch, on SQLite in ``BEGIN IMMEDIATE``
+    on the driver's connection, on PostgreSQL on a Core connection).
     ``read``: its first read made already (:func:`read_coup`, for at least these ``ops``).
 
     The coup's row is read first, ``FOR SHARE`` on PostgreSQL: while this transaction runs,
@@ -280,7 +282,7 @@ def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, ro
     results: list[BetResult | None] = [None] * len(ops)
     order = sorted(range(len(ops)), key=lambda i: ops[i].player_id)
     players = sorted({op.player_id for op in ops})
-    connection = session if isinstance(session, Connection) else session.connection()
+    connection = bulk.connection_of(session)
     if read is not None:
         status, in_play, stored = read.status, read.in_play, read.stored
     else:
@@ -299,7 +301,7 @@ def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, ro
                 len({(op.player_id, kind) for op in ops if not op.withdraw
                      for kind in ([each for each, _ in op.group] if op.group else [op.kind])}),
                 sum(len(op.group) if op.group else 1 for op in ops),
-                coup_id, players, in_play)
+                coup_id, bulk.packed(players, "INTEGER"), in_play)
         else:
             params = (coup_id, bulk.json_list(players), in_play)
         for player, wallet, balance, bet_id, kind, stake, bet_status, *ids in _LOCK_SPOTS.run(
@@ -416,7 +418,8 @@ def _write_bets(connection: Connection, *, coup_id: int, in_play: int, wallets: 
     fresh = {id(row) for _, _, row in new}
     changed = [row for key, (_, _, row) in touched.items() if key not in fresh]
     if changed and writes.postgresql:
-        writes.add(_UPDATE_BETS_PG, tuple(list(column) for column in zip(*changed, strict=True)))
+        writes.add(_UPDATE_BETS_PG, tuple(bulk.packed(column, kind) for column, kind in zip(
+            zip(*changed, strict=True), ("INTEGER", "BIGINT", "TEXT"), strict=True)))
     elif changed:
         bulk.execute(writes.connection, "UPDATE bets SET stake = ?, status = ? WHERE id = ?",
                      [(stake, status, bet) for bet, stake, status in changed])
@@ -460,7 +463,8 @@ _LOCK_SPOTS = bulk.Sql(
     "SELECT a.player_id, a.id, a.balance, b.id, b.kind, b.stake, b.status, "
     f"CASE WHEN a.player_id IS NULL THEN {bulk.draw_ids(_BETS)} END, "
     f"CASE WHEN a.player_id IS NULL THEN {bulk.draw_ids(ledger.TRANSACTIONS)} END "
-    "FROM accounts AS a LEFT JOIN bets AS b ON b.coup_id = %s AND b.player_id = a.player_id "
+    "FROM accounts AS a LEFT JOIN LATERAL (SELECT id, kind, stake, status FROM bets "
+    "WHERE coup_id = %s AND player_id = a.player_id OFFSET 0) AS b ON true "
     "WHERE (a.kind = 'wallet' AND a.player_id = ANY(CAST(%b AS INTEGER[]))) OR a.id = %s "
     "ORDER BY a.id FOR UPDATE OF a")
 #: by (player, key) pairs: an IN list of players and one of keys made SQLite probe the index
@@ -472,7 +476,9 @@ _STORED_REQUESTS = bulk.Sql(
     "AND r.idempotency_key = json_extract(asked.value, '$[1]')",
     "SELECT r.player_id, r.idempotency_key, r.fingerprint, r.response "
     "FROM unnest(CAST(%b AS INTEGER[]), CAST(%b AS TEXT[])) AS asked(player_id, key) "
-    "JOIN bet_requests AS r ON r.player_id = asked.player_id AND r.idempotency_key = asked.key")
+    "CROSS JOIN LATERAL (SELECT player_id, idempotency_key, fingerprint, response "
+    "FROM bet_requests WHERE player_id = asked.player_id AND idempotency_key = asked.key "
+    "OFFSET 0) AS r")
 #: :data:`_COUP_STATUS` and :data:`_STORED_REQUESTS` in one round trip
 _COUP_AND_REQUESTS = bulk.Sql(
     "SELECT c.status, (SELECT id FROM accounts WHERE code = ?), k.* FROM coups AS c "
@@ -497,7 +503,8 @@ def _pairs(connection: Connection, asked: Collection[tuple[int, str]]) -> tuple[
     """(player, key) pairs as :data:`_STORED_REQUESTS` takes them: two arrays, or one JSON
     text."""
     if bulk.is_postgresql(connection):
-        return tuple(list(column) for column in zip(*asked, strict=True))
+        players, keys = zip(*asked, strict=True)
+        return bulk.packed(players, "INTEGER"), bulk.packed(keys, "TEXT")
     return (json.dumps(list(asked)),)
 
 
@@ -546,20 +553,20 @@ class CoupRead:
     sessions: list[Any] | None
 
 
-def read_coup(session: Session, *, table_id: int, coup_id: int, ops: Sequence[BetOp],
-              token_hashes: Collection[str]) -> CoupRead:
+def read_coup(session: Session | Connection, *, table_id: int, coup_id: int,
+              ops: Sequence[BetOp], token_hashes: Collection[str]) -> CoupRead:
     """:func:`apply_bets`'s first read and the batch's session lookup in one round trip
     (PostgreSQL; issue 21): the stored requests of every operation's key, so of any
     operation the session check then keeps."""
-    connection = session.connection()
+    connection = bulk.connection_of(session)
     code = ledger.in_play_code(table_id)
     asked = {(op.player_id, op.key) for op in ops if op.key is not None}
-    hashes = list(token_hashes)
+    hashes = bulk.packed(list(token_hashes), "TEXT")
     if asked:
-        rows = list(connection.exec_driver_sql(_COUP_SESSIONS_REQUESTS_PG, (
-            code, hashes, *_pairs(connection, asked), coup_id)))
+        rows = bulk.pg_execute(connection, _COUP_SESSIONS_REQUESTS_PG, (
+            code, hashes, *_pairs(connection, asked), coup_id))
     else:
-        rows = list(connection.exec_driver_sql(_COUP_SESSIONS_PG, (code, hashes, coup_id)))
+        rows = bulk.pg_execute(connection, _COUP_SESSIONS_PG, (code, hashes, coup_id))
     if not rows:  # no such coup: every operation is refused, stored answers still replayed
         return CoupRead(None, 0, _stored_requests(connection, asked), None)
     return CoupRead(rows[0][0], rows[0][1] or 0,

@@ -42,7 +42,7 @@ from sqlalchemy.orm import Session
 from puntobanco.bets import BetKind, limits_for, verify_added_stake
 from puntobanco.errors import BetRefused, PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, bulk, store
+from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import Database, Gathered
 from puntobanco.server.db.health import DatabaseUnavailable, outage_code
 from puntobanco.server.live.clock import Clock, WallClock
@@ -306,8 +306,7 @@ class BetDesk:
         def write(session: Session | Connection) -> tuple[set[str], list[store.BetResult]]:
             read = None
             tokens = {pending.token for pending in batch if pending.token is not None}
-            if tokens and isinstance(session, Session) and bulk.is_postgresql(
-                    session.connection()):  # one read: both checks
+            if tokens and postgresql:  # one read: both checks
                 read = store.read_coup(session, table_id=self.table_id, coup_id=coup_id,
                                        ops=ops, token_hashes={auth.token_hash(token)
                                                               for token in tokens})
@@ -318,12 +317,13 @@ class BetDesk:
             return live, store.apply_bets(session, table_id=self.table_id, coup_id=coup_id,
                                           round_no=round_no, rules=rules, ops=kept, read=read)
 
+        postgresql = self.db.postgresql
         for attempt in range(BATCH_ATTEMPTS):
             try:  # essential: these requests passed the checks before a disk ran short
                 if self.db.sqlite:  # driver SQL in BEGIN IMMEDIATE … COMMIT, no ORM session
                     written = await self.db.run_batch(write)
-                else:
-                    written = await self.db.run_write(write, essential=True)
+                else:  # PostgreSQL: a Core connection, fixed driver SQL only (issue 21)
+                    written = await self.db.run_write_core(write, essential=True)
                 break
             except Exception as error:
                 if (code := outage_code(error)) is not None:  # said once by db/health.py
