@@ -339,6 +339,9 @@ class Round:
     sent: int = 0
     accepted: int = 0
     measured: bool = False
+    #: it opened once every socket was connected: its CPU is the round's alone (a round that
+    #: opened while sockets still connected counted their connections too, up to 1 s of CPU)
+    clean: bool = False
 
 
 @dataclass
@@ -360,6 +363,7 @@ class Run:
     opened: asyncio.Queue[Round] = field(default_factory=asyncio.Queue)
     #: called once every socket is connected (the profile counts from there)
     on_connected: Callable[[], None] | None = None
+    connected: bool = False
     #: the longest this client's own event loop was late to a 5 ms tick during the rounds:
     #: an acknowledgement read that late was late here, not at the server
     lag: float = 0.0
@@ -388,7 +392,8 @@ class Run:
                 meters = Meters.read(self.servers, self.database)
                 if self.order:
                     self.rounds[self.order[-1]].meters_next = meters
-                self.rounds[coup] = Round(coup, answer["deadline"] / 1000, now, meters)
+                self.rounds[coup] = Round(coup, answer["deadline"] / 1000, now, meters,
+                                          clean=self.connected)
                 self.order.append(coup)
                 self.opened.put_nowait(self.rounds[coup])
         elif head.startswith(b'{"type":"bets-closed"'):
@@ -481,6 +486,7 @@ async def drive(run: Run, port: int, sessions: list[tuple[int, str]], *, rounds:
     if run.mode != "http":
         lines = [None] * len(sockets)
     print(f"  ({len(sockets)} sockets connected)", flush=True)
+    run.connected = True
     if run.on_connected is not None:
         run.on_connected()
     # the client stands for a thousand separate programs: one process's cyclic collector
@@ -498,8 +504,8 @@ async def drive(run: Run, port: int, sessions: list[tuple[int, str]], *, rounds:
         except TimeoutError:
             break
         start = this.deadline - spread - time.time()
-        if start < 0.2 and skip_first:  # joined in the middle of a window
-            continue
+        if (start < 0.2 or not this.clean) and skip_first:  # joined in the middle of a window,
+            continue  # or it opened while sockets still connected
         skip_first = False
         this.measured = True
         for n, (socket, line) in enumerate(zip(sockets, lines, strict=True)):

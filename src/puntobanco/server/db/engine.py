@@ -253,6 +253,8 @@ class Database:
         self.inline_batches = self.sqlite
         self._inline: Connection | None = None
         self._inline_driver: Any = None
+        #: a PASSIVE checkpoint is running beside the batches (``_batch_inline``)
+        self._checkpointing = False
         self._wal = None if self.health.path is None else f"{self.health.path}-wal"
 
     @contextmanager
@@ -315,17 +317,26 @@ class Database:
     def _batch_inline(self, work: Callable[[Connection], T]) -> T | object:
         """:meth:`_batch_call` on the event loop's own thread when SQLite's write lock is free
         at once (``BEGIN IMMEDIATE`` with no busy wait); ``_NOT_RUN`` when another writer holds
-        it (then the batch goes to the write threads, which wait for it)."""
-        if self._wal_pages() > WAL_AUTO_PAGES:  # a checkpoint is due: in this batch's commit
-            return _NOT_RUN  # on a write thread (its connection checkpoints, as SQLite does)
+        it (then the batch goes to the write threads, which wait for it).
+
+        Its commits never checkpoint (two fsyncs on the loop). Once the log passed
+        :data:`WAL_AUTO_PAGES`, a ``PASSIVE`` checkpoint runs on a write thread beside the
+        batches (it takes no write lock: the next batches go on, here, meanwhile); the batch
+        that found the log past twice that — the checkpoints could not restart it — goes to a
+        write thread, whose commit checkpoints as SQLite does, so the log stays bounded."""
+        pages = self._wal_pages()
+        if pages > 2 * WAL_AUTO_PAGES:
+            return _NOT_RUN
+        if pages > WAL_AUTO_PAGES and not self._checkpointing:
+            self._checkpointing = True
+            self.write_executor.submit(self._checkpoint_beside)
         if self._inline is None:
             self._inline = self.writer.connect()
         connection = self._inline
         driver = connection.connection.driver_connection
         assert driver is not None
         if driver is not self._inline_driver:  # new, or the pool opened it again
-            # no busy wait on the loop, and no checkpoint (two fsyncs) in its commits: once the
-            # log passed its bound, the next batch goes to a write thread, whose commit does it
+            # no busy wait on the loop, and no checkpoint (two fsyncs) in its commits
             bulk.execute(connection, "PRAGMA busy_timeout=0")
             bulk.execute(connection, "PRAGMA wal_autocheckpoint=0")
             self._inline_driver = driver
@@ -336,6 +347,21 @@ class Database:
                 return _NOT_RUN
             raise bulk.wrapped(connection, "BEGIN IMMEDIATE", error) from error
         return self._in_transaction(connection, work)
+
+    def _checkpoint_beside(self) -> None:
+        """``PRAGMA wal_checkpoint(PASSIVE)`` on a write thread, while the loop's batches go
+        on: the log's pages copied into the database; the next batch after it completed starts
+        the log again from its beginning (and cuts the file to ``journal_size_limit``)."""
+        try:
+            raw = self.writer.raw_connection()
+            try:
+                raw.cursor().execute("PRAGMA wal_checkpoint(PASSIVE)").close()
+            finally:
+                raw.close()
+        except Exception:  # a database gone or busy: the next batch tries again
+            pass
+        finally:
+            self._checkpointing = False
 
     def _wal_pages(self) -> int:
         """The size of the log's file, in pages (SQLite's default 4 KiB)."""
