@@ -23,6 +23,7 @@ import typer
 from puntobanco.cli._app import app
 from puntobanco.cli._paths import database_folder, read_text, sqlite_file
 from puntobanco.errors import PuntoBancoError
+from puntobanco.server.settings import BET_LINGER_SECONDS
 
 if TYPE_CHECKING:
     from puntobanco.server.live.casino import Casino
@@ -77,7 +78,7 @@ def serve(
     bet_linger_ms: Annotated[float, typer.Option(
         help="Write a table's batch of bets this long after its first bet arrived (or at once "
              "with 200 waiting, or at the close): fewer, larger transactions; 0 to 100 ms.",
-        metavar="MS")] = 10.0,
+        metavar="MS")] = 1000 * BET_LINGER_SECONDS,
 ) -> None:
     # Mistakes that need no database are answered before the web stack is even imported.
     from puntobanco.server.settings import (

@@ -7,7 +7,7 @@ answer. One batcher task per table takes everything queued and applies it in **o
 transaction (:func:`puntobanco.server.db.store.apply_bets`), then answers every request of the
 batch; while a batch is being written the next one gathers, so the batch grows with the load
 (group commit) instead of the wait. A batch also *lingers*: it is written
-``bet_linger_seconds`` (10 ms) after its first request was queued, or at once when
+``bet_linger_seconds`` (25 ms) after its first request was queued, or at once when
 :data:`LINGER_BETS` are queued or the betting closes. A transaction costs about 1 ms of CPU
 whatever it holds (the thread hop, the session check, BEGIN, the reads, COMMIT); when bets
 arrive spread out — a quiet machine, 1,000 bets a second — without the linger each commit
