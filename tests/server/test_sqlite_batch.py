@@ -3,8 +3,8 @@ own thread when SQLite's write lock is free at once, and on a write thread — w
 lock — when another writer holds it; either way one transaction, wholly written or not at all.
 The loop's commits never checkpoint (no fsync on the loop): once the log passed
 ``WAL_AUTO_PAGES`` pages a PASSIVE checkpoint runs on a write thread beside the batches, and
-past twice that a batch goes to a write thread whose commit checkpoints, so it stays bounded. The batch's session check
-judges the lifetimes in SQLite's query as the Python loop did."""
+past twice that a batch goes to a write thread whose commit checkpoints, so it stays bounded.
+The batch's session check judges the lifetimes in SQLite's query as the Python loop did."""
 
 from __future__ import annotations
 
