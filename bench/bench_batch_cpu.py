@@ -37,10 +37,11 @@ from puntobanco.rules import RuleSet
 from puntobanco.server.app import SWITCH_INTERVAL
 from puntobanco.server.db import ledger, store
 from puntobanco.server.db.engine import Database, migrate
-from puntobanco.server.db.models import CoupRecord, ShoeRecord
+from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.players import create_players
 
 sys.path.insert(0, str(Path(__file__).parent))
+from bench_server import bench_table
 
 
 async def batches(db: Database, people: list[tuple[int, str]], table_id: int, shoe_id: int,
@@ -186,14 +187,7 @@ def main() -> None:
                 made = create_players(session, [f"c{n}" for n in range(args.players)],
                                       password_hash="-", lang="en", welcome=10**8,
                                       sessions=True)
-                table = store.create_table(session, name="b", rules=RuleSet(),
-                                           betting_seconds=15)
-                shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
-                                  commitment="-", rules=table.rules_json(), cut_index=0,
-                                  burned=0)
-                session.add(shoe)
-                session.flush()
-                table_id, shoe_id = table.id, shoe.id
+                table_id, shoe_id = bench_table(session, "b")
             people = [(one.id, one.token or "") for one in made]
             print(f"{'postgresql' if args.postgresql else 'sqlite'}: {args.players:,} players")
             asyncio.run(batches(db, people, table_id, shoe_id, sizes, args.batches, wal,

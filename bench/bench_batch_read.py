@@ -18,12 +18,11 @@ from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, store
 from puntobanco.server.db.engine import Database, migrate
-from puntobanco.server.db.models import ShoeRecord
 from puntobanco.server.db.players import create_players
 from puntobanco.server.settings import GuardSettings
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_server import Postgres
+from bench_server import Postgres, bench_table
 
 BLOCK, BLOCKS = 50, 20
 
@@ -37,14 +36,9 @@ def main() -> None:
         with db.write() as session:
             made = create_players(session, [f"m{n}" for n in range(BLOCK * BLOCKS)],
                                   password_hash="-", lang="en", welcome=10**8, sessions=True)
-            table = store.create_table(session, name="b", rules=RuleSet(), betting_seconds=15)
-            shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
-                              commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
-            session.add(shoe)
-            session.flush()
-            coup = store.open_coup(session, table_id=table.id, shoe_id=shoe.id, round_no=1,
+            table_id, shoe_id = bench_table(session, "b")
+            coup = store.open_coup(session, table_id=table_id, shoe_id=shoe_id, round_no=1,
                                    coup_in_shoe=1, last_coup=False)
-            table_id = table.id
         people = [(one.id, one.token or "") for one in made]
         limits = GuardSettings()
 

@@ -35,12 +35,11 @@ from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_load import tree_cpu
-from bench_server import Postgres
+from bench_server import Postgres, bench_table
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import store
 from puntobanco.server.db.engine import Database, migrate
-from puntobanco.server.db.models import ShoeRecord
 from puntobanco.server.db.players import create_players
 from puntobanco.server.live.desk import BetDesk
 from puntobanco.server.live.hub import Hub
@@ -208,13 +207,7 @@ def main() -> None:
         with db.write() as session:
             made = create_players(session, [f"p{n}" for n in range(most)], password_hash="-",
                                   lang="en", welcome=10**9, sessions=True)
-            table = store.create_table(session, name="bench", rules=RuleSet(),
-                                       betting_seconds=15.0)
-            shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
-                              commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
-            session.add(shoe)
-            session.flush()
-            table_id, shoe_id = table.id, shoe.id
+            table_id, shoe_id = bench_table(session)
         people = [(one.id, one.token or "") for one in made]
 
         async def run() -> dict[int, list[dict[str, dict[str, float]]]]:

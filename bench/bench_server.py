@@ -40,7 +40,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -164,6 +164,22 @@ def seed_players(url: str, players: int) -> list[tuple[int, str]]:
     finally:
         engine.dispose()
     return made
+
+
+def bench_table(session: Any, name: str = "bench") -> tuple[int, int]:
+    """A table (the default rules, 15 s windows) and its first shoe's row, without cards (the
+    benches that use it write bets, never a deal), in ``session``'s transaction: (table id,
+    shoe id)."""
+    from puntobanco.rules import RuleSet
+    from puntobanco.server.db import store
+    from puntobanco.server.db.models import ShoeRecord
+
+    table = store.create_table(session, name=name, rules=RuleSet(), betting_seconds=15.0)
+    shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-", commitment="-",
+                      rules=table.rules_json(), cut_index=0, burned=0)
+    session.add(shoe)
+    session.flush()
+    return table.id, shoe.id
 
 
 #: ``puntobanco serve`` with the socket caps raised: 5,000 players need more than the 2,000

@@ -50,13 +50,13 @@ from typing import Any
 
 from sqlalchemy import insert, select, text, update
 
-from bench_server import Postgres, pg_binary  # the same throw-away cluster, fsync off
+from bench_server import Postgres, bench_table, pg_binary  # the same throw-away cluster, fsync off
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
 from puntobanco.server.app import SWITCH_INTERVAL
 from puntobanco.server.db import ledger, store
 from puntobanco.server.db.engine import Database, migrate
-from puntobanco.server.db.models import Account, CoupRecord, Player, ShoeRecord
+from puntobanco.server.db.models import Account, CoupRecord, Player
 
 #: batch size → batches measured (one more, first, warms the statement caches)
 BATCHES = {1: 300, 10: 100, 100: 30, 1000: 5}
@@ -81,13 +81,7 @@ def seed(db: Database, players: int) -> tuple[list[int], int, int]:
             select(Account.player_id, Account.id).where(Account.kind == "wallet"))}
         ledger.post(session, [ledger.Move(issuer, wallets[player], WELCOME, "welcome",
                                           player_id=player) for player in ids])
-        table = store.create_table(session, name="bench", rules=RuleSet(),
-                                   betting_seconds=15.0)
-        shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
-                          commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
-        session.add(shoe)
-        session.flush()
-        return ids, table.id, shoe.id
+        return ids, *bench_table(session)
 
 
 class Feed:
@@ -298,13 +292,7 @@ def run_desk(name: str, url: str, *, players: int, rates: list[float], lingers: 
         with db.write() as session:
             made = create_players(session, [f"desk{n}" for n in range(players)],
                                   password_hash="-", lang="en", welcome=WELCOME, sessions=True)
-            table = store.create_table(session, name="bench", rules=RuleSet(),
-                                       betting_seconds=15.0)
-            shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
-                              commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
-            session.add(shoe)
-            session.flush()
-            table_id, shoe_id = table.id, shoe.id
+            table_id, shoe_id = bench_table(session)
         sessions = [(made_one.id, made_one.token or "") for made_one in made]
         round_no = 0
         print(f"{name}: the desk, {players:,} players, 2 bets each, Python's switch interval "
