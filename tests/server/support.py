@@ -31,7 +31,7 @@ from puntobanco.coup import Coup
 from puntobanco.rules import RuleSet
 from puntobanco.server.app import create_app
 from puntobanco.server.db import ledger, store
-from puntobanco.server.db.engine import make_engines
+from puntobanco.server.db.engine import Database, make_engines, migrate
 from puntobanco.server.db.models import (
     Account,
     BetRecord,
@@ -410,3 +410,14 @@ def wallet_entries(url: str, player_id: int) -> list[tuple[str, int]]:
             return [(reason, amount) for reason, amount in rows]
     finally:
         engine.dispose()
+
+
+def migrated_database(url: str) -> Iterator[Database]:
+    """For a fixture: the database at ``url`` migrated, as one ``Database`` (one read thread)
+    whose threads are stopped after the test."""
+    migrate(url)
+    database = Database(url, threads=1)
+    try:
+        yield database
+    finally:
+        database.close()

@@ -19,20 +19,17 @@ import pytest
 from sqlalchemy import Connection, text, update
 
 from puntobanco.server.db import auth, bulk
-from puntobanco.server.db.engine import Database, migrate
+from puntobanco.server.db.engine import Database
 from puntobanco.server.db.health import WAL_AUTO_PAGES
 from puntobanco.server.db.models import LoginSession, utcnow
 from puntobanco.server.settings import GuardSettings
 
+from .support import migrated_database
+
 
 @pytest.fixture
 def db(sqlite_url: str) -> Iterator[Database]:
-    migrate(sqlite_url)
-    database = Database(sqlite_url, threads=1)
-    try:
-        yield database
-    finally:
-        database.close()
+    yield from migrated_database(sqlite_url)
 
 
 def _where(connection: Connection) -> str:

@@ -21,7 +21,7 @@ from puntobanco.bets import BetKind
 from puntobanco.errors import BetRefused
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, bulk, ledger, store
-from puntobanco.server.db.engine import Database, migrate
+from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import (
     BetRecord,
     BetRequest,
@@ -34,26 +34,18 @@ from puntobanco.server.db.models import (
 from puntobanco.server.settings import GuardSettings
 
 from .conftest import PostgresCluster
-
-
-def _migrated(url: str) -> Iterator[Database]:
-    migrate(url)
-    database = Database(url, threads=1)
-    try:
-        yield database
-    finally:
-        database.close()
+from .support import migrated_database
 
 
 @pytest.fixture
 def db(db_url: str) -> Iterator[Database]:
-    yield from _migrated(db_url)
+    yield from migrated_database(db_url)
 
 
 @pytest.fixture
 def pg_db(pg_cluster: PostgresCluster) -> Iterator[Database]:
     """A migrated PostgreSQL database alone, for what only PostgreSQL does."""
-    yield from _migrated(pg_cluster.new_database())
+    yield from migrated_database(pg_cluster.new_database())
 
 
 @contextmanager
@@ -297,7 +289,7 @@ def test_packed_arrays_reach_postgresql_as_the_values_they_pack(pg_db: Database)
 
 @pytest.fixture
 def sqlite_db(sqlite_url: str) -> Iterator[Database]:
-    yield from _migrated(sqlite_url)
+    yield from migrated_database(sqlite_url)
 
 
 def test_an_sqlite_batch_on_the_bare_connection_writes_what_the_session_writes(
