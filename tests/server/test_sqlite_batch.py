@@ -24,7 +24,7 @@ from puntobanco.server.db.health import WAL_AUTO_PAGES
 from puntobanco.server.db.models import LoginSession, utcnow
 from puntobanco.server.settings import GuardSettings
 
-from .support import migrated_database
+from .support import migrated_database, run_coroutine
 
 
 @pytest.fixture
@@ -37,11 +37,14 @@ def _where(connection: Connection) -> str:
     return threading.current_thread().name
 
 
-def test_a_batch_runs_on_the_loop_when_the_write_lock_is_free(db: Database) -> None:
-    async def run() -> str:
-        return await db.run_batch(_where)
+async def _on_the_loop(db: Database) -> tuple[str, str]:
+    """Where a batch ran, and the event loop's own thread."""
+    return await db.run_batch(_where), threading.current_thread().name
 
-    assert asyncio.run(run()) == threading.current_thread().name
+
+def test_a_batch_runs_on_the_loop_when_the_write_lock_is_free(db: Database) -> None:
+    where, loop = run_coroutine(_on_the_loop(db))
+    assert where == loop
 
 
 def test_a_batch_waits_on_a_write_thread_while_another_writer_holds_the_lock(
@@ -65,7 +68,7 @@ def test_a_batch_waits_on_a_write_thread_while_another_writer_holds_the_lock(
         where = await db.run_batch(_where)
         return where, time.monotonic() - began
 
-    where, waited = asyncio.run(run())
+    where, waited = run_coroutine(run())
     other.join()
     assert where.startswith("db-write") and waited >= 0.25
 
@@ -86,7 +89,7 @@ def test_the_loops_batches_keep_the_log_bounded(db: Database) -> None:
             await db.run_batch(fill)
             await asyncio.sleep(0)  # let a checkpoint's thread finish
 
-    asyncio.run(run())
+    run_coroutine(run())
     assert db.health.path is not None
     wal = os.stat(f"{db.health.path}-wal").st_size
     assert wal <= (2 * WAL_AUTO_PAGES + 64) * 4096, wal  # the bound and a transaction
@@ -128,13 +131,11 @@ def test_the_loops_connection_never_waits_for_the_lock_even_when_opened_again(
         db: Database) -> None:
     """The loop's connection is set up again when the pool gave it a new driver connection
     (after an outage): it must never wait the writers' 30 s for the lock on the loop."""
-    async def run() -> str:
-        return await db.run_batch(_where)
-
-    asyncio.run(run())
+    run_coroutine(_on_the_loop(db))
     assert db._inline is not None
     db._inline.invalidate()  # the pool opens a fresh driver connection, with the defaults
-    assert asyncio.run(run()) == threading.current_thread().name
+    where, loop = run_coroutine(_on_the_loop(db))
+    assert where == loop
     assert db._inline.connection.driver_connection is not None
     timeout = db._inline.connection.driver_connection.execute("PRAGMA busy_timeout").fetchone()
     assert timeout == (0,)
