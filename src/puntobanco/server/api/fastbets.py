@@ -230,13 +230,13 @@ async def _recover(casino: Casino, token: str | None, place: Place, out: type[Ba
             return None
         player = fresh
         answer = await place(player, None)
-        return Taken(200, out.model_validate(answer).model_dump(mode="json"))
     except PuntoBancoError as refused:
         if not isinstance(refused, DatabaseUnavailable):  # a refusal (the routes' handler)
             return refusal(refused, lang or player.lang)
         return failed(casino, refused, lang or player.lang, path)
     except Exception as failure:
         return failed(casino, failure, lang or player.lang, path)
+    return accepted_answer(casino, out, answer, lang or player.lang, path)
 
 
 async def retake_bet(casino: Casino, table_id: int, token: str, bet: BetIn,

@@ -36,9 +36,11 @@ def row_id(text: str) -> int | None:
 
 #: Printable ASCII only: no NUL byte (PostgreSQL refuses it in text) nor control character.
 PRINTABLE = r"^[\x20-\x7e]+$"
+#: the longest idempotency key
+KEY_LENGTH = 100
 #: A withdrawal's idempotency key travels in a header (DELETE has no body).
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", min_length=1,
-                                              max_length=100, pattern=PRINTABLE)]
+                                              max_length=KEY_LENGTH, pattern=PRINTABLE)]
 
 
 #: the words of a body's NUL refusal, by which the error answer recognises it
@@ -104,7 +106,7 @@ class LangIn(Body):
 class BetIn(Body):
     bet: str = Field(description="punto, banco, egalite, lion-punto or lion-banco")
     stake: Stake = Field(description="cents to add to the bet")
-    idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
+    idempotency_key: Annotated[str, Field(min_length=1, max_length=KEY_LENGTH,
                                           pattern=PRINTABLE)] | None = None
     coup_id: Annotated[int, Field(strict=True, ge=1, le=MAX_ID)] | None = Field(
         default=None, description="the coup the player saw open: a bet "
@@ -115,7 +117,7 @@ class BetsIn(Body):
     bets: Annotated[dict[str, Stake], Field(min_length=1, max_length=5)] = Field(
         description="bet kind -> cents to add; all placed or none; each box named once "
                     "(an alias and its name are one box: duplicate-bet)")
-    idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
+    idempotency_key: Annotated[str, Field(min_length=1, max_length=KEY_LENGTH,
                                           pattern=PRINTABLE)] | None = None
     coup_id: Annotated[int, Field(strict=True, ge=1, le=MAX_ID)] | None = Field(
         default=None, description="the coup the player saw open: as for a single bet")
@@ -135,7 +137,7 @@ class RulesIn(Body):
 
 class CreditIn(Body):
     amount: Annotated[int, Field(strict=True, ge=1, le=100_000_000)]
-    idempotency_key: Annotated[str, Field(min_length=1, max_length=100,
+    idempotency_key: Annotated[str, Field(min_length=1, max_length=KEY_LENGTH,
                                           pattern=PRINTABLE)] | None = Field(
         default=None, description="as the Idempotency-Key header: a retry credits nothing")
 

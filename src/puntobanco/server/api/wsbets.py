@@ -39,7 +39,7 @@ from puntobanco.server.api.fastbets import (
     take_bets,
 )
 from puntobanco.server.api.guard import Guards, TooManyRequests
-from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut, BetsIn
+from puntobanco.server.api.schemas import KEY_LENGTH, MAX_ID, BetIn, BetOut, BetsIn
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
@@ -120,7 +120,7 @@ def quick_bet(casino: Casino, guards: Guards, table_id: int, token: str | None,
         return False
     key, name, stake, coup_id = (message["key"], message["bet"], message["stake"],
                                  message.get("coup_id"))
-    if (type(key) is not str or not 0 < len(key) <= 100 or not key.isascii()
+    if (type(key) is not str or not 0 < len(key) <= KEY_LENGTH or not key.isascii()
             or not key.isprintable() or type(name) is not str or type(stake) is not int
             or stake > MAX_STAKE or (coup_id is not None and (
                 type(coup_id) is not int or not 1 <= coup_id <= MAX_ID))):

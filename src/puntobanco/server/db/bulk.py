@@ -57,7 +57,7 @@ def is_postgresql(connection: Connection) -> bool:
 
 def connection_of(work: Session | Connection) -> Connection:
     """The connection of a transaction given as an ORM session or as a Core connection (the
-    desk's PostgreSQL batch runs on a Core connection: ``Database.run_write_core``)."""
+    desk's batch runs on a bare connection: ``Database.run_batch``)."""
     return work if isinstance(work, Connection) else work.connection()
 
 

@@ -290,10 +290,11 @@ class Database:
         return result
 
     async def run_batch(self, work: Callable[[Connection], T]) -> T:
-        """SQLite only: ``work(connection)`` in one write transaction, ``BEGIN IMMEDIATE`` …
-        ``COMMIT`` sent on the driver's connection (issue 21: the desk's batch of bets). ``work``
-        runs only driver SQL (``db/bulk.py``) on the connection, so no ORM session and no
-        SQLAlchemy transaction is built around it: those cost ~100 µs of CPU a transaction.
+        """``work(connection)`` in one essential write transaction on a bare connection (issue
+        21: the desk's batch of bets; ``work`` runs only driver SQL, ``db/bulk.py``, so no ORM
+        session is built around it). On PostgreSQL that is :meth:`run_write_core`. On SQLite,
+        ``BEGIN IMMEDIATE`` … ``COMMIT`` sent on the driver's connection: no SQLAlchemy
+        transaction either (the two cost ~100 µs of CPU a transaction).
 
         It runs on the event loop's own thread when the write lock is free at once
         (:attr:`inline_batches`, ``_batch_inline``), else on a write thread, which waits for
@@ -301,7 +302,8 @@ class Database:
         0.2 ms, ``app.SWITCH_INTERVAL``) and paid the hops there and back. An essential write
         (:meth:`run_write`); errors are SQLAlchemy's, as from :meth:`run_write`, and the
         transaction is rolled back."""
-        assert self.sqlite
+        if not self.sqlite:
+            return await self.run_write_core(work, essential=True)
         started = self.health.started()
         try:
             result = self._batch_inline(work) if self.inline_batches else _NOT_RUN

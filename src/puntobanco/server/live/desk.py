@@ -37,7 +37,6 @@ from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind, limits_for, verify_added_stake
 from puntobanco.errors import BetRefused, PuntoBancoError
@@ -303,7 +302,7 @@ class BetDesk:
         ops = [pending.op for pending in batch]
         written: tuple[set[str], list[store.BetResult]] | None = None
 
-        def write(session: Session | Connection) -> tuple[set[str], list[store.BetResult]]:
+        def write(session: Connection) -> tuple[set[str], list[store.BetResult]]:
             read = None
             tokens = {pending.token for pending in batch if pending.token is not None}
             if tokens and postgresql:  # one read: both checks
@@ -320,10 +319,7 @@ class BetDesk:
         postgresql = self.db.postgresql
         for attempt in range(BATCH_ATTEMPTS):
             try:  # essential: these requests passed the checks before a disk ran short
-                if self.db.sqlite:  # driver SQL in BEGIN IMMEDIATE … COMMIT, no ORM session
-                    written = await self.db.run_batch(write)
-                else:  # PostgreSQL: a Core connection, fixed driver SQL only (issue 21)
-                    written = await self.db.run_write_core(write, essential=True)
+                written = await self.db.run_batch(write)  # a bare connection, driver SQL
                 break
             except Exception as error:
                 if (code := outage_code(error)) is not None:  # said once by db/health.py
@@ -358,7 +354,7 @@ class BetDesk:
                     and result.get("coup_id") == coup_id):
                 self._changed(pending.op.player_id, result)
 
-    def _live_sessions(self, session: Session | Connection, batch: list[Pending],
+    def _live_sessions(self, session: Connection, batch: list[Pending],
                        rows: list[Any] | None = None) -> set[str]:
         """The batch's tokens whose session is live and belongs to the op's player; those due
         for renewal are renewed (as :class:`~puntobanco.server.api.deps.TokenLookups` does).

@@ -532,9 +532,8 @@ class TableDealer:
         :meth:`place_bet` would refuse it (the account, a cheap check) or ``admit`` (the
         player's rate limit, asked last) says no: the caller then asks :meth:`place_bet`, which
         gives the refusal."""
-        if role != "player" or player_id in self.barred:
-            return None
         try:
+            self._refuse_barred(player_id, role)
             self.desk.check(kind, stake, coup_id)
         except Exception:
             return None

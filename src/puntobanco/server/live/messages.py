@@ -278,6 +278,11 @@ def my_bets_text(coup_id: int, my_bets: dict[str, int], balance: int) -> str:
     bets = _cents(my_bets)
     if bets is None or type(coup_id) is not int or type(balance) is not int:
         return encode(MyBets(coup_id=coup_id, my_bets=my_bets, balance=balance))
+    return _my_bets(coup_id, bets, balance)
+
+
+def _my_bets(coup_id: int, bets: str, balance: int) -> str:
+    """The ``my-bets`` text of whole numbers and the bets as :func:`_cents` wrote them."""
     return f'{{"type":"my-bets","coup_id":{coup_id},"my_bets":{bets},"balance":{balance}}}'
 
 
@@ -308,7 +313,7 @@ def bet_accepted_texts(key: str, answer: dict[str, Any]) -> tuple[str, str] | No
     return (f'{{"type":"bet-accepted","key":{_string(key)},"answer":{{"bet":"{bet}",'
             f'"stake":{stake},"total":{total},"my_bets":{bets},"balance":{balance},'
             f'"coup_id":{coup_id},"round_no":{round_no}}}}}',
-            f'{{"type":"my-bets","coup_id":{coup_id},"my_bets":{bets},"balance":{balance}}}')
+            _my_bets(coup_id, bets, balance))
 
 
 # --- between server processes (live/cluster.py): what one process tells the others ---------
