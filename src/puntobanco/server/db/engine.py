@@ -21,7 +21,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -218,8 +218,9 @@ def release_sqlite(url: str) -> None:
     os.close(fd)  # closing the descriptor releases the lock
 
 
-#: :meth:`Database._batch_inline` did not run the batch
-_NOT_RUN = object()
+#: :meth:`Database._batch_inline` did not run the batch: another writer holds the lock, or
+#: the log is past twice its bound (``_LOG_FULL``)
+_NOT_RUN, _LOG_FULL = object(), object()
 
 #: set in a session's ``info`` once it has a connection to the database
 REACHED = "puntobanco.reached"
@@ -253,8 +254,8 @@ class Database:
         self.inline_batches = self.sqlite
         self._inline: Connection | None = None
         self._inline_driver: Any = None
-        #: a PASSIVE checkpoint is running beside the batches (``_batch_inline``)
-        self._checkpointing = False
+        #: the last PASSIVE checkpoint run beside the batches (``_batch_inline``), or None
+        self._checkpoint: Future[None] | None = None
         self._wal = None if self.health.path is None else f"{self.health.path}-wal"
 
     @contextmanager
@@ -307,7 +308,11 @@ class Database:
         started = self.health.started()
         try:
             result = self._batch_inline(work) if self.inline_batches else _NOT_RUN
-            if result is _NOT_RUN:
+            if result is _LOG_FULL and self._checkpoint is not None:
+                # its commit could not checkpoint while that one runs: the log would go on
+                # growing for as long as a loaded machine takes to finish it
+                await asyncio.wrap_future(self._checkpoint)
+            if result is _NOT_RUN or result is _LOG_FULL:
                 result = await asyncio.get_running_loop().run_in_executor(
                     self.write_executor, functools.partial(self._batch_call, work))
         except Exception as error:
@@ -319,19 +324,20 @@ class Database:
     def _batch_inline(self, work: Callable[[Connection], T]) -> T | object:
         """:meth:`_batch_call` on the event loop's own thread when SQLite's write lock is free
         at once (``BEGIN IMMEDIATE`` with no busy wait); ``_NOT_RUN`` when another writer holds
-        it (then the batch goes to the write threads, which wait for it).
+        it (then the batch goes to the write threads, which wait for it), ``_LOG_FULL`` when
+        the log is past twice its bound.
 
         Its commits never checkpoint (two fsyncs on the loop). Once the log passed
         :data:`WAL_AUTO_PAGES`, a ``PASSIVE`` checkpoint runs on a write thread beside the
         batches (it takes no write lock: the next batches go on, here, meanwhile); the batch
         that found the log past twice that — the checkpoints could not restart it — goes to a
-        write thread, whose commit checkpoints as SQLite does, so the log stays bounded."""
+        write thread, once the checkpoint beside finished, whose commit checkpoints as SQLite
+        does: the log's file stays within twice the bound and a batch."""
         pages = self._wal_pages()
         if pages > 2 * WAL_AUTO_PAGES:
-            return _NOT_RUN
-        if pages > WAL_AUTO_PAGES and not self._checkpointing:
-            self._checkpointing = True
-            self.write_executor.submit(self._checkpoint_beside)
+            return _LOG_FULL
+        if pages > WAL_AUTO_PAGES and (self._checkpoint is None or self._checkpoint.done()):
+            self._checkpoint = self.write_executor.submit(self._checkpoint_beside)
         if self._inline is None:
             self._inline = self.writer.connect()
         connection = self._inline
@@ -362,8 +368,6 @@ class Database:
                 raw.close()
         except Exception:  # a database gone or busy: the next batch tries again
             pass
-        finally:
-            self._checkpointing = False
 
     def _wal_pages(self) -> int:
         """The size of the log's file, in pages (SQLite's default 4 KiB)."""
