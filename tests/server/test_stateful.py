@@ -11,62 +11,39 @@ what the answers the players got said.
 
 from __future__ import annotations
 
-import asyncio
-import tempfile
-import threading
-from pathlib import Path
-from typing import Any, TypeVar
-
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from sqlalchemy import select
+from hypothesis.stateful import precondition, rule
+from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
 from puntobanco.errors import BetRefused
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
-from puntobanco.server.db.engine import Database
-from puntobanco.server.db.models import Account, Base
+from puntobanco.server.db import store
+from puntobanco.server.db.store import TableSettings
 from puntobanco.server.live.clock import ManualClock
 from puntobanco.server.live.dealer import TableDealer
-from puntobanco.server.settings import ServerSettings
 
-T = TypeVar("T")
+from .machines import BooksMachine
+
 KINDS = list(BetKind)
 #: what a bet may be refused for by the core or the store (M1–M3, L1, L3, the balance)
 REFUSALS = {"insufficient-balance", "above-maximum", "below-minimum", "not-chip-multiple",
             "both-lion-sides", "non-positive-stake"}
 
 
-class TableMachine(RuleBasedStateMachine):
+class TableMachine(BooksMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.folder = tempfile.TemporaryDirectory()
-        url = f"sqlite:///{Path(self.folder.name) / 'pb.sqlite3'}"
-        self.db = Database(url, threads=1)
-        Base.metadata.create_all(self.db.writer)
-        with self.db.write() as session:
-            ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
-            self.settings = store.create_table(session, name="Sanremo", rules=RuleSet(),
-                                               betting_seconds=15)
-        self.config = ServerSettings(database_url=url, closed_seconds=0, card_seconds=0,
-                                     result_seconds=0)
-        # the machine's loop runs on a thread of its own: after a browser test, Playwright's
-        # synchronous API keeps a loop running on this worker's main thread
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
         self.dealer = self._new_dealer()
-        self.players: list[int] = []
-        #: each player's wallet as the answers they got said (bets, withdrawals, settlements)
-        self.wallets: dict[int, int] = {}
-        self.issued = 0
         self.status = "none"
         self.bets: dict[int, dict[BetKind, int]] = {}
 
-    def _run(self, work: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=120)
+    def make_table(self, session: Session) -> TableSettings:
+        return store.create_table(session, name="Sanremo", rules=RuleSet(), betting_seconds=15)
+
+    def nothing_in_play(self) -> bool:
+        return self.status in ("settled", "void", "none")
 
     def _new_dealer(self) -> TableDealer:
         """A dealer (re)starting: the recovery first, then its desk (as ``open`` does)."""
@@ -81,22 +58,9 @@ class TableMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self._run(self.dealer.desk.stop())
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(30)
-        self.loop.close()
-        self.db.close()
-        self.folder.cleanup()
+        self.stop()
 
     # --- steps ------------------------------------------------------------------------------
-
-    @rule(welcome=st.integers(0, 20_000))
-    def sign_up(self, welcome: int) -> None:
-        with self.db.write() as session:
-            player = auth.create_player(session, username=f"p{len(self.players)}x",
-                                        password_hash="-", lang="en", welcome=welcome)
-        self.players.append(player.id)
-        self.wallets[player.id] = welcome
-        self.issued += welcome
 
     @precondition(lambda self: self.status in ("none", "settled", "void"))
     @rule()
@@ -180,28 +144,6 @@ class TableMachine(RuleBasedStateMachine):
         if self.status in ("open", "closed"):
             self.status = "void"
         self._reread_wallets()
-
-    def _reread_wallets(self) -> None:
-        with self.db.read() as session:
-            self.wallets.update(store.wallet_balances(session, self.players))
-
-    # --- after every step -----------------------------------------------------------------------
-
-    @invariant()
-    def the_books_balance(self) -> None:
-        with self.db.read() as session:
-            audit = ledger.audit(session)
-            assert audit.ok, audit
-            balances = {kind: 0 for kind in ("wallet", "in-play", "house", "issuer")}
-            for account in session.scalars(select(Account)):
-                balances[account.kind] += account.balance
-                assert account.kind != "wallet" or account.balance >= 0
-            assert balances["issuer"] == -self.issued  # nothing created, nothing lost
-            assert balances["wallet"] + balances["in-play"] + balances["house"] == self.issued
-            if self.status in ("settled", "void", "none"):
-                assert balances["in-play"] == 0
-            assert store.wallet_balances(session, self.players) == {
-                player: self.wallets[player] for player in self.players}
 
 
 TableMachine.TestCase.settings = settings(

@@ -15,69 +15,52 @@ agrees with the database on the round in progress: its phase, its bets, the card
 
 from __future__ import annotations
 
-import asyncio
 import random
-import tempfile
-import threading
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import invariant, precondition, rule
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from puntobanco.bets import BetKind
 from puntobanco.cards import Card, new_shoe_cards
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import auth, store
 from puntobanco.server.db.dealing import set_dealing
-from puntobanco.server.db.engine import Database
-from puntobanco.server.db.models import Account, Base, CoupRecord
+from puntobanco.server.db.models import CoupRecord
+from puntobanco.server.db.store import TableSettings
 from puntobanco.server.live.clock import ManualClock
 from puntobanco.server.live.dealer import hand_dealt
 from puntobanco.server.live.engine import TableDealer
 from puntobanco.server.live.hand import DealerControls
-from puntobanco.server.settings import ServerSettings
 from puntobanco.table import Phase
+
+from .machines import BooksMachine
 
 KINDS = list(BetKind)
 #: what a bet may be refused for (M1–M3, L1, L3, L4, the balance, a key used for another bet)
 REFUSALS = {"insufficient-balance", "above-maximum", "below-minimum", "not-chip-multiple",
             "both-lion-sides", "non-positive-stake", "table-closed", "no-such-bet",
             "idempotency-conflict", "duplicate-bet"}
-class HandDealtMachine(RuleBasedStateMachine):
+class HandDealtMachine(BooksMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.folder = tempfile.TemporaryDirectory()
-        url = f"sqlite:///{Path(self.folder.name) / 'pb.sqlite3'}"
-        self.db = Database(url, threads=1)
-        Base.metadata.create_all(self.db.writer)
-        with self.db.write() as session:
-            ledger.ensure_account(session, ledger.ISSUER_CODE, kind="issuer")
-            self.settings = store.create_table(session, name="Salon",
-                                               rules=RuleSet(decks=1, cut_card=14),
-                                               betting_seconds=15)
-            set_dealing(session, self.settings.id, "dealer")
-            self.dealer_id = auth.create_player(session, username="lucia", password_hash="-",
-                                                lang="en", role="dealer").id
-        self.config = ServerSettings(database_url=url, closed_seconds=0, card_seconds=0,
-                                     result_seconds=0)
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
         self.engine = self._new_engine()
-        self.players: list[int] = []
-        self.wallets: dict[int, int] = {}
-        self.issued = 0
         #: the first answer of each (player, key) accepted, and what it asked for
         self.keyed: dict[tuple[int, str], tuple[dict[str, Any], dict[str, Any]]] = {}
         #: the real shoe: its cards in the order the dealer draws them
         self.shoe: list[Card] = []
 
-    def _run(self, work: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=120)
+    def make_table(self, session: Session) -> TableSettings:
+        table = store.create_table(session, name="Salon", rules=RuleSet(decks=1, cut_card=14),
+                                   betting_seconds=15)
+        set_dealing(session, table.id, "dealer")
+        self.dealer_id = auth.create_player(session, username="lucia", password_hash="-",
+                                            lang="en", role="dealer").id
+        return table
 
     def _new_engine(self) -> TableDealer:
         engine = hand_dealt(self.settings, db=self.db, config=self.config, clock=ManualClock())
@@ -95,11 +78,7 @@ class HandDealtMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self._run(self.engine.stop())
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(30)
-        self.loop.close()
-        self.db.close()
-        self.folder.cleanup()
+        self.stop()
 
     def _act(self, work: Any) -> bool:
         """A dealer's action tried at any moment: done, or refused in one sentence with a code
@@ -112,20 +91,7 @@ class HandDealtMachine(RuleBasedStateMachine):
         event(f"done: {work.__qualname__.split('.')[-1]}")
         return True
 
-    def _reread_wallets(self) -> None:
-        with self.db.read() as session:
-            self.wallets.update(store.wallet_balances(session, self.players))
-
     # --- players ----------------------------------------------------------------------------
-
-    @rule(welcome=st.integers(0, 20_000))
-    def sign_up(self, welcome: int) -> None:
-        with self.db.write() as session:
-            player = auth.create_player(session, username=f"p{len(self.players)}x",
-                                        password_hash="-", lang="en", welcome=welcome)
-        self.players.append(player.id)
-        self.wallets[player.id] = welcome
-        self.issued += welcome
 
     def _bet(self, player: int, key: str | None, asked: dict[str, Any], work: Any) -> None:
         """A bet; a key already taken by an accepted bet gets that first answer again and moves
@@ -285,20 +251,6 @@ class HandDealtMachine(RuleBasedStateMachine):
                 [dict(card) for card in engine.view.cards], engine.totals(), shoe_state)
 
     # --- after every step ---------------------------------------------------------------------
-
-    @invariant()
-    def the_books_balance(self) -> None:
-        with self.db.read() as session:
-            audit = ledger.audit(session)
-            assert audit.ok, audit
-            balances = {kind: 0 for kind in ("wallet", "in-play", "house", "issuer")}
-            for account in session.scalars(select(Account)):
-                balances[account.kind] += account.balance
-                assert account.kind != "wallet" or account.balance >= 0
-            assert balances["issuer"] == -self.issued  # nothing created, nothing lost
-            assert balances["wallet"] + balances["in-play"] + balances["house"] == self.issued
-            for player, balance in store.wallet_balances(session, self.players).items():
-                assert balance == self.wallets[player], (player, balance, self.wallets[player])
 
     @invariant()
     def the_engine_and_the_record_agree_on_the_round(self) -> None:
