@@ -15,6 +15,9 @@ every socket and a settlement to each.
 
 Run: ``.venv/bin/python bench/bench_fanout.py [--sockets 1000] [--rounds 20] [--repeat 3]``;
 it prints the loop thread's CPU (user + system, ``time.thread_time``) per message per socket.
+``--python-only`` measures the hub's and ``api/frames``' own part alone: no connection, each
+socket's transport taking the bytes without a system call (corked, a moment being the last
+card with the coup, or one card).
 """
 
 from __future__ import annotations
@@ -146,12 +149,57 @@ async def _measure(sockets: int, rounds: int, repeat: int) -> dict[str, list[flo
     return figures
 
 
+class _Taking:
+    """A transport that takes every write (no system call)."""
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return False
+
+
+class _Unconnected(_Protocol):
+    def __init__(self) -> None:
+        super().__init__([])
+        self.transport = _Taking()  # type: ignore[assignment]
+
+
+async def _python_only(sockets: int, repeat: int) -> list[float]:
+    hub = Hub()
+    for number in range(sockets):
+        client = Client(number)
+        client.write = frames.direct(_Unconnected().send)
+        hub.add(client)
+    card, other, coup = (TEXT % ("card-dealt", "x" * 60), TEXT % ("card-dealt", "y" * 60),
+                         TEXT % ("coup-dealt", "x" * 400))
+    figures = []
+    for _ in range(repeat):
+        started = time.thread_time()
+        for _ in range(20):
+            hub.broadcast_text(card)
+            await asyncio.sleep(0)
+            hub.broadcast_text(other)
+            hub.broadcast_text(coup)
+            await asyncio.sleep(0)
+        figures.append((time.thread_time() - started) / (20 * 2 * sockets) * 1e6)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sockets", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--python-only", action="store_true",
+                        help="the hub's and api/frames' part alone, without system calls")
     args = parser.parse_args()
+    if args.python_only:
+        runs = uvloop.run(_python_only(args.sockets, args.repeat))
+        print(f"{args.sockets} sockets, the Python part alone: "
+              + ", ".join(f"{value:.2f}" for value in sorted(runs))
+              + " µs of the loop thread's CPU per socket per moment")
+        return
     figures = uvloop.run(_measure(args.sockets, args.rounds, args.repeat))
     load = os.getloadavg()[0]
     print(f"{args.sockets} sockets, {args.rounds} rounds x {len(ROUND)} moments, "

@@ -106,6 +106,9 @@ if os.environ.get("PB_BENCH_TIME_WRITES"):  # the write thread's CPU per transac
             dump()
     threading.Thread(target=dumping, daemon=True).start()
     atexit.register(dump)
+if os.environ.get("PB_BENCH_PHASES"):  # the loop thread's CPU by phase of a round
+    import round_phases
+    round_phases.install()
 if os.environ.get("PB_BENCH_PLAIN_FRAMES"):  # measure without api/frames.py
     from puntobanco.server.api import frames
     frames.writer = lambda websocket, send: websocket.send_text
@@ -558,7 +561,8 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
             bets: int, spread: float, betting_seconds: float, addresses: int, profile: bool,
             cluster: Postgres | None, uvicorn: str, folder: Path,
             plain_frames: bool = False, linger_ms: float | None = None,
-            switch_ms: float | None = None, time_writes: bool = False) -> dict[str, float]:
+            switch_ms: float | None = None, time_writes: bool = False,
+            phases: bool = False) -> dict[str, float]:
     sessions, made_in = make_players(url, players, folder)
     print(f"  ({players} players made by `puntobanco players create` in {made_in:.1f} s)",
           flush=True)
@@ -566,12 +570,14 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
     log = open(folder / f"server-{port}.log", "w")  # noqa: SIM115
     profile_path = folder / f"profile-{port}.json"
     writes_path = folder / f"writes-{port}.json"
+    phases_path = folder / f"phases-{port}.json"
     env = {**os.environ, "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD,
            "PB_BENCH_DIR": str(Path(__file__).parent), "PB_BENCH_UVICORN": uvicorn,
            "PB_BENCH_PROFILE": str(profile_path) if profile else "",
            "PB_BENCH_PLAIN_FRAMES": "1" if plain_frames else "",
            "PB_BENCH_SWITCH_MS": "" if switch_ms is None else str(switch_ms),
-           "PB_BENCH_TIME_WRITES": str(writes_path) if time_writes else ""}
+           "PB_BENCH_TIME_WRITES": str(writes_path) if time_writes else "",
+           "PB_BENCH_PHASES": str(phases_path) if phases else ""}
     command = [sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--database-url", url,
                "--betting-seconds", str(betting_seconds), "--closed-seconds", "0",
                "--card-seconds", "0.05", "--result-seconds", "1"]
@@ -613,6 +619,10 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
                                              key=lambda item: -item[1][1]):
             print(f"    {name}: {calls} calls, {1e6 * seconds / max(1, calls):,.0f} µs each, "
                   f"{1e6 * seconds / accepted:,.1f} µs per accepted bet")
+    if phases and phases_path.exists():
+        import round_phases
+        print("  the event loop thread's CPU by phase of each round (ms; bench/round_phases.py):")
+        round_phases.report(str(phases_path))
     return figures
 
 
@@ -719,6 +729,9 @@ def main() -> None:
                         "process)")
     parser.add_argument("--plain-frames", action="store_true",
                         help="without api/frames.py (each message framed per socket)")
+    parser.add_argument("--phases", action="store_true",
+                        help="print the event loop thread's CPU by phase of each round, the "
+                        "messages and bytes each socket got (one process; round_phases.py)")
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -752,7 +765,8 @@ def main() -> None:
                     addresses=args.addresses, profile=args.profile and workers == 1,
                     cluster=cluster, uvicorn=args.uvicorn, folder=folder,
                     plain_frames=args.plain_frames, linger_ms=args.linger_ms,
-                    switch_ms=args.switch_ms, time_writes=args.time_writes and workers == 1)
+                    switch_ms=args.switch_ms, time_writes=args.time_writes and workers == 1,
+                    phases=args.phases and workers == 1)
     finally:
         if cluster is not None:
             cluster.stop()

@@ -62,6 +62,26 @@ def frame(text: str) -> bytes:
     return built
 
 
+#: the last texts joined and their frames: the moment's texts are the same for every socket
+#: but a player's own (the last card with the coup), joined once for all of them
+_JOINED: list[tuple[list[str], bytes]] = [([], b"")]
+
+
+def joined(texts: list[str]) -> bytes:
+    """The frames of several texts, one after the other (built once for a run of sockets
+    that get the same texts).
+
+    >>> joined(["a", "b"]) == frame("a") + frame("b")
+    True
+    """
+    last, built = _JOINED[0]
+    if texts == last:  # the same strings: compared by identity first
+        return built
+    built = b"".join([frame(text) for text in texts])
+    _JOINED[0] = (list(texts), built)
+    return built
+
+
 def _protocol(asgi_send: Any) -> tuple[Any, Any] | None:
     """uvicorn's protocol and transport behind ``asgi_send`` when it is the protocol's own
     ``send``, else ``None``."""
@@ -104,8 +124,7 @@ def direct(asgi_send: Any) -> Callable[[list[str]], bool] | None:
         if (not writable.is_set() or protocol.close_sent or protocol.disconnected
                 or transport.is_closing()):
             return False
-        transport.write(frame(texts[0]) if len(texts) == 1
-                        else b"".join([frame(text) for text in texts]))
+        transport.write(frame(texts[0]) if len(texts) == 1 else joined(texts))
         return True
 
     return write

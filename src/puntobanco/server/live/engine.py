@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind
+from puntobanco.bets import BetKind, SettlementLine
 from puntobanco.errors import BetRefused, PuntoBancoError, TableStateError
 from puntobanco.rules import RuleSet, Side
 from puntobanco.server.db import recall, store
@@ -473,10 +473,9 @@ class TableDealer:
         self.hub.publish(msg.CoupDealt(coup=coup_json, cards_left=dealt.cards_left,
                                        cut_card_out=dealt.cut_card_out))
         result, balances = await settling
+        made: dict[SettlementLine, str] = {}  # a line's text, for every bettor who has it
         for player, balance in balances.items():
-            self.hub.send(player, msg.Settlement(
-                coup_id=coup_id, balance=balance,
-                lines=[{**line.to_dict(), "returned": line.returned} for line in lines[player]]))
+            self.hub.send_text(player, msg.settlement_text(coup_id, balance, lines[player], made))
         self.view.phase = "settled"
         self.view.last_result = result
         self.view.roads.append(recall.road_json(result))
