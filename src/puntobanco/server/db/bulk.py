@@ -93,6 +93,19 @@ def execute(connection: Connection, statement: str, params: Row | list[Row] = ()
         cursor.close()
 
 
+def changed(connection: Connection, statement: str, params: list[Row]) -> int:
+    """Run one SQLite statement for many parameter sets (:func:`execute`); the rows it
+    changed."""
+    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.executemany(statement, params)
+        return int(cursor.rowcount)
+    except sqlite3.Error as error:
+        raise wrapped(connection, statement, error, params) from error
+    finally:
+        cursor.close()
+
+
 def wrapped(connection: Connection, statement: str, error: sqlite3.Error,
             params: Row | list[Row] = ()) -> Exception:
     """A driver's SQLite error as SQLAlchemy's (``OperationalError``, ``IntegrityError``…)."""
