@@ -31,7 +31,9 @@ from puntobanco.server.db.models import (
     SettlementLineRecord,
     ShoeRecord,
 )
+from puntobanco.server.db.players import create_players
 
+from .conftest import PostgresCluster
 from .support import migrated_database
 
 #: the tables whose foreign keys migration 0008 dropped
@@ -153,6 +155,40 @@ def test_upgrading_a_database_with_bets_keeps_every_row_and_drops_the_keys(
         engine.dispose()
     finally:
         db.close()
+
+
+def test_a_settlement_changes_bets_and_wallets_without_new_index_entries(
+        pg_cluster: PostgresCluster) -> None:
+    """PostgreSQL: a settlement's updates of its bets' status and the wallets' balances are
+    HOT (the new row version beside the old one, no index entry written: migration 0009),
+    where on full pages none of the bets' were. (The transaction's counts may include the
+    batch's just before it, not yet flushed to the statistics: HOT too.)"""
+    url = pg_cluster.new_database()
+    for db in migrated_database(url):
+        with db.write() as session:
+            made = create_players(session, [f"p{number}" for number in range(300)],
+                                  password_hash="-", lang="en", welcome=10_000)
+            players = [player.id for player in made]
+            assert session.execute(text(
+                "SELECT relname, reloptions FROM pg_class WHERE relname IN ('accounts', 'bets')"
+                " ORDER BY relname")).all() == [("accounts", ["fillfactor=50"]),
+                                                 ("bets", ["fillfactor=50"])]
+        _, table, coup = _table_with_players(db)
+        _bet(db, table, coup, players)
+        with db.write() as session:
+            store.close_coup(session, coup)
+        with db.write() as session:
+            _settle_as_lost(session, table, coup,
+                            {player: {BetKind.BANCO: 2000} for player in players})
+            changed = dict(session.execute(text(
+                "SELECT relname, n_tup_upd - n_tup_hot_upd FROM pg_stat_xact_user_tables "
+                "WHERE relname IN ('accounts', 'bets')")).all())
+            updated = dict(session.execute(text(
+                "SELECT relname, n_tup_upd FROM pg_stat_xact_user_tables "
+                "WHERE relname IN ('accounts', 'bets')")).all())
+        assert updated["bets"] == 300 and updated["accounts"] >= 300, (updated, changed)
+        assert changed["bets"] == 0
+        assert changed["accounts"] < updated["accounts"] / 10  # a page not yet pruned
 
 
 def _settle_as_lost(session: Session, table: int, coup: int,

@@ -115,6 +115,14 @@ class GameTable(Base):
     dealing: Mapped[str] = mapped_column(String(8), default="server", server_default="server")
 
 
+#: PostgreSQL keeps half of each page of these tables free (migration 0009, issue 21): a row's
+#: new version then fits beside the old one, a "HOT" update that writes no index entry. A
+#: wallet's balance changes at every bet and settlement and a bet's status at its settlement;
+#: on full pages 90 % of the balance updates and every bet's wrote a new entry in each of the
+#: table's indexes (3-4), and the 5,000-player settlement took 0.2-0.4 s more of PostgreSQL.
+HALF_FREE = {"postgresql_with": {"fillfactor": 50}}
+
+
 class Account(Base):
     """A ledger account; ``balance`` caches the sum of its entries (checked by the tests)."""
 
@@ -130,6 +138,7 @@ class Account(Base):
     __table_args__ = (
         CheckConstraint("kind IN ('wallet', 'in-play', 'house', 'issuer')", name="kind"),
         CheckConstraint("kind <> 'wallet' OR balance >= 0", name="wallet_not_negative"),
+        HALF_FREE,
     )
 
 
@@ -220,6 +229,7 @@ class BetRecord(Base):
         UniqueConstraint("coup_id", "player_id", "kind", name="uq_bets_coup_player_kind"),
         CheckConstraint("stake >= 0", name="stake_not_negative"),
         CheckConstraint("status IN ('active', 'withdrawn', 'settled', 'refunded')", name="status"),
+        HALF_FREE,
     )
 
 
