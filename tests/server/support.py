@@ -404,7 +404,8 @@ def wallet_entries(url: str, player_id: int) -> list[tuple[str, int]]:
             wallet = session.execute(select(Account.id).where(
                 Account.code == ledger.wallet_code(player_id))).scalar_one()
             rows = session.execute(select(LedgerTransaction.reason, LedgerEntry.amount)
-                                   .join(LedgerTransaction)
+                                   .join(LedgerTransaction,
+                                         LedgerTransaction.id == LedgerEntry.transaction_id)
                                    .where(LedgerEntry.account_id == wallet)
                                    .order_by(LedgerEntry.id)).all()
             return [(reason, amount) for reason, amount in rows]

@@ -93,6 +93,19 @@ def execute(connection: Connection, statement: str, params: Row | list[Row] = ()
         cursor.close()
 
 
+def changed(connection: Connection, statement: str, params: list[Row]) -> int:
+    """Run one SQLite statement for many parameter sets (:func:`execute`); the rows it
+    changed."""
+    cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.executemany(statement, params)
+        return int(cursor.rowcount)
+    except sqlite3.Error as error:
+        raise wrapped(connection, statement, error, params) from error
+    finally:
+        cursor.close()
+
+
 def wrapped(connection: Connection, statement: str, error: sqlite3.Error,
             params: Row | list[Row] = ()) -> Exception:
     """A driver's SQLite error as SQLAlchemy's (``OperationalError``, ``IntegrityError``…)."""
@@ -297,8 +310,8 @@ class Writes:
         if not self.postgresql or not wanted:
             return
         query = " UNION ALL ".join(
-            "(SELECT %s, nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s))"
-            for _ in wanted)
+            f"(SELECT %s, nextval(s.seq) FROM {_SEQUENCE.format('%s')} "
+            "CROSS JOIN generate_series(1, %s))" for _ in wanted)
         params = tuple(value for name, count in wanted for value in (name, name, count))
         for name, new in pg_execute(self.connection, query, params):
             self._ids.setdefault(name, []).append(int(new))
@@ -369,11 +382,19 @@ class Writes:
         pg_execute(self.connection, statement, params)
 
 
+#: a table's id sequence (``{}``: the table's name), found once for all the ids a query draws:
+#: ``nextval(pg_get_serial_sequence(…))`` looked the sequence up again for every id, 5.3 µs of
+#: PostgreSQL's CPU an id against 1.1 (15,000 ids: 78-87 against 17-18 ms; ``OFFSET 0`` keeps
+#: the planner from pulling the lookup into the per-row expression)
+_SEQUENCE = ("(SELECT CAST(pg_get_serial_sequence({}, 'id') AS regclass) AS seq OFFSET 0) "
+             "AS s")
+
+
 def draw_ids(table: Table) -> str:
     """A PostgreSQL expression drawing ``%s`` new ids of ``table`` (an array, NULL for none),
     for a query the transaction sends anyway; see :meth:`Writes.drawn`."""
-    return (f"(SELECT array_agg(nextval(pg_get_serial_sequence('{table.name}', 'id'))) "
-            "FROM generate_series(1, %s))")
+    return (f"(SELECT array_agg(nextval(s.seq)) FROM {_SEQUENCE.format(repr(table.name))} "
+            "CROSS JOIN generate_series(1, %s))")
 
 
 def insert(connection: Connection, table: Table, names: tuple[str, ...],

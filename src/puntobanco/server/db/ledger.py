@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
-from sqlalchemy import Connection, Table, bindparam, func, select, update
+from sqlalchemy import Connection, Table, bindparam, func, select, text, update
 from sqlalchemy.orm import Session
 
 from puntobanco.errors import BetRefused, ErrorCode
@@ -200,14 +200,30 @@ def post(session: Session | Connection, moves: Sequence[Move], *, applied: Colle
     if changes and writes.postgresql:  # locked in account order first
         accounts = [account for account, _ in changes]
         if not set(accounts) <= set(locked):
-            connection.exec_driver_sql(_LOCK_ACCOUNTS, (accounts,)).all()
+            found = connection.exec_driver_sql(_LOCK_ACCOUNTS, (accounts,)).all()
+            _all_found(accounts, [account for account, in found])
         writes.add(_ADD_TO_BALANCES, (bulk.packed(accounts, "INTEGER"),
                                       bulk.packed([delta for _, delta in changes], "BIGINT")))
     elif changes:  # one statement, many parameter sets, in account order
-        bulk.execute(connection, "UPDATE accounts SET balance = balance + ? WHERE id = ?",
-                     [(delta, account) for account, delta in changes])
+        changed = bulk.changed(connection, "UPDATE accounts SET balance = balance + ? WHERE id = ?",
+                               [(delta, account) for account, delta in changes])
+        if changed != len(changes):
+            _all_found([account for account, _ in changes], [
+                account for account, in bulk.execute(
+                    connection, "SELECT id FROM accounts WHERE id IN "
+                    "(SELECT value FROM json_each(?))",
+                    (bulk.json_list(account for account, _ in changes),))])
     if own:
         writes.flush()
+
+
+def _all_found(accounts: Collection[int], found: Collection[int]) -> None:
+    """Refuse a post naming an account that does not exist: the entries name their accounts
+    without a foreign key (migration 0008), so this is where an entry's account is checked;
+    ``locked`` and ``applied`` accounts were read by the caller's transaction already."""
+    missing = sorted(set(accounts) - set(found))
+    if missing:
+        raise LookupError(f"no account {', '.join(map(str, missing))}: nothing is posted")
 
 
 _LOCK_ACCOUNTS = ("SELECT id FROM accounts WHERE id = ANY(CAST(%b AS INTEGER[])) ORDER BY id "
@@ -225,17 +241,52 @@ class LedgerAudit:
     unbalanced_transactions: list[int]
     wrong_balances: list[tuple[str, int, int]]  # (account code, cached balance, sum of entries)
     negative_wallets: list[str]
+    #: rows naming a parent that does not exist, as ``"table.column"`` → the first ids found
+    #: (the money's rows have no foreign keys since migration 0008: :data:`PARENTS`)
+    orphans: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not (self.total or self.unbalanced_transactions or self.wrong_balances
-                    or self.negative_wallets)
+                    or self.negative_wallets or self.orphans)
+
+
+#: (table, column, parent table) of the references the database does not check (migration
+#: 0008 dropped their foreign keys: the code that writes them does; :func:`audit` reports any
+#: row they would have refused)
+PARENTS = (
+    ("ledger_entries", "transaction_id", "ledger_transactions"),
+    ("ledger_entries", "account_id", "accounts"),
+    ("ledger_transactions", "coup_id", "coups"),
+    ("ledger_transactions", "bet_id", "bets"),
+    ("ledger_transactions", "player_id", "players"),
+    ("bet_requests", "player_id", "players"),
+    ("bet_requests", "coup_id", "coups"),
+    ("bet_requests", "bet_id", "bets"),
+    ("settlement_lines", "coup_id", "coups"),
+    ("settlement_lines", "bet_id", "bets"),
+    ("settlement_lines", "player_id", "players"),
+)
+
+
+def orphans(session: Session) -> dict[str, list[int]]:
+    """The rows of :data:`PARENTS` whose parent is missing: ``"table.column"`` → the ids of
+    the first ten such rows (none: every reference holds)."""
+    found: dict[str, list[int]] = {}
+    for table, column, parent in PARENTS:
+        ids = [row_id for row_id, in session.execute(text(
+            f"SELECT c.id FROM {table} AS c WHERE c.{column} IS NOT NULL AND NOT EXISTS "
+            f"(SELECT 1 FROM {parent} AS p WHERE p.id = c.{column}) ORDER BY c.id LIMIT 10"))]
+        if ids:
+            found[f"{table}.{column}"] = ids
+    return found
 
 
 def audit(session: Session) -> LedgerAudit:
     """Check the ledger's invariants: entries sum to zero overall and per transaction (each
     transaction has exactly two entries), and every account's balance is the sum of its entries.
-    Its queries must read one snapshot while a server writes (REPEATABLE READ on PostgreSQL).
+    Every reference the database no longer checks holds (:func:`orphans`). Its queries must read
+    one snapshot while a server writes (REPEATABLE READ on PostgreSQL).
     """
     total = session.execute(select(func.coalesce(func.sum(LedgerEntry.amount), 0))).scalar_one()
     unbalanced = list(session.scalars(
@@ -255,4 +306,5 @@ def audit(session: Session) -> LedgerAudit:
             wrong.append((account.code, account.balance, entries))
         if account.kind == "wallet" and account.balance < 0:
             negative.append(account.code)
-    return LedgerAudit(int(total), sorted(unbalanced + missing), wrong, negative)
+    return LedgerAudit(int(total), sorted(unbalanced + missing), wrong, negative,
+                       orphans(session))
