@@ -39,7 +39,12 @@ from typing import Any
 from starlette.datastructures import State
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from puntobanco.server.api.fastbets import JSON_ANSWER, plain_headers, quick_http_bet
+from puntobanco.server.api.fastbets import (
+    JSON_ANSWER,
+    bug_answer,
+    plain_headers,
+    quick_http_bet,
+)
 from puntobanco.server.api.schemas import MAX_ID
 
 try:
@@ -153,8 +158,12 @@ if HttpToolsProtocol is not None:
                 keep_alive=held.keep_alive, on_response=self.on_response_complete)
             self.cycle = cycle
             assert isinstance(self.bets_state, State)
-            if quick_http_bet(self.bets_state, held.table_id, held.token, held.body, held.language,
-                              lambda answer: self.reply(cycle, answer)):
+            try:
+                if quick_http_bet(self.bets_state, held.table_id, held.token, held.body,
+                                  held.language, lambda answer: self.reply(cycle, answer)):
+                    return
+            except Exception as error:  # a bug: the bet may be queued, so no second try
+                self.reply(cycle, bug_answer(error))
                 return
             # not plain after all: uvicorn's cycle, as if the request had just been read
             self.cycle = None  # type: ignore[assignment]

@@ -275,24 +275,28 @@ def quick_http_bet(state: State, table_id: int, token: str, body: bytes, accept_
         return True
     FastBets.quick += 1
 
+    path = f"/api/tables/{table_id}/bets"
+
     def answered(future: asyncio.Future[dict[str, Any]]) -> None:
-        if future.cancelled():
-            reply(None)
-            return
-        error = future.exception()
-        if error is None:
-            text = msg.bet_answer_text(future.result())
-            reply((200, text.encode(), None) if text is not None else _reply(accepted_answer(
-                casino, BetOut, future.result(), lang or player.lang,
-                f"/api/tables/{table_id}/bets")))
-            return
-        assert isinstance(error, Exception)
-        bet = BetIn.model_construct(bet=data["bet"], stake=stake, idempotency_key=key,
-                                    coup_id=coup_id)
-        task = asyncio.create_task(_later(casino, table_id, token, bet, player, error, lang,
-                                          reply))
-        _LATER.add(task)
-        task.add_done_callback(_LATER.discard)
+        try:
+            if future.cancelled():
+                reply(None)
+                return
+            error = future.exception()
+            if error is None:
+                text = msg.bet_answer_text(future.result())
+                reply((200, text.encode(), None) if text is not None else _reply(
+                    accepted_answer(casino, BetOut, future.result(), lang or player.lang, path)))
+                return
+            assert isinstance(error, Exception)
+            bet = BetIn.model_construct(bet=data["bet"], stake=stake, idempotency_key=key,
+                                        coup_id=coup_id)
+            task = asyncio.create_task(_later(casino, table_id, token, bet, player, error,
+                                              lang, reply))
+            _LATER.add(task)
+            task.add_done_callback(_LATER.discard)
+        except Exception as failure:  # a bug: answered as the routes answer one
+            reply(_reply(failed(casino, failure, lang or player.lang, path)))
 
     queued.add_done_callback(answered)
     return True
@@ -310,6 +314,14 @@ async def _later(casino: Casino, table_id: int, token: str, bet: BetIn, player: 
 
 def _reply(taken: Taken) -> tuple[int, bytes, int | None]:
     return taken.status, encoded(taken), taken.retry_after
+
+
+def bug_answer(error: Exception) -> tuple[int, bytes, int | None]:
+    """The answer to a bet whose short way met a bug (said in the log): the routes'
+    ``internal-error``, never a traceback nor a bet placed twice."""
+    log.exception("a bet failed", exc_info=error)
+    return _reply(refusal(PuntoBancoError("Something went wrong on the server.",
+                                          code="internal-error"), DEFAULT_LANGUAGE))
 
 
 def encoded(taken: Taken) -> bytes:
