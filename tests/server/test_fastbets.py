@@ -3,6 +3,9 @@ answer it gives must be the route's own, word for word, in the player's language
 
 from __future__ import annotations
 
+import json
+import socket
+import time
 from typing import Any
 
 import httpx
@@ -140,12 +143,16 @@ def test_issue8_a_session_ended_elsewhere_is_refused_by_the_bets_own_commit(db_u
         assert second.status_code == 200 and second.json()["balance"] == balance - 1000
         with server.casino.db.write() as session:  # as another process's log-out does
             auth.close_session(session, ann.token)
-        before = FastBets.answered
+        before = FastBets.quick
         ended = server.http.post("/api/tables/1/bets", headers=ann.headers, json={
             "bet": "banco", "stake": 1000, "coup_id": coup, "idempotency_key": "after-logout"})
         assert ended.status_code == 401, ended.text
         assert ended.json()["error"]["code"] == "unauthorized"
-        assert FastBets.answered == before  # the route answered it, after its own lookup
+        assert FastBets.quick == before + 1  # queued by the HTTP protocol itself (issue 21)
+        # ... and answered in the route's words, after its own lookup
+        route = server.http.post("/api/tables/1/bets?lang=fr", headers=ann.headers, json={
+            "bet": "banco", "stake": 1000, "coup_id": coup})
+        assert route.status_code == 401 and route.json() == ended.json()
         late = server.http.post("/api/tables/1/bets", headers=ann.headers, json={
             "bet": "banco", "stake": 1000, "coup_id": coup + 1})  # refused before any batch
         assert late.status_code == 401 and late.json()["error"]["code"] == "unauthorized"
@@ -155,4 +162,132 @@ def test_issue8_a_session_ended_elsewhere_is_refused_by_the_bets_own_commit(db_u
             assert sum(stakes) == 2000  # the bet after the log-out is nowhere
             assert session.execute(select(BetRequest).where(
                 BetRequest.idempotency_key == "after-logout")).first() is None
+        watcher.close()
+
+
+# --- issue 21, fourth pass: a plain bet answered by the HTTP protocol itself (connections.py)
+
+
+def _raw(port: int) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=10)
+
+
+def _request(player: Player, body: str, *, head: str = "POST /api/tables/1/bets HTTP/1.1",
+             extra: str = "") -> bytes:
+    return (f"{head}\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {player.token}\r\n"
+            f"Content-Type: application/json\r\n{extra}Content-Length: {len(body)}\r\n\r\n"
+            f"{body}").encode()
+
+
+def _answer(conn: socket.socket, buffer: bytearray) -> tuple[list[str], bytes]:
+    """One answer read from ``conn`` (what is read past it stays in ``buffer``): its head's
+    lines and its body."""
+    while b"\r\n\r\n" not in buffer:
+        chunk = conn.recv(65536)
+        assert chunk, bytes(buffer)
+        buffer += chunk
+    end = buffer.index(b"\r\n\r\n")
+    lines = buffer[:end].decode("latin-1").split("\r\n")
+    length = next(int(line.split(":")[1]) for line in lines
+                  if line.lower().startswith("content-length:"))
+    while len(buffer) < end + 4 + length:
+        chunk = conn.recv(65536)
+        assert chunk
+        buffer += chunk
+    body = bytes(buffer[end + 4:end + 4 + length])
+    del buffer[:end + 4 + length]
+    return lines, body
+
+
+def test_issue21_a_plain_bet_is_answered_by_the_http_protocol_as_uvicorn_writes_it(
+        sqlite_url: str) -> None:
+    """The answer the protocol writes is, byte for byte, the one uvicorn wrote for the
+    application (status line, ``date``, the JSON headers in their order, the length), and the
+    connection is kept alive for the next request, or closed when the request says so
+    (``Connection: close``, HTTP/1.0)."""
+    with running(fast_settings(sqlite_url, betting_seconds=5.0)) as server:
+        ann = server.signup("ann", lang="fr")
+        watcher = server.watch(1, ann)
+        coup = watcher.next("round-opened")["coup_id"]
+        body = f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
+        before = FastBets.quick
+        with _raw(server.port) as conn:
+            buffer = bytearray()
+            for total in (1000, 2000):  # one keep-alive connection, two bets
+                conn.sendall(_request(ann, body))
+                lines, text = _answer(conn, buffer)
+                assert lines[0] == "HTTP/1.1 200 OK"
+                assert lines[1].startswith("date: ")
+                assert lines[2:] == ["content-type: application/json",
+                                     "x-content-type-options: nosniff",
+                                     f"content-length: {len(text)}"], lines
+                assert text == (f'{{"bet":"banco","stake":1000,"total":{total},'
+                                f'"my_bets":{{"banco":{total}}},"balance":{100_000 - total},'
+                                f'"coup_id":{coup},"round_no":1}}').encode()
+        assert FastBets.quick == before + 2
+        for request in (_request(ann, body, extra="Connection: close\r\n"),
+                        _request(ann, body, head="POST /api/tables/1/bets HTTP/1.0")):
+            with _raw(server.port) as conn:
+                conn.sendall(request)
+                buffer = bytearray()
+                lines, _ = _answer(conn, buffer)
+                assert lines[0] == "HTTP/1.1 200 OK" and lines[-1] == "connection: close"
+                assert conn.recv(100) == b""  # closed after the answer
+        assert FastBets.quick == before + 4
+        watcher.close()
+
+
+def test_issue21_pipelined_bets_and_a_client_gone_are_handled_as_uvicorn_does(
+        sqlite_url: str) -> None:
+    """A request sent while a bet waits for its batch waits behind it (uvicorn's pipeline),
+    and the answers come in order; a bet whose client went away before its answer stands
+    (queued bets complete), and the server goes on."""
+    with running(fast_settings(sqlite_url, betting_seconds=5.0)) as server:
+        ann = server.signup("ann", lang="fr")
+        watcher = server.watch(1, ann)
+        coup = watcher.next("round-opened")["coup_id"]
+        first = f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
+        second = f'{{"bet":"punto","stake":2000,"coup_id":{coup}}}'
+        before = FastBets.quick
+        with _raw(server.port) as conn:
+            conn.sendall(_request(ann, first) + _request(ann, second)
+                         + f"GET /api/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                           f"{ann.token}\r\n\r\n".encode())
+            buffer = bytearray()
+            answers = [_answer(conn, buffer) for _ in range(3)]
+        assert [lines[0] for lines, _ in answers] == ["HTTP/1.1 200 OK"] * 3
+        assert FastBets.quick == before + 1  # the second waited, then went uvicorn's way
+        got = [json.loads(text) for _, text in answers]
+        assert (got[0]["my_bets"], got[0]["balance"]) == ({"banco": 1000}, 99_000)
+        assert (got[1]["my_bets"], got[1]["balance"]) == ({"banco": 1000, "punto": 2000}, 97_000)
+        assert got[2]["balance"] == 97_000
+        with _raw(server.port) as conn:  # sent, then gone at once
+            conn.sendall(_request(ann, first))
+        for _ in range(50):
+            if server.balance(ann) == 96_000:
+                break
+            time.sleep(0.05)
+        assert server.balance(ann) == 96_000
+        watcher.close()
+
+
+def test_issue21_a_bet_its_batch_refuses_is_answered_in_the_requests_language(
+        db_url: str) -> None:
+    """A bet the protocol queued that its batch refuses (over the balance: no cheap check
+    sees it) is answered as the route answers it, in the language the request asks for
+    (``Accept-Language``), with its code and status."""
+    with running(fast_settings(db_url, betting_seconds=5.0)) as server:
+        ann = server.signup("ann", lang="fr")
+        watcher = server.watch(1, ann)
+        coup = watcher.next("round-opened")["coup_id"]
+        body = {"bet": "banco", "stake": 200_000, "coup_id": coup}
+        server.http.post("/api/tables/1/bets", json={**body, "stake": 1000},
+                         headers=ann.headers)  # the session is known: the next is taken short
+        before = FastBets.quick
+        short = server.http.post("/api/tables/1/bets", json=body,
+                                 headers={**ann.headers, "Accept-Language": "es"})
+        assert FastBets.quick == before + 1
+        route = server.http.post("/api/tables/1/bets?lang=es", json=body, headers=ann.headers)
+        _same_refusal(short, route, "insufficient-balance")
+        assert short.status_code == 422
         watcher.close()

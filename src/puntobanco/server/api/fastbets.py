@@ -35,10 +35,11 @@ given on a session not checked.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -48,6 +49,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
 from puntobanco.i18n import DEFAULT_LANGUAGE
+from puntobanco.rules import MAX_STAKE
 from puntobanco.server.api import outage
 from puntobanco.server.api.deps import (
     MAX_TOKEN,
@@ -58,12 +60,20 @@ from puntobanco.server.api.deps import (
     parse_bearer,
     refusal,
 )
-from puntobanco.server.api.guard import JSON_HEADERS, MAX_BODY_BYTES, Guards, asked_lang
-from puntobanco.server.api.schemas import MAX_ID, BetIn, BetOut, BetsIn, BetsOut
+from puntobanco.server.api.guard import (
+    JSON_HEADERS,
+    MAX_BODY_BYTES,
+    Guards,
+    TooManyRequests,
+    asked_lang,
+)
+from puntobanco.server.api.schemas import KEY_LENGTH, MAX_ID, BetIn, BetOut, BetsIn, BetsOut
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.db.health import DatabaseUnavailable
+from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.desk import SessionEnded, SessionUnchecked
+from puntobanco.server.live.engine import TableDealer
 from puntobanco.server.messages import Refusal
 
 log = logging.getLogger("puntobanco.server.api.fastbets")
@@ -71,6 +81,9 @@ log = logging.getLogger("puntobanco.server.api.fastbets")
 _PATH = re.compile(r"/api/tables/([1-9][0-9]{0,9})/bets")
 #: what the guard adds to a bet's answer (the short way does not cross it)
 _HEADERS = [(b"content-type", b"application/json"), *JSON_HEADERS]
+#: the same headers as the lines of an answer, up to the length's value (``connections.py``)
+JSON_ANSWER = b"".join(name + b": " + value + b"\r\n" for name, value in _HEADERS) + \
+    b"content-length: "
 #: the rate limit's sentence (the same for every door)
 TOO_MANY = "Too many bets at once: wait a moment."
 
@@ -78,8 +91,10 @@ TOO_MANY = "Too many bets at once: wait a moment."
 class FastBets:
     """See the module's docstring."""
 
-    #: bets answered the short way, in this process (a figure; the tests read it)
+    #: bets answered the short way, in this process (a figure; the tests read it): here or
+    #: by the HTTP protocol itself (:func:`quick_http_bet`, also counted in ``quick``)
     answered = 0
+    quick = 0
 
     def __init__(self, app: ASGIApp, state: State) -> None:
         #: the whole application (its middleware and routes), for every request not taken here
@@ -92,17 +107,11 @@ class FastBets:
             await self.app(scope, receive, send)
             return
         table_id = int(found.group(1))
-        headers = dict(scope["headers"])
-        token = parse_bearer(headers.get(b"authorization", b"").decode("latin-1"))
-        content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        # a body without Content-Length (chunked) goes to the route: the guard in front has
-        # checked a declared length, while a chunked one may still be refused 413 mid-way
-        declared = headers.get(b"content-length", b"")
-        if (table_id > MAX_ID or token is None or len(token) > MAX_TOKEN
-                or content_type != b"application/json"
-                or not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        plain = plain_headers(scope["headers"])
+        if table_id > MAX_ID or plain is None:
             await self.app(scope, receive, send)
             return
+        token, accept_language = plain
         chunks: list[bytes] = []
         while True:
             message = await receive()
@@ -116,7 +125,7 @@ class FastBets:
         if bet is None:  # the route answers (its refusals, its language)
             await self.app(scope, _replay(body, receive), send)
             return
-        lang = asked_lang(None, headers.get(b"accept-language", b"").decode("latin-1"))
+        lang = asked_lang(None, accept_language.decode("latin-1"))
         taken = await take_bet(self.state.casino, self.state.guards, table_id, token, bet,
                                lang=lang, path=scope["path"])
         if taken is None:  # no live session: the route answers 401 in its words
@@ -129,6 +138,190 @@ class FastBets:
             *([(b"retry-after", str(taken.retry_after).encode())]
               if taken.retry_after is not None else [])]})
         await send({"type": "http.response.body", "body": text})
+
+
+def plain_headers(headers: Iterable[tuple[bytes, bytes]]) -> tuple[str, bytes] | None:
+    """The bearer token and the ``Accept-Language`` of a bet request's headers (ASGI's: names
+    in lower case; the last of a repeated one counts) when they are the plain case — a bearer
+    token of at most ``MAX_TOKEN`` characters, a JSON body whose ``Content-Length`` is within
+    the guard's limit — else ``None`` (the route answers). A body without ``Content-Length``
+    (chunked) goes to the route: the guard in front has checked a declared length, while a
+    chunked one may still be refused 413 mid-way.
+
+    >>> plain_headers([(b"authorization", b"Bearer t"), (b"content-length", b"12"),
+    ...                (b"content-type", b"application/json; charset=utf-8")])
+    ('t', b'')
+    >>> plain_headers([(b"authorization", b"Bearer t"), (b"content-type", b"application/json"),
+    ...                (b"transfer-encoding", b"chunked")]) is None
+    True
+    """
+    token = content_type = declared = language = b""
+    for name, value in headers:
+        if name == b"authorization":
+            token = value
+        elif name == b"content-type":
+            content_type = value
+        elif name == b"content-length":
+            declared = value
+        elif name == b"accept-language":
+            language = value
+    bearer = parse_bearer(token.decode("latin-1"))
+    if (bearer is None or len(bearer) > MAX_TOKEN
+            or content_type.split(b";")[0].strip().lower() != b"application/json"
+            or not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        return None
+    return bearer, language
+
+
+def plain_bet(key: object, name: object, stake: object, coup_id: object) -> BetKind | None:
+    """The kind of a single bet whose fields :class:`BetIn` accepts exactly as they are (the
+    key ``None`` or 1 to ``KEY_LENGTH`` printable ASCII characters, the stake a whole number
+    within ``MAX_STAKE``, the coup ``None`` or an id), else ``None``: the one hand check of the
+    socket's (``api/wsbets.quick_bet``) and HTTP's (:func:`quick_http_bet`) short ways, which
+    leave anything else to the model. A stake the model takes but the desk refuses (0, -5)
+    passes here: the desk's cheap checks refuse it, and the caller then takes the long way.
+
+    >>> plain_bet("k", "Banco", 1000, 3), plain_bet(None, "punto", 500, None)
+    (<BetKind.BANCO: 'banco'>, <BetKind.PUNTO: 'punto'>)
+    >>> [plain_bet(*fields) for fields in (("", "banco", 1, None), ("k\\x00", "banco", 1, None),
+    ...  ("k", "zebra", 1, None), ("k", "banco", 1.0, None), ("k", "banco", True, None),
+    ...  ("k", "banco", 1, 0), ("k", "banco", 1, 2**31), ("k", "banco", 10**12, None))]
+    [None, None, None, None, None, None, None, None]
+    """
+    if ((key is not None and (type(key) is not str or not 0 < len(key) <= KEY_LENGTH
+                              or not key.isascii() or not key.isprintable()))
+            or type(name) is not str or type(stake) is not int or stake > MAX_STAKE
+            or (coup_id is not None and (type(coup_id) is not int
+                                         or not 1 <= coup_id <= MAX_ID))):
+        return None
+    try:
+        return BetKind.parse(name)
+    except PuntoBancoError:
+        return None
+
+
+def queue_plain(guards: Guards, dealer: TableDealer, player: PlayerInfo, kind: BetKind,
+                stake: int, key: str | None, coup_id: int | None, token: str
+                ) -> asyncio.Future[dict[str, Any]] | TooManyRequests | None:
+    """A plain bet of a player seen live queued at its table's desk without a task
+    (``TableDealer.queue_bet``): the desk's future; the player's rate limit's refusal (asked
+    last, once nothing else refuses); or ``None``, nothing done (the account or a cheap check
+    would refuse it: the caller asks the long way, which words the refusal)."""
+    limited: list[TooManyRequests] = []
+
+    def admit() -> bool:
+        try:
+            guards.bets.check(str(player.id), TOO_MANY)
+        except TooManyRequests as error:
+            limited.append(error)
+            return False
+        return True
+
+    future = dealer.queue_bet(player.id, kind, stake, key, role=player.role, coup_id=coup_id,
+                              token=token, admit=admit)
+    if future is None and limited:
+        return limited[0]
+    return future
+
+
+#: the fields of a plain bet's body
+_FIELDS, _NEEDED = (frozenset(("bet", "stake", "idempotency_key", "coup_id")),
+                    frozenset(("bet", "stake")))
+#: how :func:`quick_http_bet` answers: the status, the JSON text and ``Retry-After``'s seconds;
+#: ``None``: no answer, the connection is closed (the desk was stopped under the bet)
+Reply = Callable[[tuple[int, bytes, int | None] | None], None]
+#: the answers under way by a task (a bet its batch refused: ``_later``)
+_LATER: set[asyncio.Task[None]] = set()
+
+
+def quick_http_bet(state: State, table_id: int, token: str, body: bytes, accept_language: bytes,
+                   reply: Reply) -> bool:
+    """Take ``POST /api/tables/{table_id}/bets`` the shortest way (issue 21, fourth pass),
+    ``True``, or leave it to the application (``False``, nothing done): called by the HTTP
+    protocol itself (``server/connections.py``) once the request is read, without an ASGI
+    cycle, a task, the models or a coroutine — what ``api/wsbets.quick_bet`` does for a bet on
+    the socket. It takes the plain case of :class:`FastBets` (the headers were checked by
+    :func:`plain_headers`) whose body's fields are :func:`plain_bet`'s, from a session seen live
+    (:func:`~puntobanco.server.api.deps.known_player`), that neither the account, the desk's
+    cheap checks nor the rate limit refuse: its answer is :class:`BetOut`'s text
+    (``messages.bet_answer_text``), or the rate limit's 429, in the request's language, else
+    the player's. A bet its batch refuses (its session ended, its balance, the database away)
+    is answered by :func:`retake_bet` as the routes answer it, a session found ended
+    ``unauthorized`` in the route's words. Anything else is the application's (``FastBets``,
+    then the route), so every refusal is worded where it always was."""
+    casino: Casino | None = getattr(state, "casino", None)
+    guards: Guards | None = getattr(state, "guards", None)
+    if casino is None or guards is None:  # not started
+        return False
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    if type(data) is not dict or not _NEEDED <= data.keys() <= _FIELDS:
+        return False
+    key, stake, coup_id = data.get("idempotency_key"), data["stake"], data.get("coup_id")
+    kind = plain_bet(key, data["bet"], stake, coup_id)
+    player = known_player(casino, token)
+    dealer = casino.dealers.get(table_id)
+    if kind is None or player is None or dealer is None:
+        return False
+    queued = queue_plain(guards, dealer, player, kind, stake, key, coup_id, token)
+    if queued is None:
+        return False
+    lang = asked_lang(None, accept_language.decode("latin-1"))
+    FastBets.answered += 1
+    if isinstance(queued, TooManyRequests):
+        reply(_reply(refusal(queued, lang or player.lang)))
+        return True
+    FastBets.quick += 1
+
+    path = f"/api/tables/{table_id}/bets"
+
+    def answered(future: asyncio.Future[dict[str, Any]]) -> None:
+        try:
+            if future.cancelled():
+                reply(None)
+                return
+            error = future.exception()
+            if error is None:
+                text = msg.bet_answer_text(future.result())
+                reply((200, text.encode(), None) if text is not None else _reply(
+                    accepted_answer(casino, BetOut, future.result(), lang or player.lang, path)))
+                return
+            assert isinstance(error, Exception)
+            bet = BetIn.model_construct(bet=data["bet"], stake=stake, idempotency_key=key,
+                                        coup_id=coup_id)
+            task = asyncio.create_task(_later(casino, table_id, token, bet, player, error,
+                                              lang, reply))
+            _LATER.add(task)
+            task.add_done_callback(_LATER.discard)
+        except Exception as failure:  # a bug: answered as the routes answer one
+            reply(_reply(failed(casino, failure, lang or player.lang, path)))
+
+    queued.add_done_callback(answered)
+    return True
+
+
+async def _later(casino: Casino, table_id: int, token: str, bet: BetIn, player: PlayerInfo,
+                 error: Exception, lang: str | None, reply: Reply) -> None:
+    """The answer to a bet :func:`quick_http_bet` queued that its batch refused."""
+    taken = await retake_bet(casino, table_id, token, bet, player, error, lang=lang)
+    if taken is None:  # the session has ended: the route's dependency says so
+        taken = refusal(PuntoBancoError("The session token is unknown or was closed.",
+                                        code="unauthorized"), lang or DEFAULT_LANGUAGE)
+    reply(_reply(taken))
+
+
+def _reply(taken: Taken) -> tuple[int, bytes, int | None]:
+    return taken.status, encoded(taken), taken.retry_after
+
+
+def bug_answer(error: Exception) -> tuple[int, bytes, int | None]:
+    """The answer to a bet whose short way met a bug (said in the log): the routes'
+    ``internal-error``, never a traceback nor a bet placed twice."""
+    log.exception("a bet failed", exc_info=error)
+    return _reply(refusal(PuntoBancoError("Something went wrong on the server.",
+                                          code="internal-error"), DEFAULT_LANGUAGE))
 
 
 def encoded(taken: Taken) -> bytes:
@@ -240,12 +433,14 @@ async def _recover(casino: Casino, token: str | None, place: Place, out: type[Ba
 
 
 async def retake_bet(casino: Casino, table_id: int, token: str, bet: BetIn,
-                     player: PlayerInfo, error: Exception) -> Taken | None:
-    """The answer :func:`take_bet` gives (the player's language) to a bet of a player seen
-    live (``known_player``) that the desk's future answered with ``error``: what a socket's
-    bet queued without a task (``api/wsbets.quick_bet``) answers then."""
+                     player: PlayerInfo, error: Exception, *, lang: str | None = None
+                     ) -> Taken | None:
+    """The answer :func:`take_bet` gives (in ``lang``, else the player's language) to a bet of
+    a player seen live (``known_player``) that the desk's future answered with ``error``: what
+    a bet queued without a task (``api/wsbets.quick_bet``, :func:`quick_http_bet`) answers
+    then."""
     return await _recover(casino, token, _placing(casino, table_id, bet), BetOut, player,
-                          error, lang=None, path=f"/api/tables/{table_id}/bets")
+                          error, lang=lang, path=f"/api/tables/{table_id}/bets")
 
 
 def batch_stakes(bets: dict[str, int]) -> list[tuple[BetKind, int]]:

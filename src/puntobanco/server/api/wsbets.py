@@ -27,19 +27,18 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from puntobanco.bets import BetKind
 from puntobanco.errors import PuntoBancoError
-from puntobanco.rules import MAX_STAKE
 from puntobanco.server.api.deps import Taken, error_body, known_player, refusal
 from puntobanco.server.api.fastbets import (
-    TOO_MANY,
     accepted_answer,
+    plain_bet,
+    queue_plain,
     retake_bet,
     take_bet,
     take_bets,
 )
 from puntobanco.server.api.guard import Guards, TooManyRequests
-from puntobanco.server.api.schemas import KEY_LENGTH, MAX_ID, BetIn, BetOut, BetsIn
+from puntobanco.server.api.schemas import BetIn, BetOut, BetsIn
 from puntobanco.server.db.auth import PlayerInfo
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
@@ -120,35 +119,18 @@ def quick_bet(casino: Casino, guards: Guards, table_id: int, token: str | None,
         return False
     key, name, stake, coup_id = (message["key"], message["bet"], message["stake"],
                                  message.get("coup_id"))
-    if (type(key) is not str or not 0 < len(key) <= KEY_LENGTH or not key.isascii()
-            or not key.isprintable() or type(name) is not str or type(stake) is not int
-            or stake > MAX_STAKE or (coup_id is not None and (
-                type(coup_id) is not int or not 1 <= coup_id <= MAX_ID))):
+    kind = plain_bet(key, name, stake, coup_id)  # the same hand check as HTTP's short way
+    if type(key) is not str or kind is None:
         return False
     player = known_player(casino, token)
     dealer = casino.dealers.get(table_id)
     if player is None or dealer is None:
         return False
-    try:
-        kind = BetKind.parse(name)
-    except PuntoBancoError:
-        return False
-    limited: list[TooManyRequests] = []
-
-    def admit() -> bool:
-        try:
-            guards.bets.check(str(player.id), TOO_MANY)
-        except TooManyRequests as error:
-            limited.append(error)
-            return False
-        return True
-
-    future = dealer.queue_bet(player.id, kind, stake, key, role=player.role,
-                              coup_id=coup_id, token=token, admit=admit)
+    future = queue_plain(guards, dealer, player, kind, stake, key, coup_id, token)
     if future is None:
-        if not limited:
-            return False
-        client.push(_refused(key, refusal(limited[0], player.lang)))
+        return False
+    if isinstance(future, TooManyRequests):
+        client.push(_refused(key, refusal(future, player.lang)))
         return True
     client.betting += 1
     FIGURES["quick"] += 1

@@ -300,6 +300,29 @@ def bet_accepted_texts(key: str, answer: dict[str, Any]) -> tuple[str, str] | No
     >>> bet_accepted_texts("k", {**answer, "stake": 10.0}) is None
     True
     """
+    parts = _bet_answer(answer)
+    if parts is None:
+        return None
+    text, bets, coup_id, balance = parts
+    return (f'{{"type":"bet-accepted","key":{_string(key)},"answer":{text}}}',
+            _my_bets(coup_id, bets, balance))
+
+
+def bet_answer_text(answer: dict[str, Any]) -> str | None:
+    """A single bet's ``answer`` as ``BetOut`` writes it — the JSON answer of ``POST
+    /api/tables/{id}/bets`` (issue 21, fourth pass: ``api/fastbets.quick_http_bet``) — or
+    ``None`` when it is not of the usual shape (:func:`bet_accepted_texts`).
+
+    >>> bet_answer_text({"bet": "banco", "stake": 1000, "total": 1000, "my_bets": {},
+    ...                  "balance": 9000, "coup_id": 3, "round_no": 2})
+    '{"bet":"banco","stake":1000,"total":1000,"my_bets":{},"balance":9000,"coup_id":3,"round_no":2}'
+    """
+    parts = _bet_answer(answer)
+    return None if parts is None else parts[0]
+
+
+def _bet_answer(answer: dict[str, Any]) -> tuple[str, str, int, int] | None:
+    """The answer's JSON text, its bets' text, its coup and balance (see above)."""
     try:
         bet, stake, total, balance, coup_id, round_no = (
             answer["bet"], answer["stake"], answer["total"], answer["balance"],
@@ -311,10 +334,9 @@ def bet_accepted_texts(key: str, answer: dict[str, Any]) -> tuple[str, str] | No
             or type(total) is not int or type(balance) is not int or type(coup_id) is not int
             or type(round_no) is not int):
         return None
-    return (f'{{"type":"bet-accepted","key":{_string(key)},"answer":{{"bet":"{bet}",'
-            f'"stake":{stake},"total":{total},"my_bets":{bets},"balance":{balance},'
-            f'"coup_id":{coup_id},"round_no":{round_no}}}}}',
-            _my_bets(coup_id, bets, balance))
+    return (f'{{"bet":"{bet}","stake":{stake},"total":{total},"my_bets":{bets},'
+            f'"balance":{balance},"coup_id":{coup_id},"round_no":{round_no}}}',
+            bets, coup_id, balance)
 
 
 _JSON: TypeAdapter[Json] = TypeAdapter(Json)
