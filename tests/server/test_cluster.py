@@ -16,6 +16,7 @@ campaign and the processes' reports keep real time, as in production.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import json
@@ -24,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -550,6 +552,56 @@ def test_issue8_a_relayed_message_longer_than_notify_allows_is_cut_and_joined() 
     run_coroutine(deliver())
     assert got == [small, large, small]
     assert receiver.peers == 2  # someone else relays: this process relays from now on too
+
+
+def test_issue21_what_a_moment_relays_is_one_round_trip_and_arrives_in_order(
+        pg_cluster: PostgresCluster) -> None:
+    """Issue 21 (``--workers 2``): what one turn of the event loop relays — here two small
+    items around one too long for a notification, cut into parts — is sent to PostgreSQL in
+    one round trip (one statement in autocommit, not ``BEGIN``, the notifications and
+    ``COMMIT``: three round trips on the event loop for every batch of bets answered), and
+    another process gets every item, whole and in order. The round trips are counted from
+    libpq's trace of the relay connection's protocol."""
+    url = pg_cluster.new_database()
+    got: list[msg.RelayItem] = []
+    small, last = (msg.PlayerMessage(table=1, player=player, text='{"type":"my-bets"}')
+                   for player in (7, 8))  # (PostgreSQL drops a payload repeated in a transaction)
+    large = msg.TableEvent(table=1, text="é\"ß" * 9_000 + "🂡" * 2_000, state=msg.DealerState(
+        view={}, rules={}, seconds=15, paused=False))
+
+    async def on_item(item: msg.RelayItem) -> None:
+        got.append(item)
+
+    async def unused(item: msg.RelayItem) -> None:
+        raise AssertionError(f"the sender got its own item back: {item}")
+
+    async def relay() -> list[str]:
+        sender, receiver = Cluster(url, on_item=unused), Cluster(url, on_item=on_item)
+        await sender.start()
+        await receiver.start()
+        try:
+            assert sender._notify is not None
+            sender.peers = 2  # (counted every second otherwise)
+            with tempfile.TemporaryFile("w+") as trace:
+                sender._notify.pgconn.trace(trace.fileno())
+                sender._notify.pgconn.set_trace_flags(
+                    psycopg.pq.Trace.SUPPRESS_TIMESTAMPS | psycopg.pq.Trace.REGRESS_MODE)
+                for item in (small, large, last):
+                    sender.relay(item)
+                deadline = time.monotonic() + 10
+                while len(got) < 3 and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)
+                sender._notify.pgconn.untrace()
+                trace.seek(0)
+                return [line.split("\t")[2] for line in trace
+                        if line.startswith("B") and "\tReadyForQuery" in line]
+        finally:
+            await sender.close()
+            await receiver.close()
+
+    round_trips = run_coroutine(relay())
+    assert got == [small, large, last]
+    assert round_trips == ["ReadyForQuery"]
 
 
 def test_issue8_serve_workers_runs_processes_sharing_one_port(
