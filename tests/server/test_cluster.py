@@ -16,6 +16,7 @@ campaign and the processes' reports keep real time, as in production.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import json
@@ -24,10 +25,11 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -49,6 +51,7 @@ from puntobanco.server.db.models import (
     ShoeRecord,
 )
 from puntobanco.server.fair import RecordedCoup, check_shoe
+from puntobanco.server.live import cluster
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.clock import ManualClock
 from puntobanco.server.live.cluster import Cluster, LeadershipLost, libpq_url, pack
@@ -460,6 +463,9 @@ def test_issue17_a_followers_totals_count_the_bets_answered_after_no_more_bets_a
             assert first.bet(ann, 1, "punto", 1000).status_code == 200
             # the follower pushes the coup's first change at once; the next waits its gap
             watcher.next("bet-totals", timeout=60, where=lambda m: m["coup_id"] == coup)
+            hub = first.casino.dealers[1].hub
+            assert isinstance(hub, cluster.ClusterHub)
+            assert hub._may_wait()  # the window open: a bet's relay may wait for more
             desk = first.casino.dealers[1].desk
             desk.linger = 30.0  # the dealer's next batch is written at the close
             with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -467,6 +473,7 @@ def test_issue17_a_followers_totals_count_the_bets_answered_after_no_more_bets_a
                 wait_until(lambda: len(desk._queue) == 1)
                 first.end_betting()  # one clock for both: the dealer closes, drains, deals
                 assert queued.result(timeout=60).status_code == 200
+                assert not hub._may_wait()  # closed: the last bets' relay goes at once
             watcher.of_coup("round-settled", coup, timeout=60)
             kinds = [m["type"] for m in watcher.seen]
             before_cards = watcher.seen[:kinds.index("card-dealt")]
@@ -550,6 +557,108 @@ def test_issue8_a_relayed_message_longer_than_notify_allows_is_cut_and_joined() 
     run_coroutine(deliver())
     assert got == [small, large, small]
     assert receiver.peers == 2  # someone else relays: this process relays from now on too
+
+
+def _relayed(url: str, send: Callable[[Cluster], Awaitable[None]], count: int
+             ) -> tuple[list[msg.RelayItem], list[float], int]:
+    """Two members of a cluster on ``url``: ``send(sender)`` relays, the other gets ``count``
+    items. The items got, when each came (seconds after ``send`` began), and the round trips
+    the sender's relay connection made meanwhile (counted from libpq's trace of its
+    protocol: each ``ReadyForQuery`` ends one)."""
+    got: list[msg.RelayItem] = []
+    times: list[float] = []
+    began = time.monotonic()
+
+    async def on_item(item: msg.RelayItem) -> None:
+        got.append(item)
+        times.append(time.monotonic() - began)
+
+    async def unused(item: msg.RelayItem) -> None:
+        raise AssertionError(f"the sender got its own item back: {item}")
+
+    async def relay() -> int:
+        nonlocal began
+        sender, receiver = Cluster(url, on_item=unused), Cluster(url, on_item=on_item)
+        await sender.start()
+        await receiver.start()
+        try:
+            assert sender._notify is not None
+            sender.peers = 2  # (counted every second otherwise)
+            with tempfile.TemporaryFile("w+") as trace:
+                sender._notify.pgconn.trace(trace.fileno())
+                sender._notify.pgconn.set_trace_flags(
+                    psycopg.pq.Trace.SUPPRESS_TIMESTAMPS | psycopg.pq.Trace.REGRESS_MODE)
+                began = time.monotonic()
+                await send(sender)
+                deadline = time.monotonic() + 10
+                while len(got) < count and time.monotonic() < deadline:
+                    await asyncio.sleep(0.002)
+                sender._notify.pgconn.untrace()
+                trace.seek(0)
+                return sum(line.startswith("B") and "\tReadyForQuery" in line
+                           for line in trace)
+        finally:
+            await sender.close()
+            await receiver.close()
+
+    round_trips = run_coroutine(relay())
+    return got, times, round_trips
+
+
+def test_issue21_what_a_moment_relays_is_one_round_trip_and_arrives_in_order(
+        pg_cluster: PostgresCluster) -> None:
+    """Issue 21 (``--workers 2``): what one turn of the event loop relays — here two small
+    items around one too long for a notification, cut into parts — is sent to PostgreSQL in
+    one round trip (one statement in autocommit, not ``BEGIN``, the notifications and
+    ``COMMIT``: three round trips on the event loop for every batch of bets answered), and
+    another process gets every item, whole and in order."""
+    small, last = (msg.PlayerMessage(table=1, player=player, text='{"type":"my-bets"}')
+                   for player in (7, 8))  # (PostgreSQL drops a payload repeated in a transaction)
+    large = msg.TableEvent(table=1, text="é\"ß" * 9_000 + "🂡" * 2_000, state=msg.DealerState(
+        view={}, rules={}, seconds=15, paused=False))
+
+    async def send(sender: Cluster) -> None:
+        for item in (small, large, last):
+            sender.relay(item)
+
+    got, _, round_trips = _relayed(pg_cluster.new_database(), send, 3)
+    assert got == [small, large, last]
+    assert round_trips == 1
+
+
+def test_issue21_bets_relayed_in_the_window_wait_for_more_and_go_with_the_next_event(
+        pg_cluster: PostgresCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21 (``--workers 2``): a bet's ``my-bets`` relayed while the window is open (it
+    feeds the other processes' totals, pushed at most every 0.25 s) waits up to
+    ``RELAY_LINGER`` for more: the batches answered 20 ms apart go in one round trip, not
+    one each. An item that may not wait (a table event) takes the waiting ones along at
+    once, in their order. (The wait is made 0.5 s here: a loaded machine's sleeps stay
+    inside it.)"""
+    monkeypatch.setattr(cluster, "RELAY_LINGER", 0.5)
+    bets = [cluster.bets_item(1, player, msg.my_bets_text(3, {"banco": 1000}, 9000))
+            for player in range(1, 4)]
+    event = msg.TableEvent(table=1, text='{"type":"bets-closed"}', state=msg.DealerState(
+        view={}, rules={}, seconds=15, paused=False))
+
+    async def lingering(sender: Cluster) -> None:
+        for item in bets:
+            sender.relay_text(item, linger=True)
+            await asyncio.sleep(0.02)
+
+    got, times, round_trips = _relayed(pg_cluster.new_database(), lingering, 3)
+    assert [item.player for item in got if isinstance(item, msg.PlayerMessage)] == [1, 2, 3]
+    assert round_trips == 1
+    assert times[0] >= cluster.RELAY_LINGER  # the first waited for the others
+
+    async def then_an_event(sender: Cluster) -> None:
+        for item in bets[:2]:
+            sender.relay_text(item, linger=True)
+        await asyncio.sleep(0.01)
+        sender.relay(event)
+
+    got, times, round_trips = _relayed(pg_cluster.new_database(), then_an_event, 3)
+    assert got[2] == event and [getattr(item, "player", None) for item in got] == [1, 2, None]
+    assert round_trips == 1 and max(times) < cluster.RELAY_LINGER
 
 
 def test_issue8_serve_workers_runs_processes_sharing_one_port(

@@ -46,7 +46,7 @@ from puntobanco.server.db.engine import Database, Gathered
 from puntobanco.server.db.health import DatabaseUnavailable, outage_code
 from puntobanco.server.live.clock import Clock, WallClock
 from puntobanco.server.live.hub import Hub
-from puntobanco.server.live.messages import BetTotals, MyBets
+from puntobanco.server.live.messages import BetTotals
 from puntobanco.server.settings import BET_LINGER_SECONDS, GuardSettings
 
 log = logging.getLogger("puntobanco.server.live.desk")
@@ -387,8 +387,7 @@ class BetDesk:
             self.spots.pop(player_id, None)
         self._version += 1
         self._schedule_totals()
-        self.hub.send(player_id, MyBets(coup_id=answer["coup_id"], my_bets=after,
-                                        balance=answer["balance"]))
+        self.hub.send_bets(player_id, answer["coup_id"], after, answer["balance"])
 
     def apply_remote(self, player_id: int, coup_id: int, my_bets: dict[str, int]) -> None:
         """A player's bets as another server process answered them (``my-bets`` relayed,

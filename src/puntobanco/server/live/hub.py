@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from puntobanco.server.live.messages import Message, MyBets, encode
+from puntobanco.server.live.messages import Message, MyBets, encode, my_bets_text
 
 QUEUE_SIZE = 2000
 #: how every ``my-bets`` text begins (the model's ``type`` comes first): the hub recognises the
@@ -267,6 +267,12 @@ class Hub:
     def send(self, player_id: int, message: Message) -> None:
         """Push to every connection of one player (their own lines, their bets and balance)."""
         self.send_text(player_id, encode(message))
+
+    def send_bets(self, player_id: int, coup_id: int, my_bets: dict[str, int],
+                  balance: int) -> None:
+        """``send(player_id, MyBets(…))`` without building the model (``my_bets_text``): the
+        ``my-bets`` of every accepted bet (issue 21)."""
+        self.send_text(player_id, my_bets_text(coup_id, my_bets, balance))
 
     def send_text(self, player_id: int, text: str) -> None:
         mine = self._by_player.get(player_id)
