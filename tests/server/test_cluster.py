@@ -593,6 +593,8 @@ def _relayed(url: str, send: Callable[[Cluster], Awaitable[None]], count: int
                 deadline = time.monotonic() + 10
                 while len(got) < count and time.monotonic() < deadline:
                     await asyncio.sleep(0.002)
+                if sender._flushing is not None:  # its ReadyForQuery may come after the items
+                    await asyncio.gather(sender._flushing, return_exceptions=True)
                 sender._notify.pgconn.untrace()
                 trace.seek(0)
                 return sum(line.startswith("B") and "\tReadyForQuery" in line
