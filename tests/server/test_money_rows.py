@@ -1,7 +1,8 @@
 """The rows of money without foreign keys (migration 0008, issue 21), on SQLite and PostgreSQL.
 
-The rows every bet and settled line writes (``bet_requests``, ``ledger_transactions``,
-``ledger_entries``, ``settlement_lines``) no longer make the database look their parents up.
+The rows every bet and settled line writes (``bets``, ``bet_requests``,
+``ledger_transactions``, ``ledger_entries``, ``settlement_lines``) no longer make the
+database look their parents up.
 What keeps them whole instead: a move naming an account that does not exist is refused and
 posts nothing; the audit reports any row whose parent is missing; a database written before
 the migration keeps every row, and bets and settles as before after it.
@@ -37,7 +38,8 @@ from .conftest import PostgresCluster
 from .support import migrated_database
 
 #: the tables whose foreign keys migration 0008 dropped
-UNCHECKED = ("bet_requests", "ledger_transactions", "ledger_entries", "settlement_lines")
+UNCHECKED = ("bets", "bet_requests", "ledger_transactions", "ledger_entries",
+             "settlement_lines")
 
 
 @pytest.fixture
@@ -85,6 +87,27 @@ def test_a_move_naming_an_account_that_does_not_exist_posts_nothing(db: Database
     with pytest.raises(LookupError, match="no account 987654"), db.write() as session:
         ledger.post(session, [ledger.Move(in_play, 987654, 500, "payout", coup, None,
                                           players[0])])
+    assert _counts(db) == before
+    with db.read() as session:
+        assert ledger.audit(session).ok
+
+
+def test_a_batch_writes_bets_only_for_a_coup_and_players_that_exist(db: Database) -> None:
+    """The bets name their coup and player with no foreign key: the batch's reads are the
+    check. A coup that does not exist refuses every bet ``table-closed``; a player without a
+    wallet fails the batch, and nothing of it is written."""
+    players, table, coup = _table_with_players(db)
+    before = _counts(db)
+    with db.write() as session:
+        results = store.apply_bets(session, table_id=table, coup_id=coup + 1000, round_no=1,
+                                   rules=RuleSet(), ops=[store.BetOp(players[0], BetKind.BANCO,
+                                                                     2000)])
+    assert [getattr(result, "code", None) for result in results] == ["table-closed"]
+    with pytest.raises(LookupError, match="no wallet for player 987654"), \
+            db.write() as session:
+        store.apply_bets(session, table_id=table, coup_id=coup, round_no=1, rules=RuleSet(),
+                         ops=[store.BetOp(players[0], BetKind.BANCO, 2000),
+                              store.BetOp(987654, BetKind.PUNTO, 2000)])
     assert _counts(db) == before
     with db.read() as session:
         assert ledger.audit(session).ok

@@ -255,6 +255,8 @@ class LedgerAudit:
 #: 0008 dropped their foreign keys: the code that writes them does; :func:`audit` reports any
 #: row they would have refused)
 PARENTS = (
+    ("bets", "coup_id", "coups"),
+    ("bets", "player_id", "players"),
     ("ledger_entries", "transaction_id", "ledger_transactions"),
     ("ledger_entries", "account_id", "accounts"),
     ("ledger_transactions", "coup_id", "coups"),

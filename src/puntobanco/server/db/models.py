@@ -218,8 +218,10 @@ class BetRecord(Base):
     __tablename__ = "bets"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    coup_id: Mapped[int] = mapped_column(ForeignKey("coups.id"))
-    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    #: no foreign keys (migration 0008, issue 21): the batch that writes a bet read its coup
+    #: ``FOR SHARE`` as open and its player's wallet; ``ledger.audit`` checks them
+    coup_id: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(Integer, index=True)
     kind: Mapped[str] = mapped_column(String(12))
     stake: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(12), default="active")

@@ -313,6 +313,10 @@ def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, ro
             balances[wallet] = balance
             if bet_id is not None:
                 spots.setdefault(player, {})[BetKind(kind)] = [bet_id, stake, bet_status]
+        if len(wallets) != len(players):  # a bet names its player with no foreign key (0008)
+            raise LookupError("no wallet for player "
+                              f"{', '.join(str(p) for p in players if p not in wallets)}: "
+                              "nothing is written")
     moves: list[tuple[BetOp, list[Any]]] = []  # (op, its bet's row state), for the journal
     requests: list[tuple[BetOp, list[Any], dict[str, Any], str]] = []
     for index in order:

@@ -5,18 +5,19 @@ A bet wrote five rows (its bet, its idempotency record, a ledger transaction and
 entries) whose foreign keys cost the database a dozen lookups of their parents: on PostgreSQL
 each one a query of the trigger queue, 47 % of its CPU for a batch; the settlement of 5,000
 players (~55,000 rows) took 1.2 s of PostgreSQL's time, mostly those checks. The keys of
-``bet_requests``, ``ledger_transactions``, ``ledger_entries`` and ``settlement_lines`` are
-dropped (``bets`` keeps its keys to its coup and player), and so are the indexes no query
-uses: a ledger transaction's by coup, bet and player, an entry's by transaction, and a
-settlement line's by coup (``uq_settlement_lines_order`` begins with it).
+``bets``, ``bet_requests``, ``ledger_transactions``, ``ledger_entries`` and
+``settlement_lines`` are dropped, and so are the indexes no query uses: a ledger
+transaction's by coup, bet and player, an entry's by transaction, and a settlement line's by
+coup (``uq_settlement_lines_order`` begins with it).
 
 Integrity is kept by the only code that writes these rows (``docs/server.md``, "Issue 21,
 fourth pass"): each row names parents the same transaction read or wrote first (the coup read
 ``FOR SHARE`` as open, or moved ``dealt → settled``; the bets read from it or just inserted;
-the wallets locked ``FOR UPDATE``; a transaction's entries in the statement that inserts it),
+the wallets locked ``FOR UPDATE``, a bet only for a player whose wallet was found; a
+transaction's entries in the statement that inserts it),
 ``ledger.post`` refuses a move naming an account that does not exist, no code deletes a
 player, coup, bet, account or ledger transaction, and ``ledger.audit`` reports any row whose
-parent is missing (``tests/server/test_ledger.py``).
+parent is missing (``tests/server/test_money_rows.py``).
 
 Revision ID: 0008
 Revises: 0007
@@ -33,6 +34,8 @@ depends_on = None
 
 #: (table, column, parent table) of every foreign key dropped, in the order they are dropped
 KEYS = (
+    ("bets", "coup_id", "coups"),
+    ("bets", "player_id", "players"),
     ("ledger_entries", "transaction_id", "ledger_transactions"),
     ("ledger_entries", "account_id", "accounts"),
     ("ledger_transactions", "coup_id", "coups"),
