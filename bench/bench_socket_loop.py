@@ -15,8 +15,13 @@ that span is ``bet-totals`` (the same in every run).
 default only this worktree's ``src``. A tree made by ``git archive <commit> src | tar -x -C
 DIR`` measures an earlier commit.
 
+``--mode http`` (issue 21, fourth pass): each player sends its bets as ``POST
+/api/tables/1/bets`` on a keep-alive connection of its own instead (``bench_load.place``); the
+socket still gets the table's messages. ``--uvicorn '{"http": "httptools"}' --uvicorn-b '{}'``
+compares uvicorn's own HTTP protocol (every bet through ASGI) with ``serve``'s.
+
 Run: ``.venv/bin/python bench/bench_socket_loop.py [--players 200] [--bets 8] [--rounds 3]
-[--a /tmp/base/src --b src --pairs 2]``.
+[--a /tmp/base/src --b src --pairs 2] [--mode http]``.
 """
 
 from __future__ import annotations
@@ -39,12 +44,14 @@ from bench_load import (
     LAUNCH,
     PASSWORD,
     TICK,
+    Http,
     Round,
     Run,
     Socket,
     bet_key,
     descendants,
     make_players,
+    place,
 )
 from bench_server import free_port, wait_ready
 
@@ -81,6 +88,12 @@ async def windows(run: Run, pid: int, port: int, sessions: list[tuple[int, str]]
         for _, protocol in made:
             await protocol.ready
             sockets.append(protocol)
+    lines: list[Http] = []
+    if run.mode == "http":
+        for first in range(0, len(sessions), 250):
+            lines += [line for _, line in await asyncio.gather(*(loop.create_connection(
+                Http, "127.0.0.1", port) for _ in sessions[first:first + 250]))]
+    posted: list[asyncio.Future[None]] = []
     figures: list[tuple[int, float, float]] = []
     while len(figures) < rounds:
         this = await asyncio.wait_for(run.opened.get(), 60)
@@ -94,7 +107,12 @@ async def windows(run: Run, pid: int, port: int, sessions: list[tuple[int, str]]
             for b in range(bets):
                 kind = ("banco", "punto")[(n + b) % 2]
 
-                def send(socket: Socket = socket, kind: str = kind, this: Round = this) -> None:
+                def send(socket: Socket = socket, kind: str = kind, this: Round = this,
+                         n: int = n) -> None:
+                    if lines:  # --mode http
+                        posted.append(asyncio.ensure_future(place(
+                            run, socket, lines[n], sessions[n][1], this, kind)))
+                        return
                     key = bet_key(this.coup_id)
                     run.sent_at[key] = time.perf_counter()
                     this.sent += 1
@@ -106,8 +124,10 @@ async def windows(run: Run, pid: int, port: int, sessions: list[tuple[int, str]]
                 sent += 1
         await asyncio.sleep(spread)
         ends = loop.time() + 5
-        while (this.sent < sent or run.sent_at) and loop.time() < ends:
+        while (this.sent < sent or run.sent_at or not all(done.done() for done in posted)
+               ) and loop.time() < ends:
             await asyncio.sleep(0.002)
+        posted.clear()
         after = thread_cpu(pid)
         figures.append((this.accepted - accepted_before, after[0] - before[0],
                         after[1] - before[1]))
@@ -120,11 +140,15 @@ async def windows(run: Run, pid: int, port: int, sessions: list[tuple[int, str]]
     for socket in sockets:
         if socket.transport is not None:
             socket.transport.close()
+    for line in lines:
+        if line.transport is not None:
+            line.transport.close()
     return figures
 
 
 def serve_and_measure(source: Path, *, players: int, bets: int, rounds: int, spread: float,
-                      folder: Path, uvicorn: str, switch_ms: str = "") -> tuple[float, float]:
+                      folder: Path, uvicorn: str, switch_ms: str = "", mode: str = "socket"
+                      ) -> tuple[float, float]:
     url = f"sqlite:///{folder / f'loop{time.monotonic_ns()}.sqlite3'}"
     env = {**os.environ, "PYTHONPATH": str(source), "PUNTOBANCO_OPERATOR_PASSWORD": PASSWORD,
            "PB_BENCH_DIR": str(HERE), "PB_BENCH_UVICORN": uvicorn, "PB_BENCH_PROFILE": "",
@@ -147,7 +171,7 @@ def serve_and_measure(source: Path, *, players: int, bets: int, rounds: int, spr
         env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
         wait_ready(f"http://127.0.0.1:{port}", server)  # type: ignore[arg-type]
-        run = Run(players, "socket", descendants(server.pid), [])
+        run = Run(players, mode, descendants(server.pid), [])
         run.opened = asyncio.Queue()
         figures = asyncio.run(windows(run, server.pid, port, sessions, rounds=rounds,
                                       bets=bets, spread=spread))
@@ -166,6 +190,8 @@ def main() -> None:
     parser.add_argument("--bets", type=int, default=8, help="bets per player per window")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--spread", type=float, default=1.5)
+    parser.add_argument("--mode", choices=("socket", "http"), default="socket",
+                        help="how the bets are sent (the table's messages come on the socket)")
     parser.add_argument("--a", type=Path, default=HERE.parent / "src")
     parser.add_argument("--b", type=Path)
     parser.add_argument("--pairs", type=int, default=1)
@@ -180,7 +206,7 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores; Python "
           f"{platform.python_version()}; load average {os.getloadavg()[0]:.1f}; "
           f"{args.players} sockets, {args.bets} bets each per window, {args.rounds} windows "
-          f"per server", flush=True)
+          f"per server, bets sent by {args.mode}", flush=True)
     runs = [("A", args.a, args.uvicorn)]
     if args.b is not None or args.uvicorn_b is not None or args.switch_ms_b:
         runs.append(("B", args.b or args.a,
@@ -194,7 +220,7 @@ def main() -> None:
             results[name].append(serve_and_measure(
                 source.resolve(), players=args.players, bets=args.bets, rounds=args.rounds,
                 spread=args.spread, folder=folder, uvicorn=uvicorn,
-                switch_ms=args.switch_ms_b if name == "B" else ""))
+                switch_ms=args.switch_ms_b if name == "B" else "", mode=args.mode))
     for name, figures in results.items():
         mains = [f[0] for f in figures]
         rests = [f[1] for f in figures]

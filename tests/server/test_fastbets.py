@@ -9,11 +9,13 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import select
 
 from puntobanco.server.api.fastbets import FastBets
 from puntobanco.server.db import auth
 from puntobanco.server.db.models import BetRecord, BetRequest
+from puntobanco.server.live import messages
 from puntobanco.server.settings import GuardSettings
 
 from .support import LiveServer, Player, fast_settings, running
@@ -290,4 +292,30 @@ def test_issue21_a_bet_its_batch_refuses_is_answered_in_the_requests_language(
         route = server.http.post("/api/tables/1/bets?lang=es", json=body, headers=ann.headers)
         _same_refusal(short, route, "insufficient-balance")
         assert short.status_code == 422
+        watcher.close()
+
+
+def test_issue21_a_bug_on_the_protocols_short_way_is_an_internal_error_and_one_bet(
+        sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug while a queued bet is answered (here: its answer's text cannot be made) is
+    answered as the routes answer one — ``internal-error`` in the error envelope, never a
+    request left hanging — and the request is not handed to the application again: its bet,
+    queued already, is placed once."""
+    with running(fast_settings(sqlite_url, betting_seconds=5.0)) as server:
+        ann = server.signup("ann", lang="fr")
+        watcher = server.watch(1, ann)
+        coup = watcher.next("round-opened")["coup_id"]
+
+        def broken(answer: dict[str, Any]) -> str | None:
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(messages, "bet_answer_text", broken)
+        before = FastBets.quick
+        answer = server.http.post("/api/tables/1/bets", headers=ann.headers, json={
+            "bet": "banco", "stake": 1000, "coup_id": coup})
+        assert FastBets.quick == before + 1
+        assert answer.status_code == 500, answer.text
+        assert answer.json()["error"]["code"] == "internal-error"
+        monkeypatch.undo()
+        assert server.balance(ann) == 99_000  # placed once
         watcher.close()

@@ -176,10 +176,12 @@ if HttpToolsProtocol is not None:
             """Write ``answer`` (status, JSON text, ``Retry-After``) as uvicorn writes an
             application's (``RequestResponseCycle.send``), then end the request as it does;
             ``None``: close the connection unanswered."""
-            if cycle.disconnected or cycle.response_complete:
-                return  # the client went away: the bet stands, unanswered
+            if cycle.response_complete:
+                return
             cycle.response_complete = True
             cycle.message_event.set()
+            if cycle.disconnected or self.transport.is_closing():
+                return  # the client went away: the bet stands, unanswered
             if answer is None:
                 self.transport.close()
                 return
