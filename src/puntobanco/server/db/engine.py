@@ -219,8 +219,11 @@ def release_sqlite(url: str) -> None:
 
 
 #: :meth:`Database._batch_inline` did not run the batch: another writer holds the lock, or
-#: the log is past twice its bound (``_LOG_FULL``)
+#: the log is past its bound (``_LOG_FULL``)
 _NOT_RUN, _LOG_FULL = object(), object()
+#: the log's bound for the batches on the loop (6.4 MB): SQLite's own default checkpoints
+#: every 1,000 pages; a burst of 1,000 bets writes ~1,600
+WAL_BURST_PAGES = 8 * WAL_AUTO_PAGES
 
 #: set in a session's ``info`` once it has a connection to the database
 REACHED = "puntobanco.reached"
@@ -254,8 +257,10 @@ class Database:
         self.inline_batches = self.sqlite
         self._inline: Connection | None = None
         self._inline_driver: Any = None
-        #: the last PASSIVE checkpoint run beside the batches (``_batch_inline``), or None
-        self._checkpoint: Future[None] | None = None
+        #: the last PASSIVE checkpoint run beside the batches (``_batch_inline``), or None;
+        #: the batches written before it started (of ``_batches``, all written so far)
+        self._checkpoint: Future[bool] | None = None
+        self._checkpoint_at = self._batches = 0
         self._wal = None if self.health.path is None else f"{self.health.path}-wal"
 
     @contextmanager
@@ -308,36 +313,45 @@ class Database:
         started = self.health.started()
         try:
             result = self._batch_inline(work) if self.inline_batches else _NOT_RUN
-            if result is _LOG_FULL and self._checkpoint is not None:
-                # its commit could not checkpoint while that one runs: the log would go on
-                # growing for as long as a loaded machine takes to finish it
-                await asyncio.wrap_future(self._checkpoint)
-            if result is _NOT_RUN or result is _LOG_FULL:
+            if result is _LOG_FULL:
+                # the log restarts only at a write that finds it wholly copied: one more
+                # checkpoint when the last one started before the last batches, or could not
+                assert self._checkpoint is not None
+                copied = await asyncio.wrap_future(self._checkpoint)
+                if not copied or self._checkpoint_at != self._batches:
+                    await asyncio.wrap_future(self._checkpoint_now())
+                result = self._batch_inline(work, full=True)
+            if result is _NOT_RUN:
                 result = await asyncio.get_running_loop().run_in_executor(
                     self.write_executor, functools.partial(self._batch_call, work))
         except Exception as error:
             self.health.failed(error, started)
             raise
+        self._batches += 1
         self.health.succeeded(started, write=True)
         return result  # type: ignore[return-value]
 
-    def _batch_inline(self, work: Callable[[Connection], T]) -> T | object:
+    def _batch_inline(self, work: Callable[[Connection], T], *, full: bool = False
+                      ) -> T | object:
         """:meth:`_batch_call` on the event loop's own thread when SQLite's write lock is free
         at once (``BEGIN IMMEDIATE`` with no busy wait); ``_NOT_RUN`` when another writer holds
         it (then the batch goes to the write threads, which wait for it), ``_LOG_FULL`` when
-        the log is past twice its bound.
+        the log is past :data:`WAL_BURST_PAGES` (unless ``full``: it was, and the batch waited
+        for the checkpoints).
 
         Its commits never checkpoint (two fsyncs on the loop). Once the log passed
-        :data:`WAL_AUTO_PAGES`, a ``PASSIVE`` checkpoint runs on a write thread beside the
-        batches (it takes no write lock: the next batches go on, here, meanwhile); the batch
-        that found the log past twice that — the checkpoints could not restart it — goes to a
-        write thread, once the checkpoint beside finished, whose commit checkpoints as SQLite
-        does: the log's file stays within twice the bound and a batch."""
-        pages = self._wal_pages()
-        if pages > 2 * WAL_AUTO_PAGES:
-            return _LOG_FULL
+        :data:`WAL_AUTO_PAGES`, ``PASSIVE`` checkpoints run on a write thread beside the
+        batches, one after the other (they take no write lock: the next batches go on, here,
+        meanwhile). While bets keep coming none of them copies the whole log, which restarts
+        only at a write that finds it wholly copied, so it grows through a burst of bets and
+        restarts in the pause after it; the batch that finds it past
+        :data:`WAL_BURST_PAGES` waits for a checkpoint that copies it all (the only wait on
+        the disk a batch has), and restarts it."""
+        pages = 0 if full else self._wal_pages()  # (full: copied, it restarts now)
         if pages > WAL_AUTO_PAGES and (self._checkpoint is None or self._checkpoint.done()):
-            self._checkpoint = self.write_executor.submit(self._checkpoint_beside)
+            self._checkpoint_now()
+        if pages > WAL_BURST_PAGES:
+            return _LOG_FULL
         if self._inline is None:
             self._inline = self.writer.connect()
         connection = self._inline
@@ -356,18 +370,28 @@ class Database:
             raise bulk.wrapped(connection, "BEGIN IMMEDIATE", error) from error
         return self._in_transaction(connection, work)
 
-    def _checkpoint_beside(self) -> None:
+    def _checkpoint_now(self) -> Future[bool]:
+        """Start :meth:`_checkpoint_beside` on a write thread (none runs)."""
+        self._checkpoint_at = self._batches
+        self._checkpoint = self.write_executor.submit(self._checkpoint_beside)
+        return self._checkpoint
+
+    def _checkpoint_beside(self) -> bool:
         """``PRAGMA wal_checkpoint(PASSIVE)`` on a write thread, while the loop's batches go
-        on: the log's pages copied into the database; the next batch after it completed starts
-        the log again from its beginning (and cuts the file to ``journal_size_limit``)."""
+        on: the log's pages copied into the database; the next batch after it copied them all
+        starts the log again from its beginning (and cuts the file to
+        ``journal_size_limit``). True: it copied the whole log it found."""
         try:
             raw = self.writer.raw_connection()
             try:
-                raw.cursor().execute("PRAGMA wal_checkpoint(PASSIVE)").close()
+                cursor = raw.cursor()
+                busy, frames, copied = cursor.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                cursor.close()
+                return bool(busy == 0 and frames == copied)
             finally:
                 raw.close()
         except Exception:  # a database gone or busy: the next batch tries again
-            pass
+            return False
 
     def _wal_pages(self) -> int:
         """The size of the log's file, in pages (SQLite's default 4 KiB)."""
