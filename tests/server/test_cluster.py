@@ -635,8 +635,8 @@ def test_issue21_bets_relayed_in_the_window_wait_for_more_and_go_with_the_next_e
     once, in their order. (The wait is made 0.5 s here: a loaded machine's sleeps stay
     inside it.)"""
     monkeypatch.setattr(cluster, "RELAY_LINGER", 0.5)
-    bets = [cluster.bets_item(1, player, msg.my_bets_text(3, {"banco": 1000}, 9000))
-            for player in range(1, 4)]
+    texts = [(player, msg.my_bets_text(3, {"banco": 1000}, 9000)) for player in range(1, 4)]
+    bets = [cluster.player_item(1, player, text, text) for player, text in texts]
     event = msg.TableEvent(table=1, text='{"type":"bets-closed"}', state=msg.DealerState(
         view={}, rules={}, seconds=15, paused=False))
 
