@@ -212,6 +212,15 @@ class ClusterHub(Hub):
     def players(self) -> int:
         return len(self.watcher_ids()) if self.elsewhere else super().players()
 
+    def table_sockets(self) -> int:
+        """This process's sockets and the signed-in players the others reported (a socket
+        each, as the load's players have; spectators elsewhere are not reported). Each process
+        pushes its own ``bet-totals``, at the gap the whole table's sockets make: with each
+        process's own count, two processes pushed twice the socket writes one did (issue 21)."""
+        now = time.monotonic()
+        return len(self.clients) + sum(len(players) for expires, players in
+                                       self.elsewhere.values() if expires >= now)
+
     def publish(self, message: msg.Message) -> None:
         if isinstance(message, msg.BetTotals):
             Hub.broadcast_text(self, msg.encode(message))
