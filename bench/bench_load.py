@@ -370,10 +370,14 @@ class Run:
     #: the longest this client's own event loop was late to a 5 ms tick during the rounds:
     #: an acknowledgement read that late was late here, not at the server
     lag: float = 0.0
+    #: ``bet-totals`` messages read, at every socket together (one socket write each)
+    totals: int = 0
 
     def message(self, socket: Socket, payload: bytes) -> None:
         head = payload[:24]
-        if head.startswith(b'{"type":"bet-accepted"'):
+        if head.startswith(b'{"type":"bet-totals"'):
+            self.totals += 1
+        elif head.startswith(b'{"type":"bet-accepted"'):
             at = payload.find(b'"key":"', 22) + 7
             key = payload[at:at + 32].decode()
             began = self.sent_at.pop(key, None)
@@ -641,7 +645,8 @@ def report(run: Run, sockets: list[Socket], *, label: str, rss: float, total: Me
     acks = [1000 * v for v in run.acks]
     print(f"{label}: {players} players, {len(measured)} rounds, mode {run.mode}")
     print(f"  bets sent {sent}, accepted {accepted}, refused {run.refused or 'none'}, "
-          f"unanswered {unanswered}")
+          f"unanswered {unanswered}; bet-totals read {run.totals} in all (at every socket, "
+          f"the whole run: {run.totals / max(1, sent):.2f} per bet sent)")
     for code, example in run.examples.items():
         print(f"    first {code}: {example}")
     for code, leads in sorted(run.refused_lead.items()):  # the client's clock is the server's

@@ -42,9 +42,10 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from puntobanco.cards import parse_cards
+from puntobanco.rules import RuleSet
 from puntobanco.server.api.ws import CLOSE_UNAUTHORIZED
 from puntobanco.server.db.auth import token_hash
-from puntobanco.server.db.engine import Database
+from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import (
     BetRecord,
     CoupRecord,
@@ -55,6 +56,8 @@ from puntobanco.server.live import cluster
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.clock import ManualClock
 from puntobanco.server.live.cluster import Cluster, LeadershipLost, libpq_url, pack
+from puntobanco.server.live.desk import BetDesk
+from puntobanco.server.live.hub import Client
 from puntobanco.server.settings import table_rules_from_json
 
 from .conftest import PostgresCluster
@@ -637,8 +640,8 @@ def test_issue21_bets_relayed_in_the_window_wait_for_more_and_go_with_the_next_e
     once, in their order. (The wait is made 0.5 s here: a loaded machine's sleeps stay
     inside it.)"""
     monkeypatch.setattr(cluster, "RELAY_LINGER", 0.5)
-    bets = [cluster.bets_item(1, player, msg.my_bets_text(3, {"banco": 1000}, 9000))
-            for player in range(1, 4)]
+    texts = [(player, msg.my_bets_text(3, {"banco": 1000}, 9000)) for player in range(1, 4)]
+    bets = [cluster.player_item(1, player, text, text) for player, text in texts]
     event = msg.TableEvent(table=1, text='{"type":"bets-closed"}', state=msg.DealerState(
         view={}, rules={}, seconds=15, paused=False))
 
@@ -661,6 +664,55 @@ def test_issue21_bets_relayed_in_the_window_wait_for_more_and_go_with_the_next_e
     got, times, round_trips = _relayed(pg_cluster.new_database(), then_an_event, 3)
     assert got[2] == event and [getattr(item, "player", None) for item in got] == [1, 2, None]
     assert round_trips == 1 and max(times) < cluster.RELAY_LINGER
+
+
+def test_issue21_each_process_pushes_bet_totals_at_the_gap_of_the_whole_tables_sockets(
+        sqlite_url: str) -> None:
+    """Issue 21 (``--workers 2``): each process pushes its own ``bet-totals`` to its sockets,
+    coalesced to at most ``TOTALS_SENDS`` socket writes a second. Counted with its own sockets
+    only, two processes holding 500 each pushed every 0.5 s: twice the writes of one process
+    holding 1,000. The gap is the whole table's (this process's sockets and the players the
+    others report watching): 0.6 s after a push, 1,000 sockets in all, the next waits."""
+    migrate(sqlite_url)
+    db = Database(sqlite_url, threads=1)
+    hub = cluster.ClusterHub(Cluster("postgresql+psycopg://pb@127.0.0.1/pb", on_item=_ignored),
+                             1, lambda: None)
+    here = [Client(None) for _ in range(500)]
+    for client in here:
+        hub.add(client)
+    hub.seen_elsewhere("other", frozenset(range(1, 501)), 60.0)
+    clock = ManualClock()
+
+    def pushed() -> list[str]:
+        texts = []
+        while not here[0].queue.empty():
+            text = here[0].queue.get_nowait()
+            assert text is not None
+            texts.append(text.split('"')[3])
+        return texts
+
+    async def window() -> tuple[list[str], list[str]]:
+        desk = BetDesk(table_id=1, db=db, hub=hub, clock=clock)
+        desk.open(coup_id=7, round_no=1, rules=RuleSet(), closes_at=clock.now() + 15)
+        desk.apply_remote(1, 7, {"banco": 1000})  # the first change of a window: at once
+        first = pushed()
+        desk._sent_at = asyncio.get_running_loop().time() - 0.6
+        desk.apply_remote(2, 7, {"punto": 1000})
+        second = pushed()
+        desk.flush_totals()  # (its timer, a moment later)
+        return first, second
+
+    try:
+        first, second = run_coroutine(window())
+    finally:
+        db.close()
+    assert hub.table_sockets() == 1000
+    assert first == ["bet-totals"]
+    assert second == []  # 0.6 s: under the 1 s gap of 1,000 sockets (0.5 s for 500)
+
+
+async def _ignored(item: msg.RelayItem) -> None:
+    pass
 
 
 def test_issue8_serve_workers_runs_processes_sharing_one_port(

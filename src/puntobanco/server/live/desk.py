@@ -413,8 +413,8 @@ class BetDesk:
         loop = asyncio.get_running_loop()
         if self._timer is not None:
             return
-        sockets = len(self.hub.clients)
-        wait = self._sent_at + totals_interval(sockets) - loop.time()
+        sockets = len(self.hub.clients)  # the gap: the whole table's, on every process
+        wait = self._sent_at + totals_interval(self.hub.table_sockets()) - loop.time()
         if (self.closes_at is not None
                 and self.closes_at - self.clock.now() - max(0.0, wait) < totals_quiet(sockets)):
             return  # too close to the deadline: the close pushes them (flush_totals)

@@ -235,6 +235,11 @@ class Hub:
         """How many distinct signed-in players watch."""
         return len(self._by_player)
 
+    def table_sockets(self) -> int:
+        """How many sockets watch the table (with several server processes, on all of them:
+        ``live/cluster.ClusterHub``): what the gap between two ``bet-totals`` is made for."""
+        return len(self.clients)
+
     def watcher_ids(self) -> set[int]:
         """The signed-in players who watch (with several server processes, on any of them:
         ``live/cluster.ClusterHub``)."""
