@@ -132,3 +132,48 @@ def test_issue21_a_burst_of_answers_keeps_the_broadcast_frame_built() -> None:
     for n in range(10 * frames.CACHED):
         frames.frame(f'{{"type":"bet-accepted","key":"k{n}"}}')
         assert frames.frame(broadcast) is built
+
+
+def test_issue21_a_message_to_thousands_of_sockets_lets_the_loop_turn_between_chunks() -> None:
+    """A moment written to 5,000 sockets held the event loop ~60 ms, and every bet read in
+    that time waited for it (the acknowledgement's tail at 5,000 players): the writes go
+    ``CHUNK`` sockets a turn of the loop, a task runs between two chunks, and a socket not
+    written yet that gets another text meanwhile writes both together, in order."""
+    from puntobanco.server.live import hub as hub_module
+
+    sockets = 2 * hub_module.CHUNK + 7
+
+    async def main() -> tuple[list[int], dict[int, list[list[str]]]]:
+        hub = Hub()
+        writes: dict[int, list[list[str]]] = {}
+        progress: list[int] = []  # sockets written when the task ran, the one it answered
+
+        def writer(number: int) -> Any:
+            def write(texts: list[str]) -> bool:
+                writes.setdefault(number, []).append(list(texts))
+                return True
+            return write
+
+        clients = [Client(number) for number in range(sockets)]
+        for client in clients:
+            client.write = writer(client.player_id or 0)
+            hub.add(client)
+
+        async def meanwhile() -> None:  # what a bet read between two chunks would be
+            waiting = next(number for number in range(sockets) if number not in writes)
+            progress.extend((len(writes), waiting))
+            hub.send_text(waiting, "answer")
+
+        hub.broadcast_text("card")
+        task = asyncio.create_task(meanwhile())
+        for _ in range(5):
+            await asyncio.sleep(0)
+        await task
+        return progress, writes
+
+    progress, writes = run_coroutine(main())
+    written, answered = progress
+    assert 0 < written < sockets  # the task ran before every socket was written
+    assert len(writes) == sockets
+    assert all(texts == [["card"]] for number, texts in writes.items() if number != answered)
+    assert writes[answered] == [["card", "answer"]]
