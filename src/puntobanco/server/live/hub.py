@@ -99,21 +99,6 @@ class Client:
                 self.queue.get_nowait()
             self.queue.put_nowait(None)
 
-    def flush(self) -> None:
-        """Write what this moment pushed, in one go; what the connection does not take now
-        goes to the queue, in order (the sender waits for the connection or finds it gone)."""
-        texts, self.corked = self.corked, []
-        if not texts or self.dropped:
-            return
-        if self.write is not None:
-            try:
-                if self.write(texts):
-                    return
-            except Exception:  # the socket is gone: the sender finds out the usual way
-                self.write = None
-        for text in texts:
-            self._queue(text)
-
     def sent(self) -> None:
         """The sender has sent (or given up on) one queued message."""
         self.pending = max(0, self.pending - 1)
@@ -166,13 +151,15 @@ def _flush(corked: list[Client]) -> None:
     """The moment ended: write each client's texts (pushed meanwhile: the next moment's), at
     most :data:`CHUNK` sockets a turn of the event loop; the rest in the next turns, so that
     a message to 5,000 sockets (~60 ms of writes) does not hold every bet read meanwhile. A
-    socket not written yet that gets another text meanwhile writes both together, in order."""
+    socket not written yet that gets another text meanwhile writes both together, in order.
+    What a connection does not take now goes to its queue, in order (its sender waits for the
+    connection or finds it gone)."""
     clients = corked[:CHUNK]
     if len(corked) > CHUNK:
         rest = corked[CHUNK:]
         asyncio.get_running_loop().call_soon(_flush, rest)
     corked.clear()
-    for client in clients:  # Client.flush, inlined: it runs for every socket of every moment
+    for client in clients:  # inlined: it runs for every socket of every moment
         texts, client.corked = client.corked, []
         if not texts or client.dropped:
             continue
