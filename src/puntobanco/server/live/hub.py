@@ -24,9 +24,6 @@ from typing import Any
 from puntobanco.server.live.messages import Message, MyBets, encode
 
 QUEUE_SIZE = 2000
-#: the most sockets a moment's texts are written to in one turn of the event loop (about 6 ms
-#: of writes): the bets read meanwhile wait no longer than that
-CHUNK = 500
 #: how every ``my-bets`` text begins (the model's ``type`` comes first): the hub recognises the
 #: player's bets among their messages, including those relayed as text by another process
 MY_BETS = encode(MyBets(coup_id=1, my_bets={}, balance=0)).partition(",")[0] + ","
@@ -148,16 +145,10 @@ def _cork(client: Client, corked: list[Client] | None = None) -> None:
 
 
 def _flush(corked: list[Client]) -> None:
-    """The moment ended: write each client's texts (pushed meanwhile: the next moment's), at
-    most :data:`CHUNK` sockets a turn of the event loop; the rest in the next turns, so that
-    a message to 5,000 sockets (~60 ms of writes) does not hold every bet read meanwhile. A
-    socket not written yet that gets another text meanwhile writes both together, in order.
-    What a connection does not take now goes to its queue, in order (its sender waits for the
+    """The moment ended: write each client's texts (pushed meanwhile: the next moment's); what
+    a connection does not take now goes to its queue, in order (its sender waits for the
     connection or finds it gone)."""
-    clients = corked[:CHUNK]
-    if len(corked) > CHUNK:
-        rest = corked[CHUNK:]
-        asyncio.get_running_loop().call_soon(_flush, rest)
+    clients = corked[:]
     corked.clear()
     for client in clients:  # inlined: it runs for every socket of every moment
         texts, client.corked = client.corked, []
