@@ -97,6 +97,17 @@ class _Protocol(asyncio.Protocol):
         raise AssertionError("the transport is always writable in this bench")
 
 
+async def _watch(held: list[float]) -> None:
+    """The longest the event loop went without turning (what a bet read meanwhile waits)."""
+    loop = asyncio.get_running_loop()
+    last = loop.time()
+    while True:
+        await asyncio.sleep(0)
+        now = loop.time()
+        held[0] = max(held[0], now - last)
+        last = now
+
+
 class _NoSocket:
     async def send_text(self, text: str) -> None:  # pragma: no cover
         raise AssertionError("every write goes straight to the transport")
@@ -116,7 +127,8 @@ async def _measure(sockets: int, rounds: int, repeat: int) -> dict[str, list[flo
     clients = [Client(number) for number in range(sockets)]
     for client in clients:
         hub.add(client)
-    figures: dict[str, list[float]] = {"direct": [], "corked": []}
+    figures: dict[str, list[float]] = {"direct": [], "corked": [], "direct held": [],
+                                       "corked held": []}
     for _ in range(repeat):
         for way in ("direct", "corked"):
             for client, protocol in zip(clients, accepted, strict=True):
@@ -127,6 +139,8 @@ async def _measure(sockets: int, rounds: int, repeat: int) -> dict[str, list[flo
                 else:
                     client.write = frames.direct(send)
             messages = 0
+            held = [0.0]
+            watching = asyncio.ensure_future(_watch(held))
             started = time.thread_time()
             for _ in range(rounds):
                 for moment in ROUND:
@@ -140,7 +154,9 @@ async def _measure(sockets: int, rounds: int, repeat: int) -> dict[str, list[flo
                     await asyncio.sleep(0)  # the moment ends: the corked texts go out
                     await asyncio.sleep(0.002)  # the reader keeps up (no flow control)
             spent = time.thread_time() - started
+            watching.cancel()
             figures[way].append(spent / (messages * sockets) * 1e6)
+            figures[f"{way} held"].append(1000 * held[0])
     for protocol in accepted:
         assert protocol.transport is not None
         protocol.transport.close()
@@ -204,10 +220,12 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"{args.sockets} sockets, {args.rounds} rounds x {len(ROUND)} moments, "
           f"load average {load:.1f}")
-    for way, runs in figures.items():
-        shown = ", ".join(f"{value:.1f}" for value in runs)
+    for way in ("direct", "corked"):
+        shown = ", ".join(f"{value:.1f}" for value in figures[way])
+        longest = ", ".join(f"{value:.0f}" for value in figures[f"{way} held"])
         print(f"  {way}: {shown} µs of the loop thread's CPU per message per socket "
-              "(the settlement counted with round-settled's)")
+              f"(the settlement counted with round-settled's); the loop held at most "
+              f"{longest} ms at once")
 
 
 if __name__ == "__main__":

@@ -132,3 +132,4 @@ def test_issue21_a_burst_of_answers_keeps_the_broadcast_frame_built() -> None:
     for n in range(10 * frames.CACHED):
         frames.frame(f'{{"type":"bet-accepted","key":"k{n}"}}')
         assert frames.frame(broadcast) is built
+

@@ -67,6 +67,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("puntobanco.server.live.dealer")
 T = TypeVar("T")
 
+#: the bets in their order (L6), as a tuple: iterating ``BetKind`` itself costs more
+_KINDS = tuple(BetKind)
 #: How often, and after how long, a dealer retries a database write that failed for a moment.
 DB_RETRIES, DB_RETRY_SECONDS = 5, 0.5
 
@@ -381,10 +383,12 @@ class TableDealer:
         await self.desk.drain()
         self.desk.flush_totals()  # the final totals, if the last batch changed them
         held = await self.write(lambda s: store.close_coup_with_bets(s, coup_id))
-        for player, spot in held.items():
-            for kind in BetKind:
-                if spot.get(kind):
-                    self.table.place_bet(str(player), kind, spot[kind])
+        for player, spot in held.items():  # 10,000 bets at 5,000 players: no Enum iteration
+            name = str(player)
+            for kind in _KINDS:
+                stake = spot.get(kind)
+                if stake:
+                    self.table.place_bet(name, kind, stake)
         self.table.close_bets()
         return {player: dict(spot) for player, spot in held.items() if spot}
 

@@ -96,21 +96,6 @@ class Client:
                 self.queue.get_nowait()
             self.queue.put_nowait(None)
 
-    def flush(self) -> None:
-        """Write what this moment pushed, in one go; what the connection does not take now
-        goes to the queue, in order (the sender waits for the connection or finds it gone)."""
-        texts, self.corked = self.corked, []
-        if not texts or self.dropped:
-            return
-        if self.write is not None:
-            try:
-                if self.write(texts):
-                    return
-            except Exception:  # the socket is gone: the sender finds out the usual way
-                self.write = None
-        for text in texts:
-            self._queue(text)
-
     def sent(self) -> None:
         """The sender has sent (or given up on) one queued message."""
         self.pending = max(0, self.pending - 1)
@@ -160,10 +145,12 @@ def _cork(client: Client, corked: list[Client] | None = None) -> None:
 
 
 def _flush(corked: list[Client]) -> None:
-    """The moment ended: write each client's texts (pushed meanwhile: the next moment's)."""
+    """The moment ended: write each client's texts (pushed meanwhile: the next moment's); what
+    a connection does not take now goes to its queue, in order (its sender waits for the
+    connection or finds it gone)."""
     clients = corked[:]
     corked.clear()
-    for client in clients:  # Client.flush, inlined: it runs for every socket of every moment
+    for client in clients:  # inlined: it runs for every socket of every moment
         texts, client.corked = client.corked, []
         if not texts or client.dropped:
             continue
