@@ -20,8 +20,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Connection, text, update
 
-from puntobanco.server.db import auth, bulk
-from puntobanco.server.db.engine import WAL_BURST_PAGES, Database
+from puntobanco.server.db import auth, bulk, engine
+from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import LoginSession, utcnow
 from puntobanco.server.settings import GuardSettings
 
@@ -74,10 +74,13 @@ def test_a_batch_waits_on_a_write_thread_while_another_writer_holds_the_lock(
     assert where.startswith("db-write") and waited >= 0.25
 
 
-def test_the_loops_batches_keep_the_log_bounded(db: Database) -> None:
+def test_the_loops_batches_keep_the_log_bounded(db: Database,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Many loop batches writing pages, every one on the loop's thread: the checkpoints beside
-    them keep the log's file within ``WAL_BURST_PAGES`` and a batch (without them it grew to
-    28 MB: the loop's connection never checkpoints)."""
+    them keep the log's file within ``WAL_BURST_PAGES`` (here 800 pages, so that the 6,000
+    pages written pass it) and a batch (without them it grew to 28 MB: the loop's connection
+    never checkpoints)."""
+    monkeypatch.setattr(engine, "WAL_BURST_PAGES", 800)
     with db.write() as session:
         session.execute(text("CREATE TABLE filler (id INTEGER PRIMARY KEY, pad TEXT)"))
 
@@ -94,7 +97,7 @@ def test_the_loops_batches_keep_the_log_bounded(db: Database) -> None:
     assert db.health.path is not None
     wal = os.stat(f"{db.health.path}-wal").st_size
     frame = 4096 + 24  # a page and its frame header
-    assert wal <= (WAL_BURST_PAGES + 64) * frame, wal  # the bound and a batch
+    assert wal <= (800 + 64) * frame, wal  # the bound and a batch
 
 
 def test_sqlites_session_lifetimes_in_the_query_are_the_loops(db: Database) -> None:

@@ -43,8 +43,8 @@ from puntobanco.server.db.health import (
     STORAGE_FULL,
     UNAVAILABLE,
     WAL_AUTO_PAGES,
+    WAL_BURST_PAGES,
     WAL_KEEP_BYTES,
-    WAL_TRUNCATE_BYTES,
     Health,
 )
 
@@ -75,7 +75,7 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
         cursor.execute("PRAGMA busy_timeout=30000")
         # the log never fills the disk by itself: checkpointed every WAL_AUTO_PAGES pages and
         # cut back to WAL_KEEP_BYTES after a checkpoint (Database.watch truncates it beyond
-        # WAL_TRUNCATE_BYTES; issue 22)
+        # WAL_BURST_PAGES; issue 22)
         cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTO_PAGES}")
         cursor.execute(f"PRAGMA journal_size_limit={WAL_KEEP_BYTES}")
         cursor.close()
@@ -221,9 +221,6 @@ def release_sqlite(url: str) -> None:
 #: :meth:`Database._batch_inline` did not run the batch: another writer holds the lock, or
 #: the log is past its bound (``_LOG_FULL``)
 _NOT_RUN, _LOG_FULL = object(), object()
-#: the log's bound for the batches on the loop (6.4 MB): SQLite's own default checkpoints
-#: every 1,000 pages; a burst of 1,000 bets writes ~1,600
-WAL_BURST_PAGES = 8 * WAL_AUTO_PAGES
 
 #: set in a session's ``info`` once it has a connection to the database
 REACHED = "puntobanco.reached"
@@ -490,14 +487,14 @@ class Database:
     async def watch(self) -> None:
         """Run while the server runs: probe the database while it is away (every
         ``PROBE_SECONDS``), and on SQLite look at the disk every ``DISK_SECONDS`` —
-        checkpoint and truncate the log when it grew past ``WAL_TRUNCATE_BYTES`` or after a
-        full disk, and refuse new bets while the free space is below the reserve."""
+        checkpoint and truncate the log when it grew past ``WAL_BURST_PAGES`` or after a full
+        disk, and refuse new bets while the free space is below the reserve."""
         health = self.health
         loop = asyncio.get_running_loop()
         while True:
             if health.path is not None:
                 health.look_at_disk()
-                if health.code == STORAGE_FULL or (health.wal_bytes or 0) > WAL_TRUNCATE_BYTES:
+                if health.code == STORAGE_FULL or (health.wal_bytes or 0) > WAL_BURST_PAGES * 4096:
                     started = health.started()
                     try:
                         await loop.run_in_executor(self.write_executor, self.checkpoint)

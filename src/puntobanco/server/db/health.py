@@ -12,9 +12,9 @@ left to the caller.
 On SQLite the same watch keeps the disk from ever holding a stake:
 
 - the write-ahead log is checkpointed and truncated whenever it grows past
-  :data:`WAL_TRUNCATE_BYTES` (and SQLite itself truncates it to :data:`WAL_KEEP_BYTES` after
-  each checkpoint, ``PRAGMA journal_size_limit``), so that the log never fills the disk by
-  itself, and freeing space is enough for the next write;
+  :data:`WAL_BURST_PAGES` or the disk is full (and SQLite itself truncates it to
+  :data:`WAL_KEEP_BYTES` when it restarts, ``PRAGMA journal_size_limit``), so that the log
+  never fills the disk by itself, and freeing space is enough for the next write;
 - new bets are refused (``storage-full``) as soon as the free space of the database's
   filesystem (``os.statvfs``) falls below the reserve needed to settle or refund every bet
   already taken (:meth:`Health.reserve_bytes`: :data:`RESERVE_BASE_BYTES` plus
@@ -67,9 +67,18 @@ QUIET_SECONDS = 3.0
 #: when it is copied back) and an amount per bet (its line, its ledger pairs, their indexes,
 #: twice: once in the log, once in the database)
 RESERVE_BASE_BYTES, RESERVE_PER_BET_BYTES = 1536 * 1024, 4 * 1024
-#: the write-ahead log is checkpointed and truncated beyond this size; SQLite keeps at most
-#: WAL_KEEP_BYTES of it after a checkpoint, and checkpoints by itself every WAL_AUTO_PAGES pages
-WAL_TRUNCATE_BYTES, WAL_KEEP_BYTES, WAL_AUTO_PAGES = 1024 * 1024, 256 * 1024, 200
+#: SQLite keeps at most WAL_KEEP_BYTES of the log when it restarts, and checkpoints by itself
+#: every WAL_AUTO_PAGES pages (the loop's batches beside, ``Database._batch_inline``)
+WAL_KEEP_BYTES, WAL_AUTO_PAGES = 256 * 1024, 200
+#: the log's bound through a burst of bets (100 MiB), beyond which it is checkpointed and
+#: truncated (``Database.watch``) and a batch waits for the disk (``Database._batch_inline``).
+#: While the batches keep committing no checkpoint copies the whole log, so it restarts only
+#: in the pause after the burst; a bet writes ~1.6 pages (its pages in the log are within
+#: RESERVE_PER_BET_BYTES), so 5,000 players' 10,000 bets in 5 s write ~16,000. (Until issue
+#: 21's fourth pass the watch truncated it past 1 MiB, every second of a burst: a TRUNCATE
+#: checkpoint holds every writer back while it waits for the readers, copies and syncs, and
+#: a batch waited 200-340 ms.)
+WAL_BURST_PAGES = 25_600
 #: how long the "back" line waits for the dealers that failed in the outage to recover
 BACK_REPORT_SECONDS = 10.0
 
