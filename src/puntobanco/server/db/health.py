@@ -70,15 +70,17 @@ RESERVE_BASE_BYTES, RESERVE_PER_BET_BYTES = 1536 * 1024, 4 * 1024
 #: SQLite keeps at most WAL_KEEP_BYTES of the log when it restarts, and checkpoints by itself
 #: every WAL_AUTO_PAGES pages (the loop's batches beside, ``Database._batch_inline``)
 WAL_KEEP_BYTES, WAL_AUTO_PAGES = 256 * 1024, 200
-#: the log's bound through a burst of bets (100 MiB), beyond which it is checkpointed and
+#: the log's bound through a burst of bets (256 MiB), beyond which it is checkpointed and
 #: truncated (``Database.watch``) and a batch waits for the disk (``Database._batch_inline``).
-#: While the batches keep committing no checkpoint copies the whole log, so it restarts only
-#: in the pause after the burst; a bet writes ~1.6 pages (its pages in the log are within
-#: RESERVE_PER_BET_BYTES), so 5,000 players' 10,000 bets in 5 s write ~16,000. (Until issue
-#: 21's fourth pass the watch truncated it past 1 MiB, every second of a burst: a TRUNCATE
-#: checkpoint holds every writer back while it waits for the readers, copies and syncs, and
-#: a batch waited 200-340 ms.)
-WAL_BURST_PAGES = 25_600
+#: While the batches keep committing a checkpoint seldom copies the whole log (only one that
+#: ends between two commits), and the log restarts only then, or in the pause after the
+#: burst: 1,000 players' bets wrote 1.6 pages a bet, 5,000 players' ~3 (25 MB a second at
+#: 2,000 bets a second; the log reached 84 MiB in a 5 s burst). (Until issue 21's fourth
+#: pass the watch truncated it past 1 MiB, every second of a burst: a TRUNCATE checkpoint
+#: holds every writer back while it waits for the readers, copies and syncs, and a batch
+#: waited 200-340 ms; a bound of 100 MiB was reached at 5,000 players, and a batch waited
+#: 1.4 s for the checkpoints to copy it.)
+WAL_BURST_PAGES = 65_536
 #: how long the "back" line waits for the dealers that failed in the outage to recover
 BACK_REPORT_SECONDS = 10.0
 
