@@ -422,3 +422,15 @@ def migrated_database(url: str) -> Iterator[Database]:
         yield database
     finally:
         database.close()
+
+
+def first_coup(session: Session, table: store.TableSettings) -> int:
+    """A shoe for ``table`` (no cards: the tests that write rows need none) and its first coup
+    opened: the coup's id."""
+    shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-", commitment="-",
+                      rules=table.rules_json(), cut_index=0, burned=0)
+    session.add(shoe)
+    session.flush()
+    return store.open_coup(session, table_id=table.id, shoe_id=shoe.id, round_no=1,
+                           coup_in_shoe=1, last_coup=False)
+

@@ -30,12 +30,11 @@ from puntobanco.server.db.models import (
     LedgerEntry,
     LedgerTransaction,
     SettlementLineRecord,
-    ShoeRecord,
 )
 from puntobanco.server.db.players import create_players
 
 from .conftest import PostgresCluster
-from .support import migrated_database
+from .support import first_coup, migrated_database
 
 #: the tables whose foreign keys migration 0008 dropped
 UNCHECKED = ("bets", "bet_requests", "ledger_transactions", "ledger_entries",
@@ -53,12 +52,7 @@ def _table_with_players(db: Database) -> tuple[list[int], int, int]:
         players = [auth.create_player(session, username=name, password_hash="-", lang="en",
                                       welcome=10_000).id for name in ("ann", "bob")]
         table = store.create_table(session, name="rows", rules=RuleSet(), betting_seconds=15)
-        shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
-                          commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
-        session.add(shoe)
-        session.flush()
-        coup = store.open_coup(session, table_id=table.id, shoe_id=shoe.id, round_no=1,
-                               coup_in_shoe=1, last_coup=False)
+        coup = first_coup(session, table)
     return players, table.id, coup
 
 

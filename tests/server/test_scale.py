@@ -23,7 +23,15 @@ from puntobanco.server.live.desk import TOTALS_SECONDS, BetDesk
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import MESSAGES
 
-from .support import LiveServer, Player, check_books, fast_settings, run_coroutine, running
+from .support import (
+    LiveServer,
+    Player,
+    check_books,
+    fast_settings,
+    first_coup,
+    run_coroutine,
+    running,
+)
 
 
 def _bets_by_coup(url: str) -> dict[tuple[int, int], int]:
@@ -188,7 +196,6 @@ def _desk_with_players(db: Database, players: int) -> tuple[list[int], int, int]
     """Players with credited wallets, a table and its open coup: (player ids, table, coup)."""
     from puntobanco.server.db import store
     from puntobanco.server.db.engine import migrate
-    from puntobanco.server.db.models import ShoeRecord
     from puntobanco.server.db.players import create_players
 
     migrate(db.url)
@@ -197,12 +204,7 @@ def _desk_with_players(db: Database, players: int) -> tuple[list[int], int, int]
                               password_hash="-", lang="en", welcome=100_000)
         table = store.create_table(session, name="lingering", rules=RuleSet(),
                                    betting_seconds=15.0)
-        shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
-                          commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
-        session.add(shoe)
-        session.flush()
-        coup = store.open_coup(session, table_id=table.id, shoe_id=shoe.id, round_no=1,
-                               coup_in_shoe=1, last_coup=False)
+        coup = first_coup(session, table)
         return [player.id for player in made], table.id, coup
 
 

@@ -29,12 +29,11 @@ from puntobanco.server.db.models import (
     LedgerTransaction,
     LoginSession,
     Player,
-    ShoeRecord,
 )
 from puntobanco.server.settings import GuardSettings
 
 from .conftest import PostgresCluster
-from .support import migrated_database
+from .support import first_coup, migrated_database
 
 
 @pytest.fixture
@@ -102,12 +101,7 @@ def _setup(db: Database) -> tuple[int, int, int, int]:
         two = auth.create_player(session, username="bob", password_hash="-", lang="en",
                                  welcome=10_000).id
         table = store.create_table(session, name="rows", rules=RuleSet(), betting_seconds=15)
-        shoe = ShoeRecord(table_id=table.id, shoe_no=1, card_order="", salt="-",
-                          commitment="-", rules=table.rules_json(), cut_index=0, burned=0)
-        session.add(shoe)
-        session.flush()
-        coup = store.open_coup(session, table_id=table.id, shoe_id=shoe.id, round_no=1,
-                               coup_in_shoe=1, last_coup=False)
+        coup = first_coup(session, table)
     return one, two, table.id, coup
 
 
