@@ -339,9 +339,10 @@ class Database:
         Its commits never checkpoint (two fsyncs on the loop). Once the log passed
         :data:`WAL_AUTO_PAGES`, ``PASSIVE`` checkpoints run on a write thread beside the
         batches, one after the other (they take no write lock: the next batches go on, here,
-        meanwhile). While bets keep coming none of them copies the whole log, which restarts
-        only at a write that finds it wholly copied, so it grows through a burst of bets and
-        restarts in the pause after it; the batch that finds it past
+        meanwhile). The log restarts only at a write that finds it wholly copied, and while
+        bets keep coming only a checkpoint that ends between two batches copies it all, so it
+        grows through a burst of bets and restarts now and then, or in the pause after it; the
+        batch that finds it past
         :data:`WAL_BURST_PAGES` waits for a checkpoint that copies it all (the only wait on
         the disk a batch has), and restarts it."""
         pages = 0 if full else self._wal_pages()  # (full: copied, it restarts now)
