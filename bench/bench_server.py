@@ -182,6 +182,15 @@ def bench_table(session: Any, name: str = "bench") -> tuple[int, int]:
     return table.id, shoe.id
 
 
+def print_audit(db: Any) -> None:
+    """The ledger audit of ``db`` (a ``Database``) after a bench's writes, in one line."""
+    from puntobanco.server.db import ledger
+
+    with db.read() as session:
+        books = ledger.audit(session)
+    print(f"  ledger audit: {'balanced' if books.ok else books}")
+
+
 #: ``puntobanco serve`` with the socket caps raised: 5,000 players need more than the 2,000
 #: sockets shipped, and every bench player connects from 127.0.0.1 (as through a reverse proxy);
 #: the other limits (bets per player, body size, sessions) stay as shipped.

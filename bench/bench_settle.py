@@ -37,11 +37,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from bench_server import Postgres, pg_binary
+from bench_server import Postgres, pg_binary, print_audit
 from bench_store import seed
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import ledger, recall, store
+from puntobanco.server.db import recall, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.live import collector
@@ -149,9 +149,7 @@ def run(name: str, url: str, *, players: int, rounds: int) -> None:
                   f"{1000 * timer.wall[step] / rounds:8.1f}")
         print(f"  {'all':<12} {1000 * sum(timer.cpu.values()) / rounds:8.1f} / "
               f"{1000 * sum(timer.wall.values()) / rounds:8.1f}")
-        with db.read() as session:
-            books = ledger.audit(session)
-        print(f"  ledger audit: {'balanced' if books.ok else books}")
+        print_audit(db)
     finally:
         db.close()
 

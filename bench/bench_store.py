@@ -50,7 +50,12 @@ from typing import Any
 
 from sqlalchemy import insert, select, text, update
 
-from bench_server import Postgres, bench_table, pg_binary  # the same throw-away cluster, fsync off
+from bench_server import (  # the same throw-away cluster, fsync off
+    Postgres,
+    bench_table,
+    pg_binary,
+    print_audit,
+)
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
 from puntobanco.server.app import SWITCH_INTERVAL
@@ -173,9 +178,7 @@ def run(name: str, url: str, *, players: int, scale: float, dump: Path | None) -
                     refused += sum(isinstance(result, Exception) for result in results)
             print(f"  batch {size:>5,}: {count:>4} batches, {done:>6,} ops ({refused} refused): "
                   f"{cpu / done * 1e6:8.1f} µs CPU/op, {wall / done * 1e6:8.1f} µs wall/op")
-        with db.read() as session:
-            books = ledger.audit(session)
-        print(f"  ledger audit: {'balanced' if books.ok else books}")
+        print_audit(db)
         if dump is not None:
             dump.mkdir(parents=True, exist_ok=True)
             write_dump(db, dump / f"{name}.txt")
@@ -320,9 +323,7 @@ def run_desk(name: str, url: str, *, players: int, rates: list[float], lingers: 
                           f"({figures['bets'] / max(1, figures['batches']):5.1f} bets each), "
                           f"{figures['refused']:.0f} refused; load "
                           f"{os.getloadavg()[0]:.1f}", flush=True)
-        with db.read() as session:
-            books = ledger.audit(session)
-        print(f"  ledger audit: {'balanced' if books.ok else books}")
+        print_audit(db)
     finally:
         db.close()
 
