@@ -37,6 +37,7 @@ from puntobanco.server.api.guard import Guards, client_address
 from puntobanco.server.api.wsbets import quick_bet, socket_bet
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.health import outage_code
+from puntobanco.server.live import collector
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.hub import Client
@@ -260,6 +261,9 @@ async def _receive(websocket: WebSocket, client: Client,
     # the plain text frames read straight from uvicorn's connection (api/wsread.py); the
     # rest, and everything on another server, through ASGI
     reader = wsread.install(getattr(websocket, "_send", None), take)
+    # the socket is set up (its sender ran first): its long-lived objects are frozen, never
+    # walked by a collection again (live/collector.py, issue 21)
+    collector.connected()
     try:
         while True:
             frame = await websocket.receive()
