@@ -4,6 +4,8 @@ third pass"."""
 
 from __future__ import annotations
 
+import pytest
+
 from puntobanco.rules import RuleSet
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.live.clock import ManualClock
@@ -56,6 +58,60 @@ def test_a_crowded_table_pushes_no_bet_totals_just_before_the_deadline_only_afte
     assert early == ["bet-totals"]
     assert late == []  # nothing in the quiet moment before the deadline
     assert closed == ["bet-totals"]  # the final totals, once, after the close
+
+
+def test_a_table_of_1000_sockets_gets_bet_totals_at_most_every_two_seconds(
+        sqlite_url: str) -> None:
+    """Issue 21, fifth pass: at 1,000 sockets every push of ``bet-totals`` is 1,000 socket
+    writes (~8 ms of the event loop); pushed every second, a 2 s burst of bets cost each socket
+    two in the window. The totals of a table watched by 1,000 sockets wait 2 s after a push
+    (at most 500 socket writes a second), and the close still pushes the exact final ones."""
+    import asyncio
+    import json
+
+    migrate(sqlite_url)
+    db = Database(sqlite_url, threads=1)
+    clock = ManualClock()
+    hub = Hub()
+    watchers = [Client(None) for _ in range(1000)]
+    for client in watchers:
+        hub.add(client)
+
+    def pushed() -> list[dict[str, object]]:
+        texts = []
+        while not watchers[0].queue.empty():
+            text = watchers[0].queue.get_nowait()
+            assert text is not None
+            texts.append(json.loads(text))
+        return texts
+
+    async def window() -> tuple[list[dict[str, object]], list[dict[str, object]],
+                                list[dict[str, object]], float]:
+        loop = asyncio.get_running_loop()
+        desk = BetDesk(table_id=1, db=db, hub=hub, clock=clock)
+        desk.open(coup_id=7, round_no=1, rules=RuleSet(), closes_at=clock.now() + 15)
+        desk.apply_remote(1, 7, {"banco": 1000})  # the first change of a window: at once
+        first = pushed()
+        desk._sent_at = loop.time() - 1.5  # 1.5 s after that push
+        desk.apply_remote(2, 7, {"punto": 1000})
+        waiting = pushed()
+        assert desk._timer is not None  # due 2 s after the last push, not now
+        due = desk._timer.when() - desk._sent_at
+        desk.apply_remote(3, 7, {"punto": 3000})
+        desk.close()
+        desk.flush_totals()  # what the dealer does after bets-closed and the drain
+        return first, waiting, pushed(), due
+
+    try:
+        first, waiting, closed, due = run_coroutine(window())
+    finally:
+        db.close()
+    assert [m["type"] for m in first] == ["bet-totals"]
+    assert waiting == []
+    assert due == pytest.approx(2.0, abs=0.01)
+    assert [m["type"] for m in closed] == ["bet-totals"]  # the exact final ones, once
+    totals = closed[0]["totals"]
+    assert isinstance(totals, dict) and (totals["banco"], totals["punto"]) == (1000, 4000)
 
 
 def test_a_coup_is_settled_in_the_database_while_its_cards_are_shown_and_told_after_them(

@@ -143,3 +143,24 @@ def test_issue21_frames_not_plain_are_left_to_uvicorn(sqlite_url: str) -> None:
             other.message("snapshot")
             other.sock.sendall(sent)
             assert other.closed_with() == code
+
+
+def test_issue21_a_socket_message_is_read_as_json_loads_reads_it() -> None:
+    """``api/ws.loads`` reads a message with json's scanner alone when nothing surrounds its
+    value (issue 21, fifth pass): the same value as ``json.loads``, or the same error."""
+    import pytest
+
+    from puntobanco.server.api.ws import loads
+
+    for text in ('{"type":"bet","key":"k","coup_id":3,"bet":"banco","stake":1000}',
+                 ' {"type": "ping"} ', '{"type":"ping"}\n', '[1, 2.5, null, true]', '"é"',
+                 '{"a":1,"a":2}', '1e400', '-0', 'NaN', '{"a": [[[[]]]]}'):
+        assert loads(text) == json.loads(text) or text == 'NaN'
+    assert repr(loads('NaN')) == repr(json.loads('NaN'))
+    for bad in ('', ' ', '{"type":"ping"} x', '{"type":"ping"}}', '\ufeff{}', '{"a":}', '[' * 2000,
+                '{"a":1', "{'a':1}", '"\\ud800"x'):
+        with pytest.raises((ValueError, RecursionError)) as expected:
+            json.loads(bad)
+        with pytest.raises(expected.type) as got:
+            loads(bad)
+        assert str(got.value) == str(expected.value)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import json.scanner
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any
@@ -37,6 +38,7 @@ from puntobanco.server.api.guard import Guards, client_address
 from puntobanco.server.api.wsbets import quick_bet, socket_bet
 from puntobanco.server.db import auth, ledger
 from puntobanco.server.db.health import outage_code
+from puntobanco.server.live import collector
 from puntobanco.server.live import messages as msg
 from puntobanco.server.live.casino import Casino
 from puntobanco.server.live.hub import Client
@@ -57,6 +59,25 @@ CLOSE_TOO_MANY = 4429
 CLOSE_DATABASE_BACK = 4503
 #: the longest text a client sends (a ping is 16 characters)
 MAX_CLIENT_TEXT = 1024
+#: json's own C scanner, the one ``json.loads`` runs (:func:`loads`)
+_SCAN: Callable[[str, int], tuple[object, int]] = json.scanner.make_scanner(
+    json.JSONDecoder())  # type: ignore[arg-type]  # typeshed: the scanner takes the decoder
+
+
+def loads(text: str) -> object:
+    """``json.loads(text)``: the same value, or the same error. A text with nothing around its
+    value (every message the page sends) is read by json's scanner alone, without the
+    whitespace matches and checks of ``json.loads`` around it — 0.8 µs instead of 1.8 a
+    message (issue 21, fifth pass); any other text, and any error, by ``json.loads`` itself.
+
+    >>> loads('{"type":"ping"}'), loads(' [1] '), loads('"\\u00e9"')
+    ({'type': 'ping'}, [1], 'é')
+    """
+    try:
+        value, end = _SCAN(text, 0)
+    except Exception:  # json.loads says what is wrong (the same error)
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -243,7 +264,7 @@ async def _receive(websocket: WebSocket, client: Client,
         message: object = None
         if isinstance(text, str) and len(text) <= MAX_CLIENT_TEXT:
             try:
-                message = json.loads(text)
+                message = loads(text)
             except (ValueError, RecursionError):
                 message = None
         if isinstance(message, dict) and message.get("type") == "ping":
@@ -260,6 +281,9 @@ async def _receive(websocket: WebSocket, client: Client,
     # the plain text frames read straight from uvicorn's connection (api/wsread.py); the
     # rest, and everything on another server, through ASGI
     reader = wsread.install(getattr(websocket, "_send", None), take)
+    # the socket is set up (its sender ran first): its long-lived objects are frozen, never
+    # walked by a collection again (live/collector.py, issue 21)
+    collector.connected()
     try:
         while True:
             frame = await websocket.receive()

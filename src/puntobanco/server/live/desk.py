@@ -54,8 +54,11 @@ log = logging.getLogger("puntobanco.server.live.desk")
 #: the most operations written in one transaction, and the shortest gap between two bet-totals
 MAX_BATCH, TOTALS_SECONDS = 1000, 0.25
 #: the most ``bet-totals`` socket writes a second one table spends (a crowded table's totals
-#: come less often: 1,000 sockets every second, 5,000 every 5 s)
-TOTALS_SENDS = 1000
+#: come less often: 500 sockets every second, 1,000 every 2 s, 5,000 every 10 s). Issue 21,
+#: fifth pass: at 1,000 (every second) a 2 s burst of bets cost each socket two writes in the
+#: window besides the final totals, ~8 ms of the loop each; live tables refresh their bet
+#: statistics about once a second or slower, and the page shows the exact totals at the close
+TOTALS_SENDS = 500
 #: no ``bet-totals`` in the last sockets / this many seconds before the deadline
 TOTALS_QUIET_SENDS = 5000
 #: a lingering batch is written at once when this many requests are queued
@@ -66,7 +69,7 @@ def totals_interval(sockets: int) -> float:
     """The shortest gap between two ``bet-totals`` of a table watched by ``sockets`` sockets.
 
     >>> totals_interval(20), totals_interval(1000), totals_interval(5000)
-    (0.25, 1.0, 5.0)
+    (0.25, 2.0, 10.0)
     """
     return max(TOTALS_SECONDS, sockets / TOTALS_SENDS)
 
