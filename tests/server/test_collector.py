@@ -138,6 +138,7 @@ def test_issue21_what_exists_when_a_socket_is_set_up_is_frozen_until_the_thaw() 
     try:
         kept = _Cycle()
         frozen = gc.get_freeze_count()
+        collector._State.connect_frozen = 0.0  # no socket set up just before
         collector.connected()
         assert gc.get_freeze_count() > frozen
         assert not any(found is kept for found in gc.get_objects())  # never walked again
@@ -160,6 +161,7 @@ def test_issue21_a_table_socket_s_objects_are_frozen_once_it_is_set_up(
     thaw."""
     hub = clocked_sqlite_server.app.state.casino.dealers[1].hub
     before = set(hub.clients)
+    collector._State.connect_frozen = 0.0  # no socket set up just before
     watcher = clocked_sqlite_server.watch(1)
     try:
         watcher.next("snapshot")
@@ -170,3 +172,41 @@ def test_issue21_a_table_socket_s_objects_are_frozen_once_it_is_set_up(
         assert not any(found is client.queue for found in gc.get_objects())
     finally:
         watcher.close()
+
+
+def test_issue21_sockets_connecting_and_leaving_cannot_pile_up_frozen_garbage() -> None:
+    """A freeze at a connection keeps what it freezes until a thaw. So that a client connecting
+    again and again cannot pile up garbage that way: the young garbage is collected before a
+    freeze, a second connection within ``CONNECT_FREEZE_GAP`` does not freeze, and once
+    ``THAW_AFTER_CLOSED`` sockets have closed the next full collection thaws."""
+    import weakref
+
+    collector.start()
+    try:
+        garbage = _Cycle()
+        gone = weakref.ref(garbage)
+        del garbage
+        collector._State.connect_frozen = 0.0
+        collector.connected()
+        assert gone() is None  # collected, not frozen
+        frozen = gc.get_freeze_count()
+        kept = _Cycle()
+        collector.connected()  # within the gap: nothing frozen
+        assert gc.get_freeze_count() == frozen
+        assert any(found is kept for found in gc.get_objects())
+        collector._State.connect_frozen = 0.0
+        collector.connected()
+        assert not any(found is kept for found in gc.get_objects())
+        gone = weakref.ref(kept)
+        del kept
+        collector._State.thawed, collector._State.closed = time.monotonic(), 0  # a thaw just now
+        for _ in range(collector.THAW_AFTER_CLOSED - 1):
+            collector.disconnected()
+        collector.collect()
+        assert gone() is not None  # frozen: one socket short of the early thaw
+        collector.disconnected()
+        collector.collect()
+        assert gone() is None  # thawed and freed
+        assert collector._State.closed == 0
+    finally:
+        collector.stop()

@@ -166,6 +166,7 @@ async def table_socket(websocket: WebSocket, table_id: int, token: str | None = 
         if player_id is not None:
             guards.sockets.session_unwatch(player_id, ended)
         dealer.hub.remove(client)
+        collector.disconnected()
         for task in (sender, receiver, logged_out):
             task.cancel()
         await asyncio.gather(sender, receiver, logged_out, return_exceptions=True)

@@ -37,7 +37,13 @@ A socket's long-lived objects are frozen as soon as it is set up (:func:`connect
 (139–175 ms at 1,000 sockets, ~600 ms at 5,000), and the young collections walked them while
 they connected. What is frozen with them is what the process made since the last freeze — the
 other sockets' set-up, the bets in flight, which their references still free — and a cycle
-among them waits for the next thaw (at most :data:`THAW_EVERY`), as after a full collection.
+among them waits for the next thaw, as after a full collection. So that a client connecting and
+leaving again and again cannot pile up garbage that way, a freeze at a connection collects the
+two young generations first and comes at most every :data:`CONNECT_FREEZE_GAP` seconds (a
+socket set up in between is frozen by the next one, or left to the next full collection), and
+once :data:`THAW_AFTER_CLOSED` sockets have closed since the last thaw the next full collection
+thaws (a closed socket's own cycles were frozen with it): the garbage they leave is bounded by
+that many sockets, or :data:`THAW_EVERY` seconds, whichever comes first.
 
 The two young generations keep Python's thresholds (700, 10) (issue 21, fifth pass, measured
 with the collector's own timing, ``gc.callbacks`` and the thread's CPU time, at 1,000 sockets
@@ -74,6 +80,9 @@ NEVER = 1 << 30
 #: the longest gap (seconds) between two full collections that walk every object, frozen ones
 #: included (the others walk only what was made since the last one)
 THAW_EVERY = 600.0
+#: the shortest gap (seconds) between two freezes made as sockets connect, and the sockets
+#: closed since the last thaw that make the next full collection thaw
+CONNECT_FREEZE_GAP, THAW_AFTER_CLOSED = 1.0, 500
 
 
 class _State:
@@ -82,6 +91,10 @@ class _State:
     last = 0.0
     #: when the last full collection walked the frozen objects too
     thawed = 0.0
+    #: when a connecting socket last froze the process's objects, and the sockets closed since
+    #: the last thaw
+    connect_frozen = 0.0
+    closed = 0
     #: figures: full collections made, and the longest one (seconds)
     collections = 0
     longest = 0.0
@@ -115,9 +128,19 @@ def connected() -> None:
     walk it again (issue 21, fifth pass: the first full collection after 1,000 sockets
     connected took 139–175 ms, every later one a few ms). Freezing is a splice of the
     generations' lists, whatever they hold. A cycle frozen here waits for the next thaw, as
-    one frozen after a full collection does."""
-    if _State.users:
+    one frozen after a full collection does: the young generations are collected first, and
+    at most one freeze comes every :data:`CONNECT_FREEZE_GAP` seconds."""
+    now = time.monotonic()
+    if _State.users and now - _State.connect_frozen >= CONNECT_FREEZE_GAP:
+        _State.connect_frozen = now
+        gc.collect(1)
         gc.freeze()
+
+
+def disconnected() -> None:
+    """A table socket has closed: its objects frozen when it was set up wait for a thaw, which
+    comes sooner once :data:`THAW_AFTER_CLOSED` have closed."""
+    _State.closed += 1
 
 
 def collect() -> float:
@@ -125,9 +148,11 @@ def collect() -> float:
     :data:`THAW_EVERY` seconds have passed), then what survived frozen; its duration in
     seconds."""
     began = time.perf_counter()
-    if time.monotonic() - _State.thawed >= THAW_EVERY:
+    if (time.monotonic() - _State.thawed >= THAW_EVERY
+            or _State.closed >= THAW_AFTER_CLOSED):
         gc.unfreeze()
         _State.thawed = time.monotonic()
+        _State.closed = 0
     gc.collect()
     if _State.users:  # a stopped server's process keeps its usual collector
         gc.freeze()
