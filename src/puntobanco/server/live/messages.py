@@ -105,6 +105,9 @@ class CardDealt(Message):
     card: str
     punto_total: int
     banco_total: int
+    #: how long after the card before it a page shows this one (0: at once): the first four
+    #: cards of a server-dealt coup come together, to be turned ``card_seconds`` apart
+    reveal_after_ms: int = 0
 
 
 class CoupDealt(Message):

@@ -12,6 +12,7 @@ import {
   tf, translatePage,
 } from "./i18n.js";
 import { cardLabel } from "./cards.js";
+import { DealPace } from "./deal.js";
 import { formatCents } from "./money.js";
 import { renderPayouts } from "./payouts.js";
 import { renderRecall } from "./recall.js";
@@ -52,6 +53,7 @@ const state = {
 };
 
 let felt = null;
+const pace = new DealPace((message) => route(message));
 let bets = null; // the betting actions (betting.js), made once the felt is
 let messageTimer = null;
 let connectionTimer = null;
@@ -321,6 +323,7 @@ async function refreshTables() {
 
 function openTable(id) {
   if (state.socket) state.socket.close();
+  pace.clear(); // the last table's cards held for their moment are not this table's
   state.tableId = id;
   localStorage.setItem("pb.table", String(id));
   $("#table-select").value = String(id);
@@ -681,7 +684,18 @@ const handlers = {
 // (bet-accepted, bet-refused); an error answers a message this page never sends.
 const IGNORED_MESSAGES = ["pong", "error", "bet-accepted", "bet-refused"];
 
+/** A server message, in the order they came: a card at its moment, whatever follows it after
+ * it (deal.js); a snapshot at once, after everything held before it. */
 function handle(message) {
+  if (message.type !== "snapshot") {
+    pace.push(message);
+    return;
+  }
+  pace.flush();
+  route(message);
+}
+
+function route(message) {
   const handler = handlers[message.type];
   if (handler) handler(message);
   else if (!IGNORED_MESSAGES.includes(message.type)) console.warn("unknown message", message.type);
