@@ -333,7 +333,8 @@ def test_issue21_a_connection_is_closed_idle_seconds_after_its_last_answer_never
     (``connections.py``): it closes a connection that received nothing for
     ``timeout_keep_alive`` seconds since its last answer — not sooner, though the timer was
     set before that answer — and never one whose request is under way (sent slowly, in parts,
-    past that time: uvicorn's rule, the proxy's job to limit), whose answer starts it again."""
+    past that time: uvicorn's rule, the proxy's job to limit), whose answer starts it again,
+    nor a connection that became a WebSocket."""
     server = LiveServer(fast_settings(sqlite_url, betting_seconds=30.0))
     server.server.config.timeout_keep_alive = 2
     server.start()
@@ -360,6 +361,8 @@ def test_issue21_a_connection_is_closed_idle_seconds_after_its_last_answer_never
             assert conn.recv(100) == b""  # closed by the server, idle after its answer
             assert 1.5 < time.monotonic() - answered < 4
         assert FastBets.quick == before + 2  # both answered by the protocol itself
+        watcher.send({"type": "ping"})  # a WebSocket is not an idle HTTP connection
+        assert watcher.next("pong")
         watcher.close()
     finally:
         server.stop()

@@ -173,7 +173,7 @@ if HttpToolsProtocol is not None:
         #: when that quiet began (the loop's clock)
         quiet_since = 0.0
         #: the last bet path read on this connection, and its table
-        bet_url = b""
+        bet_url: bytes | None = None
         bet_table = 0
         #: whether a request may be held back at all (uvicorn's options, see connection_made)
         may_hold = False
@@ -209,7 +209,8 @@ if HttpToolsProtocol is not None:
                 self.logger.warning(message)
                 self.send_400_response(message)
             except httptools.HttpParserUpgrade:
-                if self._should_upgrade():
+                if self._should_upgrade():  # a WebSocket now: no idle timer of this protocol
+                    self._unset_keepalive_if_required()
                     self.handle_websocket_upgrade()
                 else:
                     self._unsupported_upgrade_warning()
