@@ -108,21 +108,22 @@ class _NoEvent:
 
 _NO_EVENT = _NoEvent()
 #: the head of an answer (its status line, uvicorn's default headers — ``date`` — and the JSON
-#: headers up to the length's value), by status, for the default headers they were made with:
-#: uvicorn replaces that list each second (a new ``date``)
-_HEADS: dict[int, bytes] = {}
-_HEADS_FOR: list[list[tuple[bytes, bytes]]] = [[]]
+#: headers up to the length's value), by status, with the default headers they were made of:
+#: uvicorn replaces that list each second (a new ``date``). One pair, replaced whole, so that
+#: servers on other threads (tests) never mix their heads
+_HEADS: list[tuple[list[tuple[bytes, bytes]], dict[int, bytes]]] = [([], {})]
 
 
 def answer_head(default_headers: list[tuple[bytes, bytes]], status: int) -> bytes:
     """The bytes uvicorn writes before an application's JSON answer of ``status``, up to the
     value of ``content-length`` (the ``date`` and other default headers of this second)."""
-    if default_headers is not _HEADS_FOR[0]:
-        _HEADS.clear()
-        _HEADS_FOR[0] = default_headers
-    head = _HEADS.get(status)
+    made_of, heads = _HEADS[0]
+    if made_of is not default_headers:
+        heads = {}
+        _HEADS[0] = (default_headers, heads)
+    head = heads.get(status)
     if head is None:
-        head = _HEADS[status] = b"".join([STATUS_LINE[status], *(
+        head = heads[status] = b"".join([STATUS_LINE[status], *(
             name + b": " + value + b"\r\n" for name, value in default_headers), JSON_ANSWER])
     return head
 
