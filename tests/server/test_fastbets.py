@@ -3,6 +3,7 @@ answer it gives must be the route's own, word for word, in the player's language
 
 from __future__ import annotations
 
+import email.utils
 import json
 import socket
 import time
@@ -174,11 +175,13 @@ def _raw(port: int) -> socket.socket:
     return socket.create_connection(("127.0.0.1", port), timeout=10)
 
 
-def _request(player: Player, body: str, *, head: str = "POST /api/tables/1/bets HTTP/1.1",
-             extra: str = "") -> bytes:
+def _request(player: Player, body: str | bytes, *,
+             head: str = "POST /api/tables/1/bets HTTP/1.1", extra: str = "",
+             length: int | None = None) -> bytes:
+    data = body if isinstance(body, bytes) else body.encode()
     return (f"{head}\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {player.token}\r\n"
-            f"Content-Type: application/json\r\n{extra}Content-Length: {len(body)}\r\n\r\n"
-            f"{body}").encode()
+            f"Content-Type: application/json\r\n{extra}Content-Length: "
+            f"{len(data) if length is None else length}\r\n\r\n").encode() + data
 
 
 def _answer(conn: socket.socket, buffer: bytearray) -> tuple[list[str], bytes]:
@@ -318,4 +321,110 @@ def test_issue21_a_bug_on_the_protocols_short_way_is_an_internal_error_and_one_b
         assert answer.json()["error"]["code"] == "internal-error"
         monkeypatch.undo()
         assert server.balance(ann) == 99_000  # placed once
+        watcher.close()
+
+
+# --- issue 21, fifth pass: the protocol's own idle timer and the answer's prepared head
+
+
+def test_issue21_a_connection_is_closed_idle_seconds_after_its_last_answer_never_before(
+        sqlite_url: str) -> None:
+    """The idle timer is one per connection, set when it connects, not remade per request
+    (``connections.py``): it closes a connection that received nothing for
+    ``timeout_keep_alive`` seconds since its last answer — not sooner, though the timer was
+    set before that answer — and never one whose request is under way (sent slowly, in parts,
+    past that time: uvicorn's rule, the proxy's job to limit), whose answer starts it again,
+    nor a connection that became a WebSocket."""
+    server = LiveServer(fast_settings(sqlite_url, betting_seconds=30.0))
+    server.server.config.timeout_keep_alive = 2
+    server.start()
+    try:
+        ann = server.signup("ann", lang="fr")
+        watcher = server.watch(1, ann)
+        coup = watcher.next("round-opened")["coup_id"]
+        body = f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
+        assert server.bet(ann, 1, "banco", 1000).status_code == 200  # the session is known
+        before = FastBets.quick
+        with _raw(server.port) as conn:
+            buffer = bytearray()
+            time.sleep(1.2)
+            conn.sendall(_request(ann, body))
+            assert _answer(conn, buffer)[0][0] == "HTTP/1.1 200 OK"
+            time.sleep(1.3)  # 2.5 s connected, 1.3 s since the answer: still open
+            request = _request(ann, body)
+            conn.sendall(request[:40])
+            time.sleep(2.5)  # a request under way past the idle time is not cut
+            conn.sendall(request[40:])
+            assert _answer(conn, buffer)[0][0] == "HTTP/1.1 200 OK"
+            answered = time.monotonic()
+            conn.settimeout(15)
+            assert conn.recv(100) == b""  # closed by the server, idle after its answer
+            assert 1.5 < time.monotonic() - answered < 4
+        assert FastBets.quick == before + 2  # both answered by the protocol itself
+        watcher.send({"type": "ping"})  # a WebSocket is not an idle HTTP connection
+        assert watcher.next("pong")
+        watcher.close()
+    finally:
+        server.stop()
+
+
+def test_issue21_the_protocols_answer_carries_the_date_of_its_second(sqlite_url: str) -> None:
+    """The answer's head is prepared once per second and status (``connections.answer_head``):
+    its ``date`` is uvicorn's of the moment it is written, a second later a new one."""
+    with running(fast_settings(sqlite_url, betting_seconds=10.0)) as server:
+        ann = server.signup("ann", lang="fr")
+        watcher = server.watch(1, ann)
+        coup = watcher.next("round-opened")["coup_id"]
+        body = f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
+        assert server.bet(ann, 1, "banco", 1000).status_code == 200  # the session is known
+        before = FastBets.quick
+        dates = []
+        with _raw(server.port) as conn:
+            buffer = bytearray()
+            for _ in range(2):
+                conn.sendall(_request(ann, body))
+                lines, _ = _answer(conn, buffer)
+                dates.append(email.utils.parsedate_to_datetime(lines[1].removeprefix("date: ")))
+                assert abs(dates[-1].timestamp() - time.time()) < 2.5, lines
+                time.sleep(1.6)
+        assert FastBets.quick == before + 2
+        assert dates[1] > dates[0]
+        watcher.close()
+
+
+def test_issue21_hostile_bodies_on_a_held_bet_get_the_routes_answers_on_a_live_connection(
+        sqlite_url: str) -> None:
+    """A request held back as a plain bet whose body is not one — broken JSON, bytes that are
+    not UTF-8 — goes uvicorn's way with its body (the route's 400 with its code) and the
+    keep-alive connection serves the next request; a body JSON reads whole (spaces around
+    it, a byte order mark: ``fastbets.loads`` leaves those to ``json.loads``) is the plain bet
+    it is; a declared body over the limit is refused 413 unread."""
+    with running(fast_settings(sqlite_url, betting_seconds=10.0)) as server:
+        ann = server.signup("ann", lang="fr")
+        watcher = server.watch(1, ann)
+        coup = watcher.next("round-opened")["coup_id"]
+        body = f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
+        assert server.bet(ann, 1, "banco", 1000).status_code == 200  # the session is known
+        before = FastBets.quick
+        with _raw(server.port) as conn:
+            buffer = bytearray()
+            for hostile in (b"{", b'{"bet":"banco\xff","stake":1000}'):
+                conn.sendall(_request(ann, hostile))
+                lines, text = _answer(conn, buffer)
+                assert lines[0] == "HTTP/1.1 400 Bad Request", (lines, text)
+                assert json.loads(text)["error"]["code"] == "bad-request"
+            for usual in (f"  {body}\r\n", "\ufeff" + body):
+                conn.sendall(_request(ann, usual))
+                lines, text = _answer(conn, buffer)
+                assert lines[0] == "HTTP/1.1 200 OK", (lines, text)
+            conn.sendall(_request(ann, body))
+            lines, text = _answer(conn, buffer)
+            assert lines[0] == "HTTP/1.1 200 OK" and json.loads(text)["total"] == 4000
+        assert FastBets.quick == before + 3  # the two usual bodies and the plain one
+        with _raw(server.port) as conn:
+            conn.sendall(_request(ann, "{", length=100_000_000))
+            lines, text = _answer(conn, bytearray())
+            assert lines[0].startswith("HTTP/1.1 413")
+            assert json.loads(text)["error"]["code"] == "body-too-large"
+        assert server.balance(ann) == 96_000
         watcher.close()

@@ -20,13 +20,20 @@ desk and answers it through :meth:`~HttpToolsFirstRequestTimeout.reply` from the
 future: the same bytes uvicorn writes for the application's answer (its status line, its
 ``date``, the answer's headers, ``connection: close`` when the connection is not kept alive).
 Everything else — and a bet the short way leaves — starts uvicorn's own cycle then, with the
-body already read, exactly as if the request had just been read (``on_headers_complete`` then
-``on_message_complete``). The connection's bookkeeping is uvicorn's: the request is its
-``cycle`` while the bet waits (a pipelined request waits behind it, a client gone is not
-answered, a graceful shutdown closes the connection after the answer), and the answer ends
-with uvicorn's ``on_response_complete`` (the keep-alive timer, the next pipelined request).
-With uvicorn's access log written (``--log-level info``), a concurrency limit or a root path,
-nothing is held back.
+body already read, exactly as if the request had just been read (its scope, then
+``on_headers_complete`` and ``on_message_complete``). The connection's bookkeeping is
+uvicorn's: the held request (:class:`_Bet`) is its ``cycle`` while the bet waits (a pipelined
+request waits behind it, a client gone is not answered, a graceful shutdown closes the
+connection after the answer), and the answer ends with ``on_response_complete`` (the idle
+timer, the next pipelined request). With uvicorn's access log written (``--log-level info``),
+a concurrency limit or a root path, nothing is held back.
+
+Issue 21, fifth pass: what a held bet costs the protocol was cut to what it needs — no scope
+(uvicorn's is made only for a request that goes its way), no ``RequestResponseCycle`` nor
+``asyncio.Event`` (the held request is the cycle), the answer's head prepared once a second
+per status (:func:`answer_head`), the table's path matched once per connection, and the idle
+timer kept without a timer cancelled and another made per request (see
+:class:`HttpToolsFirstRequestTimeout`; uvicorn's rule unchanged).
 """
 
 from __future__ import annotations
@@ -48,11 +55,8 @@ from puntobanco.server.api.fastbets import (
 from puntobanco.server.api.schemas import MAX_ID
 
 try:
-    from uvicorn.protocols.http.httptools_impl import (
-        STATUS_LINE,
-        HttpToolsProtocol,
-        RequestResponseCycle,
-    )
+    import httptools
+    from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 except ImportError:  # pragma: no cover - uvicorn without httptools: h11 serves
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
@@ -92,51 +96,188 @@ def app_state(app: Any) -> State | None:
     return None
 
 
-class _Held:
-    """A request that may be a plain bet, read while its body comes."""
+class _NoEvent:
+    """What uvicorn's protocol sets on a cycle's ``message_event`` (an ASGI ``receive``
+    waits on it): a held bet has no ``receive``."""
 
-    __slots__ = ("body", "keep_alive", "language", "table_id", "token")
+    __slots__ = ()
 
-    def __init__(self, table_id: int, token: str, language: bytes, keep_alive: bool) -> None:
+    def set(self) -> None:
+        pass
+
+
+_NO_EVENT = _NoEvent()
+#: the head of an answer (its status line, uvicorn's default headers — ``date`` — and the JSON
+#: headers up to the length's value), by status, with the default headers they were made of:
+#: uvicorn replaces that list each second (a new ``date``). One pair, replaced whole, so that
+#: servers on other threads (tests) never mix their heads
+_HEADS: list[tuple[list[tuple[bytes, bytes]], dict[int, bytes]]] = [([], {})]
+
+
+def answer_head(default_headers: list[tuple[bytes, bytes]], status: int) -> bytes:
+    """The bytes uvicorn writes before an application's JSON answer of ``status``, up to the
+    value of ``content-length`` (the ``date`` and other default headers of this second)."""
+    made_of, heads = _HEADS[0]
+    if made_of is not default_headers:
+        heads = {}
+        _HEADS[0] = (default_headers, heads)
+    head = heads.get(status)
+    if head is None:
+        head = heads[status] = b"".join([STATUS_LINE[status], *(
+            name + b": " + value + b"\r\n" for name, value in default_headers), JSON_ANSWER])
+    return head
+
+
+class _Bet:
+    """A request that may be a plain bet: read while its body comes, then the connection's
+    cycle (uvicorn's ``cycle``: the few attributes its protocol reads of one) while the bet
+    waits for its batch, and the callable the answer is given to (``fastbets.Reply``)."""
+
+    __slots__ = ("body", "disconnected", "keep_alive", "language", "protocol",
+                 "response_complete", "table_id", "token")
+    message_event = _NO_EVENT
+
+    def __init__(self, protocol: HttpToolsFirstRequestTimeout, table_id: int, token: str,
+                 language: bytes, keep_alive: bool) -> None:
+        self.protocol = protocol
         self.table_id = table_id
         self.token = token
         self.language = language
         self.keep_alive = keep_alive
         self.body = b""
+        self.response_complete = self.disconnected = False
+
+    def __call__(self, answer: tuple[int, bytes, int | None] | None) -> None:
+        self.protocol.reply(self, answer)
 
 
 if HttpToolsProtocol is not None:
-    class HttpToolsFirstRequestTimeout(_FirstRequestTimer, HttpToolsProtocol):
+    class HttpToolsFirstRequestTimeout(HttpToolsProtocol):
         """uvicorn's httptools protocol (its ``auto`` choice) with the first-request timer,
-        and a plain bet answered by the protocol (see the module's docstring)."""
+        and a plain bet answered by the protocol (see the module's docstring).
+
+        The idle timer is uvicorn's rule — close a connection that received nothing for
+        ``timeout_keep_alive`` seconds since it was made or since its last answer — kept
+        without touching a timer per request (uvicorn cancels it on every read and makes a new
+        one after every answer): one timer per connection, which, when it fires, closes the
+        connection if it is still idle and long enough, waits the rest if an answer came
+        meanwhile, or lapses while a request is under way (the next answer starts it again).
+        """
 
         #: the request held back, while its body is read
-        held: _Held | None = None
-        #: the application's state, once looked for (``False``: not yet)
-        bets_state: State | bool | None = False
+        held: _Bet | None = None
+        #: what a held bet needs of the application — its casino and guards — once found
+        #: (``None``: another application, or not started yet)
+        bets: tuple[Any, Any] | None = None
+        #: nothing received since the connection was made or since its last answer
+        quiet = True
+        #: when that quiet began (the loop's clock)
+        quiet_since = 0.0
+        #: the last bet path read on this connection, and its table
+        bet_url: bytes | None = None
+        bet_table = 0
+        #: whether a request may be held back at all (uvicorn's options, see connection_made)
+        may_hold = False
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.quiet_since = self.loop.time()
+            self.timeout_keep_alive_task = self.loop.call_later(
+                self.timeout_keep_alive, self.idle_check)
+            # what a request may be held back for (uvicorn's options do not change)
+            self.may_hold = not (
+                self.root_path or self.limit_concurrency is not None
+                or (self.access_log and self.access_logger.isEnabledFor(logging.INFO)))
+
+        def idle_check(self) -> None:
+            """The idle timer fired (see the class's docstring)."""
+            self.timeout_keep_alive_task = None
+            if self.transport.is_closing() or not self.quiet:
+                return  # gone, or a request under way: its answer starts the timer again
+            left = self.quiet_since + self.timeout_keep_alive - self.loop.time()
+            if left > 0:  # answered since the timer was set
+                self.timeout_keep_alive_task = self.loop.call_later(left, self.idle_check)
+            else:
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            # uvicorn's, without cancelling the idle timer: the connection is not quiet
+            self.quiet = False
+            try:
+                self.parser.feed_data(data)
+            except httptools.HttpParserError:
+                message = "Invalid HTTP request received."
+                self.logger.warning(message)
+                self.send_400_response(message)
+            except httptools.HttpParserUpgrade:
+                if self._should_upgrade():  # a WebSocket now: no idle timer of this protocol
+                    self._unset_keepalive_if_required()
+                    self.handle_websocket_upgrade()
+                else:
+                    self._unsupported_upgrade_warning()
+
+        def on_response_complete(self) -> None:
+            # uvicorn's, with the idle timer above
+            self.server_state.total_requests += 1
+            if self.transport.is_closing():
+                return
+            if self.flow.read_paused:
+                self.flow.resume_reading()
+            if self.pipeline:
+                cycle, app = self.pipeline.pop()
+                self._start_asgi_task(cycle, app)
+                return
+            self.quiet = True
+            self.quiet_since = self.loop.time()
+            if self.timeout_keep_alive_task is None:
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    self.timeout_keep_alive, self.idle_check)
+
+        def on_message_begin(self) -> None:
+            # uvicorn's scope is made only for a request that is not held back (uvicorn_scope)
+            self.url = b""
+            self.expect_100_continue = False
+            self.headers = []
+
+        def uvicorn_scope(self) -> None:
+            """The request's scope as uvicorn's ``on_message_begin`` makes it (the URL and the
+            headers read kept): before a request goes uvicorn's way."""
+            url, headers, expect = self.url, self.headers, self.expect_100_continue
+            super().on_message_begin()
+            self.url, self.expect_100_continue = url, expect
+            self.headers = self.scope["headers"] = headers
 
         def on_headers_complete(self) -> None:
             self.held = self._plain_bet()
             if self.held is None:
+                self.uvicorn_scope()
                 super().on_headers_complete()
 
-        def _plain_bet(self) -> _Held | None:
-            if (self.parser.get_method() != b"POST"
-                    or (found := _BET_URL.fullmatch(self.url)) is None
+        def _plain_bet(self) -> _Bet | None:
+            if (not self.may_hold or self.parser.get_method() != b"POST"
                     or (self.cycle is not None and not self.cycle.response_complete)
-                    or self.expect_100_continue or self.root_path
-                    or (self.access_log and self.access_logger.isEnabledFor(logging.INFO))
-                    or self.limit_concurrency is not None or self.parser.should_upgrade()
-                    or int(found.group(1)) > MAX_ID
-                    or (plain := plain_headers(self.headers)) is None):
+                    or self.expect_100_continue or self.parser.should_upgrade()):
                 return None
-            if self.bets_state is False:
-                self.bets_state = app_state(self.app)
-            if self.bets_state is None:
+            url = self.url
+            if url != self.bet_url:
+                found = _BET_URL.fullmatch(url)
+                if found is None or int(found.group(1)) > MAX_ID:
+                    return None
+                self.bet_url, self.bet_table = url, int(found.group(1))
+            plain = plain_headers(self.headers)
+            if plain is None:
                 return None
-            return _Held(int(found.group(1)), plain[0], plain[1],
-                         self.parser.get_http_version() != "1.0"
-                         and self.parser.should_keep_alive())
+            bets = self.bets
+            if bets is None:
+                state = app_state(self.app)
+                casino = getattr(state, "casino", None)
+                guards = getattr(state, "guards", None)
+                if casino is None or guards is None:  # another application, or not started
+                    return None
+                bets = self.bets = (casino, guards)
+            return _Bet(self, self.bet_table, plain[0], plain[1],
+                        self.parser.should_keep_alive()
+                        and self.parser.get_http_version() != "1.0")
 
         def on_body(self, body: bytes) -> None:
             if self.held is None:
@@ -149,49 +290,43 @@ if HttpToolsProtocol is not None:
             if held is None:
                 super().on_message_complete()
                 return
-            self.scope["method"] = "POST"
-            cycle = RequestResponseCycle(
-                scope=self.scope, transport=self.transport, flow=self.flow,
-                logger=self.logger, access_logger=self.access_logger,
-                access_log=self.access_log, default_headers=self.server_state.default_headers,
-                message_event=asyncio.Event(), expect_100_continue=False,
-                keep_alive=held.keep_alive, on_response=self.on_response_complete)
-            self.cycle = cycle
-            assert isinstance(self.bets_state, State)
+            self.cycle = held  # type: ignore[assignment]  # uvicorn's bookkeeping, see _Bet
+            assert self.bets is not None
             try:
-                if quick_http_bet(self.bets_state, held.table_id, held.token, held.body,
-                                  held.language, lambda answer: self.reply(cycle, answer)):
+                if quick_http_bet(self.bets[0], self.bets[1], held.table_id, held.token,
+                                  held.body, held.language, held):
                     return
             except Exception as error:  # a bug: the bet may be queued, so no second try
-                self.reply(cycle, bug_answer(error))
+                self.reply(held, bug_answer(error))
                 return
             # not plain after all: uvicorn's cycle, as if the request had just been read
             self.cycle = None  # type: ignore[assignment]
+            self.uvicorn_scope()
             super().on_headers_complete()
             self.cycle.body += held.body
             super().on_message_complete()
 
-        def reply(self, cycle: RequestResponseCycle,
-                  answer: tuple[int, bytes, int | None] | None) -> None:
+        def reply(self, cycle: _Bet, answer: tuple[int, bytes, int | None] | None) -> None:
             """Write ``answer`` (status, JSON text, ``Retry-After``) as uvicorn writes an
             application's (``RequestResponseCycle.send``), then end the request as it does;
             ``None``: close the connection unanswered."""
             if cycle.response_complete:
                 return
             cycle.response_complete = True
-            cycle.message_event.set()
             if cycle.disconnected or self.transport.is_closing():
                 return  # the client went away: the bet stands, unanswered
             if answer is None:
                 self.transport.close()
                 return
             status, text, retry_after = answer
-            content = [STATUS_LINE[status]]
-            for name, value in self.server_state.default_headers:
-                content += [name, b": ", value, b"\r\n"]
-            content += [JSON_ANSWER, str(len(text)).encode(), b"\r\n"]
+            head = answer_head(self.server_state.default_headers, status)
+            if retry_after is None and cycle.keep_alive:
+                self.transport.write(b"%s%d\r\n\r\n%s" % (head, len(text), text))
+                self.on_response_complete()
+                return
+            content = [head, b"%d\r\n" % len(text)]
             if retry_after is not None:
-                content += [b"retry-after: ", str(retry_after).encode(), b"\r\n"]
+                content.append(b"retry-after: %d\r\n" % retry_after)
             if not cycle.keep_alive:
                 content.append(b"connection: close\r\n")
             content += [b"\r\n", text]

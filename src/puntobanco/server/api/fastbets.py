@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import json.scanner
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable
@@ -234,8 +235,8 @@ Reply = Callable[[tuple[int, bytes, int | None] | None], None]
 _LATER: set[asyncio.Task[None]] = set()
 
 
-def quick_http_bet(state: State, table_id: int, token: str, body: bytes, accept_language: bytes,
-                   reply: Reply) -> bool:
+def quick_http_bet(casino: Casino, guards: Guards, table_id: int, token: str, body: bytes,
+                   accept_language: bytes, reply: Reply) -> bool:
     """Take ``POST /api/tables/{table_id}/bets`` the shortest way (issue 21, fourth pass),
     ``True``, or leave it to the application (``False``, nothing done): called by the HTTP
     protocol itself (``server/connections.py``) once the request is read, without an ASGI
@@ -249,12 +250,8 @@ def quick_http_bet(state: State, table_id: int, token: str, body: bytes, accept_
     is answered by :func:`retake_bet` as the routes answer it, a session found ended
     ``unauthorized`` in the route's words. Anything else is the application's (``FastBets``,
     then the route), so every refusal is worded where it always was."""
-    casino: Casino | None = getattr(state, "casino", None)
-    guards: Guards | None = getattr(state, "guards", None)
-    if casino is None or guards is None:  # not started
-        return False
     try:
-        data = json.loads(body)
+        data = loads(body)
     except (ValueError, RecursionError):
         return False
     if type(data) is not dict or not _NEEDED <= data.keys() <= _FIELDS:
@@ -268,14 +265,11 @@ def quick_http_bet(state: State, table_id: int, token: str, body: bytes, accept_
     queued = queue_plain(guards, dealer, player, kind, stake, key, coup_id, token)
     if queued is None:
         return False
-    lang = asked_lang(None, accept_language.decode("latin-1"))
     FastBets.answered += 1
     if isinstance(queued, TooManyRequests):
-        reply(_reply(refusal(queued, lang or player.lang)))
+        reply(_reply(refusal(queued, _lang(accept_language) or player.lang)))
         return True
     FastBets.quick += 1
-
-    path = f"/api/tables/{table_id}/bets"
 
     def answered(future: asyncio.Future[dict[str, Any]]) -> None:
         try:
@@ -286,20 +280,58 @@ def quick_http_bet(state: State, table_id: int, token: str, body: bytes, accept_
             if error is None:
                 text = msg.bet_answer_text(future.result())
                 reply((200, text.encode(), None) if text is not None else _reply(
-                    accepted_answer(casino, BetOut, future.result(), lang or player.lang, path)))
+                    accepted_answer(casino, BetOut, future.result(),
+                                    _lang(accept_language) or player.lang,
+                                    f"/api/tables/{table_id}/bets")))
                 return
             assert isinstance(error, Exception)
             bet = BetIn.model_construct(bet=data["bet"], stake=stake, idempotency_key=key,
                                         coup_id=coup_id)
             task = asyncio.create_task(_later(casino, table_id, token, bet, player, error,
-                                              lang, reply))
+                                              _lang(accept_language), reply))
             _LATER.add(task)
             task.add_done_callback(_LATER.discard)
         except Exception as failure:  # a bug: answered as the routes answer one
-            reply(_reply(failed(casino, failure, lang or player.lang, path)))
+            reply(_reply(failed(casino, failure, _lang(accept_language) or player.lang,
+                                f"/api/tables/{table_id}/bets")))
 
     queued.add_done_callback(answered)
     return True
+
+
+def _lang(accept_language: bytes) -> str | None:
+    """The language a request's ``Accept-Language`` asks for (``guard.asked_lang``)."""
+    return asked_lang(None, accept_language.decode("latin-1")) if accept_language else None
+
+
+#: json's own C scanner (``None``: this Python's json has none)
+_SCAN: Callable[[str, int], tuple[Any, int]] | None = (
+    None if json.scanner.c_make_scanner is None  # type: ignore[attr-defined]
+    else json.scanner.c_make_scanner(json.JSONDecoder()))  # type: ignore[attr-defined]
+
+
+def loads(body: bytes) -> Any:
+    """``json.loads(body)``: the usual body — UTF-8, nothing around its value — read by json's
+    C scanner alone (without ``json.loads``' three Python layers); any other by ``json.loads``,
+    which gives its value or its error. The same value either way: a body the scanner takes
+    whole is one ``json.loads`` reads as UTF-8 (no byte order mark, no NUL among its first
+    four bytes: neither is JSON outside a string, nor inside one).
+
+    >>> loads(b'{"bet":"banco","stake":1000}'), loads(b' [1] '), loads('"é"'.encode())
+    ({'bet': 'banco', 'stake': 1000}, [1], 'é')
+    >>> loads(b'{"a":1} x')
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: Extra data: line 1 column 9 (char 8)
+    """
+    if _SCAN is not None:
+        try:
+            text = body.decode()
+            value, end = _SCAN(text, 0)
+            if end == len(text):
+                return value
+        except (ValueError, StopIteration, RecursionError):
+            pass
+    return json.loads(body)
 
 
 async def _later(casino: Casino, table_id: int, token: str, bet: BetIn, player: PlayerInfo,
