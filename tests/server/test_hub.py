@@ -9,7 +9,8 @@ from typing import Any
 
 from puntobanco.server.api import frames
 from puntobanco.server.api.ws import _send
-from puntobanco.server.live.hub import Client, Hub
+from puntobanco.server.live.hub import MY_BETS_LINGER, Client, Hub
+from puntobanco.server.live.messages import my_bets_text
 
 from .support import run_coroutine
 
@@ -133,3 +134,37 @@ def test_issue21_a_burst_of_answers_keeps_the_broadcast_frame_built() -> None:
         frames.frame(f'{{"type":"bet-accepted","key":"k{n}"}}')
         assert frames.frame(broadcast) is built
 
+
+
+def test_issue21_a_players_my_bets_waits_for_its_sockets_next_write() -> None:
+    """A ``my-bets`` to a socket that did not place the bet (the bet came over HTTP, or from
+    another tab) rides with that socket's next write instead of a write of its own, or goes
+    alone ``MY_BETS_LINGER`` seconds later; only the latest waits, and it always goes before
+    whatever the socket is sent next, so a page never sees an older one after a newer."""
+    async def main() -> tuple[list[list[str]], list[list[str]]]:
+        hub = Hub()
+        watching, other = Client(1), Client(2)
+        writes: dict[Client, list[list[str]]] = {watching: [], other: []}
+        for client in (watching, other):
+            client.write = lambda texts, c=client: writes[c].append(list(texts)) is None
+            hub.add(client)
+        first, second = my_bets_text(5, {"banco": 100}, 900), my_bets_text(5, {"banco": 300}, 700)
+        hub.send_text(1, first)
+        hub.send_text(1, second)  # replaces the first: the player's whole bets
+        await asyncio.sleep(0.01)
+        assert writes[watching] == []  # no write of its own
+        hub.broadcast_text("bet-totals")
+        await asyncio.sleep(0)
+        hub.send_text(1, my_bets_text(5, {"banco": 500}, 500))
+        hub.send_text(1, "settlement")  # anything else to the player: the my-bets first
+        await asyncio.sleep(0)
+        third = my_bets_text(6, {"punto": 100}, 400)
+        hub.send_text(1, third)
+        await asyncio.sleep(MY_BETS_LINGER + 0.2)  # alone, once the linger ends
+        return writes[watching], writes[other]
+
+    watching, other = run_coroutine(main())
+    assert watching == [[my_bets_text(5, {"banco": 300}, 700), "bet-totals"],
+                        [my_bets_text(5, {"banco": 500}, 500), "settlement"],
+                        [my_bets_text(6, {"punto": 100}, 400)]]
+    assert other == [["bet-totals"]]

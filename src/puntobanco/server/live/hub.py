@@ -12,6 +12,14 @@ a socket write is the largest part of a message's cost. Such a ``my-bets`` is he
 socket's bets are in flight (:attr:`Client.betting`) and sent after the last answer only if it
 says something the answers did not (another socket of the player bet in between); the
 player's other sockets get it at once as before.
+
+Any other socket of the player (the one watching while the bets come over HTTP, or another
+tab) gets a bet's ``my-bets`` with its next write, or at the latest :data:`MY_BETS_LINGER`
+seconds later (issue 21, fifth pass): each such ``my-bets`` was one more write a bet, ~30 µs of
+an HTTP bet's CPU, though it only repeats what the bet's own answer said to whoever placed it.
+It says the player's whole bets on the coup, so only the latest one waiting is kept, and it goes
+before anything else that socket is sent (the next ``bet-totals``, ``bets-closed`` at the latest
+while betting is open, an answer, a settlement): a page never sees an older one after a newer.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from typing import Any
 from puntobanco.server.live.messages import Message, MyBets, encode, my_bets_text
 
 QUEUE_SIZE = 2000
+#: the longest a ``my-bets`` waits for its socket's next write (seconds; see the docstring)
+MY_BETS_LINGER = 2.0
 #: how every ``my-bets`` text begins (the model's ``type`` comes first): the hub recognises the
 #: player's bets among their messages, including those relayed as text by another process
 MY_BETS = encode(MyBets(coup_id=1, my_bets={}, balance=0)).partition(",")[0] + ","
@@ -60,12 +70,17 @@ class Client:
         #: this socket's own bets being answered, and the latest ``my-bets`` held meanwhile
         self.betting = 0
         self.held: str | None = None
+        #: the latest ``my-bets`` waiting for this socket's next write (:data:`MY_BETS_LINGER`)
+        self.later: str | None = None
 
     def push(self, text: str) -> None:
         """Send or queue a message; a client too slow to keep up is dropped (``None`` ends its
-        queue)."""
+        queue). A ``my-bets`` waiting goes first."""
         if self.dropped:
             return
+        if self.later is not None:
+            later, self.later = self.later, None
+            self.push(later)
         if self.write is not None and self.idle.is_set() and not self.pending:
             if not self.corked:
                 _cork(self)
@@ -103,10 +118,16 @@ class Client:
     def mine(self, text: str) -> None:
         """A message to this socket's player: a ``my-bets`` waits while the socket's own bets
         are answered (their answers say it)."""
-        if self.betting and text.startswith(MY_BETS):
-            self.held = text
-        else:
-            self.push(text)
+        if text.startswith(MY_BETS):
+            if self.betting:
+                self.held = text
+                return
+            if self.write is not None:  # with this socket's next write (MY_BETS_LINGER)
+                if self.later is None:
+                    _linger(self)
+                self.later = text
+                return
+        self.push(text)
 
     def answered(self, text: str | None, implied: str | None) -> None:
         """Push the answer to one of this socket's bets (``betting`` already counted down;
@@ -163,6 +184,34 @@ def _flush(corked: list[Client]) -> None:
                 client.write = None
         for text in texts:
             client._queue(text)
+
+
+#: the clients with a ``my-bets`` waiting, per thread, with their event loop
+_LINGERING = threading.local()
+
+
+def _linger(client: Client) -> None:
+    """``client`` holds a ``my-bets`` for its next write: it goes out :data:`MY_BETS_LINGER`
+    seconds from the first of a batch of such waits at the latest."""
+    loop = asyncio.get_running_loop()
+    lingering: tuple[asyncio.AbstractEventLoop, list[Client]] | None = getattr(
+        _LINGERING, "clients", None)
+    if lingering is None or lingering[0] is not loop:
+        lingering = _LINGERING.clients = (loop, [])
+    waiting = lingering[1]
+    if not waiting:
+        loop.call_later(MY_BETS_LINGER, _release, waiting)
+    waiting.append(client)
+
+
+def _release(waiting: list[Client]) -> None:
+    """The linger is over: every ``my-bets`` still waiting goes out (in this moment's write)."""
+    clients = waiting[:]
+    waiting.clear()
+    for client in clients:
+        later, client.later = client.later, None
+        if later is not None:
+            client.push(later)
 
 
 async def _finish(sending: Coroutine[Any, Any, None], waiting: Any) -> None:
@@ -251,6 +300,9 @@ class Hub:
                     if moment is None:
                         moment = _moment()
                     _cork(client, moment)
+                if client.later is not None:  # a my-bets waiting goes first
+                    corked.append(client.later)
+                    client.later = None
                 corked.append(text)
             else:
                 client.push(text)
