@@ -100,6 +100,37 @@ def test_the_loops_batches_keep_the_log_bounded(db: Database,
     assert wal <= (800 + 64) * frame, wal  # the bound and a batch
 
 
+def test_the_loops_batches_checkpoint_once_per_stride_of_the_log(
+        db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21, fifth pass: a checkpoint beside the batches starts once the log grew
+    ``WAL_STRIDE_PAGES`` since the last one started, not as soon as the last one ended (which
+    copied the same hot pages again every batch or two): 6,000 pages of log, a stride of
+    2,000, so about three checkpoints, where one after another made dozens."""
+    with db.write() as session:
+        session.execute(text("CREATE TABLE filler (id INTEGER PRIMARY KEY, pad TEXT)"))
+    started = []
+    beside = db._checkpoint_beside
+
+    def counted() -> bool:
+        started.append(1)
+        return beside()
+
+    monkeypatch.setattr(db, "_checkpoint_beside", counted)
+
+    def fill(connection: Connection) -> None:
+        bulk.execute(connection, "INSERT INTO filler (pad) VALUES (?)",
+                     [("x" * 3000,) for _ in range(20)])
+
+    async def run() -> None:
+        for _ in range(300):  # ~6,000 pages; a pause now and then lets a checkpoint end
+            await db.run_batch(fill)
+            await asyncio.sleep(0.001)
+
+    run_coroutine(run())
+    assert db.checkpoint_stride == engine.WAL_STRIDE_PAGES == 2_000
+    assert 1 <= len(started) <= 4, len(started)
+
+
 def test_sqlites_session_lifetimes_in_the_query_are_the_loops(db: Database) -> None:
     """``auth.lookup_tokens`` on SQLite judges the lifetimes in its query (timestamps compared
     as SQLAlchemy's fixed-width text); at every moment around each boundary it finds the same

@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import bcrypt
 from sqlalchemy import Connection, delete, select, update
@@ -274,6 +275,99 @@ def lookup_tokens(session: Session | Connection, tokens: Collection[str], *,
         found[hashes[hashed]] = TokenLookup(PlayerInfo(player_id, username, role, lang),
                                             moment - seen > renew)
     return found
+
+
+class KnownSessions:
+    """The sessions the desk's batches found live on SQLite (issue 21, fifth pass): each
+    token's player and the moment until which it stays live and not due for renewal by its
+    own lifetimes, remembered with ``session_changes.serial`` (migration 0010) as it was read.
+    While the serial has not moved no session was deleted or changed and no player's
+    ``suspended`` changed — by any process: the database's triggers count them — so a
+    remembered session is what the lookup would find until its moment. Any serial read
+    otherwise forgets them all."""
+
+    __slots__ = ("owners", "serial")
+
+    #: the most sessions remembered (all forgotten beyond)
+    MOST = 100_000
+
+    def __init__(self) -> None:
+        self.serial: int | None = None
+        #: token → (its player, trusted before this moment: naive UTC)
+        self.owners: dict[str, tuple[int, datetime]] = {}
+
+
+_KNOWN: WeakKeyDictionary[Any, KnownSessions] = WeakKeyDictionary()
+
+
+def known_sessions(owner: Any) -> KnownSessions:
+    """The :class:`KnownSessions` of one database (``owner``: its ``Database``)."""
+    found = _KNOWN.get(owner)
+    if found is None:
+        found = _KNOWN[owner] = KnownSessions()
+    return found
+
+
+_SERIAL_SQLITE = "SELECT serial FROM session_changes"
+#: :data:`_LOOKUP_LIVE_SQLITE` with the timestamps a remembered session needs
+_LOOKUP_KNOWN_SQLITE = (
+    "SELECT s.token_hash, p.id, coalesce(s.last_seen_at, s.created_at) < ?, "
+    "coalesce(s.last_seen_at, s.created_at), s.created_at "
+    "FROM sessions AS s JOIN players AS p ON p.id = s.player_id "
+    "WHERE s.token_hash IN (SELECT value FROM json_each(?)) AND p.suspended IS 0 "
+    "AND coalesce(s.last_seen_at, s.created_at) >= ? AND s.created_at >= ?")
+
+
+def live_owners(connection: Connection, tokens: Collection[str], *, limits: GuardSettings,
+                known: KnownSessions, now: datetime | None = None,
+                ) -> tuple[dict[str, int], list[str]]:
+    """:func:`lookup_tokens` for the desk's batch on SQLite, with the sessions it found live
+    remembered (:class:`KnownSessions`): each live session's token → its player, and the
+    tokens due for renewal (the caller renews them). One read of ``session_changes`` and the
+    lookup of the tokens not remembered, or remembered past their moment; the same answer as
+    :func:`lookup_tokens` (``tests/server/test_known_sessions.py``)."""
+    moment = now or utcnow()
+    naive = moment.astimezone(UTC).replace(tzinfo=None)
+    serial = bulk.execute(connection, _SERIAL_SQLITE)[0][0]
+    owners = known.owners
+    if serial != known.serial or len(owners) > known.MOST:
+        owners.clear()
+        known.serial = serial
+    found: dict[str, int] = {}
+    asked: dict[str, str] = {}
+    for token in tokens:
+        entry = owners.get(token)
+        if entry is not None and naive < entry[1]:
+            found[token] = entry[0]
+        else:
+            asked[token_hash(token)] = token
+    due: list[str] = []
+    if not asked:
+        return found, due
+    stamp = _RENEWED.dialect_impl(connection.dialect).bind_processor(connection.dialect)
+    assert stamp is not None
+    renew = timedelta(seconds=limits.session_renew_seconds)
+    idle = timedelta(seconds=limits.session_idle_seconds)
+    longest = timedelta(seconds=limits.session_max_seconds)
+    for hashed, player_id, renewal, seen, created in bulk.execute(
+            connection, _LOOKUP_KNOWN_SQLITE, (
+                stamp(moment - renew), bulk.json_list(asked), stamp(moment - idle),
+                stamp(moment - longest))):
+        token = asked[hashed]
+        found[token] = player_id
+        if renewal:
+            due.append(token)  # its renewal is written in this transaction: looked up again
+            continue
+        until = min(_naive(seen) + min(renew, idle), _naive(created) + longest)
+        owners[token] = (player_id, until)
+    return found, due
+
+
+def _naive(stored: Any) -> datetime:
+    """An SQLite timestamp (SQLAlchemy's text, UTC) as a naive UTC datetime."""
+    moment = stored if isinstance(stored, datetime) else datetime.fromisoformat(stored)
+    return moment.replace(tzinfo=None) if moment.tzinfo is None else \
+        moment.astimezone(UTC).replace(tzinfo=None)
 
 
 def renew_session(session: Session, token: str, *, now: datetime | None = None) -> None:

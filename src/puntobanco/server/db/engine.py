@@ -45,6 +45,7 @@ from puntobanco.server.db.health import (
     WAL_AUTO_PAGES,
     WAL_BURST_PAGES,
     WAL_KEEP_BYTES,
+    WAL_STRIDE_PAGES,
     Health,
 )
 
@@ -258,6 +259,10 @@ class Database:
         #: the batches written before it started (of ``_batches``, all written so far)
         self._checkpoint: Future[bool] | None = None
         self._checkpoint_at = self._batches = 0
+        #: the log's pages when the last checkpoint beside the batches started
+        self._checkpoint_pages = 0
+        #: the log's growth between two checkpoints beside the batches, in pages
+        self.checkpoint_stride = WAL_STRIDE_PAGES
         self._wal = None if self.health.path is None else f"{self.health.path}-wal"
 
     @contextmanager
@@ -338,15 +343,19 @@ class Database:
 
         Its commits never checkpoint (two fsyncs on the loop). Once the log passed
         :data:`WAL_AUTO_PAGES`, ``PASSIVE`` checkpoints run on a write thread beside the
-        batches, one after the other (they take no write lock: the next batches go on, here,
-        meanwhile). The log restarts only at a write that finds it wholly copied, and while
-        bets keep coming only a checkpoint that ends between two batches copies it all, so it
-        grows through a burst of bets and restarts now and then, or in the pause after it; the
-        batch that finds it past
+        batches, one each time the log grew :data:`WAL_STRIDE_PAGES` more (they take no
+        write lock: the next batches go on, here, meanwhile; one after the other, they copied
+        the same hot pages again every batch or two). The log restarts only at a write
+        that finds it wholly copied, and while bets keep coming only a checkpoint that ends
+        between two batches copies it all, so it grows through a burst of bets and restarts
+        now and then, or in the pause after it; the batch that finds it past
         :data:`WAL_BURST_PAGES` waits for a checkpoint that copies it all (the only wait on
         the disk a batch has), and restarts it."""
         pages = 0 if full else self._wal_pages()  # (full: copied, it restarts now)
-        if pages > WAL_AUTO_PAGES and (self._checkpoint is None or self._checkpoint.done()):
+        if (pages > WAL_AUTO_PAGES and (self._checkpoint is None or self._checkpoint.done())
+                and (pages > WAL_BURST_PAGES or not self._checkpoint_pages <= pages
+                     < self._checkpoint_pages + self.checkpoint_stride)):
+            self._checkpoint_pages = pages  # (fewer pages: the log restarted since)
             self._checkpoint_now()
         if pages > WAL_BURST_PAGES:
             return _LOG_FULL

@@ -81,6 +81,12 @@ WAL_KEEP_BYTES, WAL_AUTO_PAGES = 256 * 1024, 200
 #: waited 200-340 ms; a bound of 100 MiB was reached at 5,000 players, and a batch waited
 #: 1.4 s for the checkpoints to copy it.)
 WAL_BURST_PAGES = 65_536
+#: the loop's batches start a checkpoint beside them (``Database._batch_inline``) once the
+#: log passed WAL_AUTO_PAGES and grew this many pages since the last one started (issue 21,
+#: fifth pass): one started as soon as the last ended copied the same hot pages (wallets,
+#: index tails) again every batch or two, and its thread cost a batch of 30 bets more than
+#: the batch's own statements (``docs/server.md``)
+WAL_STRIDE_PAGES = 2_000
 #: how long the "back" line waits for the dealers that failed in the outage to recover
 BACK_REPORT_SECONDS = 10.0
 

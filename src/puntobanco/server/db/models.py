@@ -92,6 +92,19 @@ class LoginSession(Base):
     last_seen_at: Mapped[datetime | None] = mapped_column(Timestamp)
 
 
+class SessionChanges(Base):
+    """One row counting every change that can end a session: a session deleted or changed, a
+    player's ``suspended`` changed or a player deleted — kept by the database's triggers
+    (migration 0010), so a change by any process is counted. A session read live while
+    ``serial`` had a value is still live, its lifetimes allowing, while ``serial`` keeps it
+    (``db/auth.py``, ``KnownSessions``)."""
+
+    __tablename__ = "session_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    serial: Mapped[int] = mapped_column(BigInteger)
+
+
 def table_name_key(name: str) -> str:
     """What makes two table names the same: the name case-folded ("QA1" and "qa1" clash)."""
     return name.casefold()

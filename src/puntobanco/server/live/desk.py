@@ -365,11 +365,15 @@ class BetDesk:
         tokens = {pending.token for pending in batch if pending.token is not None}
         if not tokens:
             return set()
-        found = auth.lookup_tokens(session, tokens, limits=self.sessions, rows=rows)
-        due = [token for token, lookup in found.items() if lookup.renew]
+        if rows is None and not self.db.postgresql:  # the sessions it knows (issue 21)
+            owners, due = auth.live_owners(session, tokens, limits=self.sessions,
+                                           known=auth.known_sessions(self.db))
+        else:
+            found = auth.lookup_tokens(session, tokens, limits=self.sessions, rows=rows)
+            due = [token for token, lookup in found.items() if lookup.renew]
+            owners = {token: lookup.player.id for token, lookup in found.items()}
         if due:
             auth.renew_sessions(session, due)
-        owners = {token: lookup.player.id for token, lookup in found.items()}
         return {pending.token for pending in batch if pending.token is not None
                 and owners.get(pending.token) == pending.op.player_id}
 
