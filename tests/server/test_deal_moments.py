@@ -91,7 +91,8 @@ def test_the_first_four_cards_go_out_in_one_write_and_the_round_keeps_its_pace(
     """R3: Punto, Banco, Punto, Banco in one moment (one write per socket), the page told to
     turn them ``card_seconds`` apart; R5/R6: each third card its own moment, ``card_seconds``
     after the one before was shown; the coup, the settlement and the result when the last card
-    is shown, in one write (the settlement waited for, ``SETTLEMENT_WAIT``). Rounds are played until a coup of four, five and six cards has each been seen."""
+    is shown, in one write (the settlement waited for, ``SETTLEMENT_WAIT``). Rounds are
+    played until a coup of four, five and six cards has each been seen."""
     room = Room(db_url, dealing="server", rules=RuleSet())
     room.config = dataclasses.replace(room.config, closed_seconds=CLOSED, card_seconds=PACE)
     writes: list[Write] = []

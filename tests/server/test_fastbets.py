@@ -327,6 +327,16 @@ def test_issue21_a_bug_on_the_protocols_short_way_is_an_internal_error_and_one_b
 # --- issue 21, fifth pass: the protocol's own idle timer and the answer's prepared head
 
 
+
+def _betting(server: LiveServer) -> tuple[Player, Any, str]:
+    """A signed-in player watching table 1 whose session the server already knows (one bet
+    placed), and the body of a plain bet on the open coup."""
+    ann = server.signup("ann", lang="fr")
+    watcher = server.watch(1, ann)
+    coup = watcher.next("round-opened")["coup_id"]
+    assert server.bet(ann, 1, "banco", 1000).status_code == 200  # the session is known
+    return ann, watcher, f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
+
 def test_issue21_a_connection_is_closed_idle_seconds_after_its_last_answer_never_before(
         sqlite_url: str) -> None:
     """The idle timer is one per connection, set when it connects, not remade per request
@@ -339,11 +349,7 @@ def test_issue21_a_connection_is_closed_idle_seconds_after_its_last_answer_never
     server.server.config.timeout_keep_alive = 2
     server.start()
     try:
-        ann = server.signup("ann", lang="fr")
-        watcher = server.watch(1, ann)
-        coup = watcher.next("round-opened")["coup_id"]
-        body = f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
-        assert server.bet(ann, 1, "banco", 1000).status_code == 200  # the session is known
+        ann, watcher, body = _betting(server)
         before = FastBets.quick
         with _raw(server.port) as conn:
             buffer = bytearray()
@@ -372,11 +378,7 @@ def test_issue21_the_protocols_answer_carries_the_date_of_its_second(sqlite_url:
     """The answer's head is prepared once per second and status (``connections.answer_head``):
     its ``date`` is uvicorn's of the moment it is written, a second later a new one."""
     with running(fast_settings(sqlite_url, betting_seconds=10.0)) as server:
-        ann = server.signup("ann", lang="fr")
-        watcher = server.watch(1, ann)
-        coup = watcher.next("round-opened")["coup_id"]
-        body = f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
-        assert server.bet(ann, 1, "banco", 1000).status_code == 200  # the session is known
+        ann, watcher, body = _betting(server)
         before = FastBets.quick
         dates = []
         with _raw(server.port) as conn:
@@ -400,11 +402,7 @@ def test_issue21_hostile_bodies_on_a_held_bet_get_the_routes_answers_on_a_live_c
     it, a byte order mark: ``fastbets.loads`` leaves those to ``json.loads``) is the plain bet
     it is; a declared body over the limit is refused 413 unread."""
     with running(fast_settings(sqlite_url, betting_seconds=10.0)) as server:
-        ann = server.signup("ann", lang="fr")
-        watcher = server.watch(1, ann)
-        coup = watcher.next("round-opened")["coup_id"]
-        body = f'{{"bet":"banco","stake":1000,"coup_id":{coup}}}'
-        assert server.bet(ann, 1, "banco", 1000).status_code == 200  # the session is known
+        ann, watcher, body = _betting(server)
         before = FastBets.quick
         with _raw(server.port) as conn:
             buffer = bytearray()
