@@ -34,6 +34,11 @@ Issue 21, fifth pass: what a held bet costs the protocol was cut to what it need
 per status (:func:`answer_head`), the table's path matched once per connection, and the idle
 timer kept without a timer cancelled and another made per request (see
 :class:`HttpToolsFirstRequestTimeout`; uvicorn's rule unchanged).
+
+Since these override and call uvicorn's private methods (``data_received``,
+``on_response_complete``, ``_should_upgrade``, ``handle_websocket_upgrade`` …), the project
+keeps uvicorn to the minor series they were written against (``pyproject.toml``: 0.54);
+moving it on means reading its ``httptools_impl.py`` again and running ``test_fastbets.py``.
 """
 
 from __future__ import annotations
