@@ -1,7 +1,7 @@
 """Issue 21, fifth pass: a server-dealt coup's first four cards come in one write; the page still
 turns them one by one, Punto's and Banco's in turn (R3), at the pace the server announces
 (``reveal_after_ms``, docs/api.md), the totals always those of the cards shown so far (R2), and
-the result only once its cards are shown — on a phone and on a desktop.
+the result only once its last card has landed — on a phone and on a desktop.
 
 A recorder (an init script) notes, at every change of the felt, which cards show their face and
 the totals shown, with the page's clock: the first test's messages come from the fake server
@@ -117,9 +117,9 @@ def test_four_cards_arriving_together_are_turned_in_order_with_a_visible_gap(
     gaps = [b[0] - a[0] for a, b in itertools.pairwise(shown)]
     assert min(gaps) >= 350, gaps  # turned one by one, ~400 ms apart (timers never fire early)
     _totals_follow_the_cards(records)
-    # the result: not before its last card, and not long after it
+    # the result: once its last card has landed (its 350 ms slide-in), and not long after
     result_at = next(r["at"] for r in records if r["winner"] == "punto")
-    assert shown[-1][0] <= result_at <= shown[-1][0] + 300, (result_at, shown[-1][0])
+    assert shown[-1][0] + 330 <= result_at <= shown[-1][0] + 750, (result_at, shown[-1][0])
     assert page.text_content("#total-punto") == "9" and page.text_content("#total-banco") == "3"
     assert server.errors == []
     context.close()
