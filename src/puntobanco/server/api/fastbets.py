@@ -310,28 +310,31 @@ _SCAN: Callable[[str, int], tuple[Any, int]] | None = (
     else json.scanner.c_make_scanner(json.JSONDecoder()))  # type: ignore[attr-defined]
 
 
-def loads(body: bytes) -> Any:
-    """``json.loads(body)``: the usual body — UTF-8, nothing around its value — read by json's
-    C scanner alone (without ``json.loads``' three Python layers); any other by ``json.loads``,
-    which gives its value or its error. The same value either way: a body the scanner takes
-    whole is one ``json.loads`` reads as UTF-8 (no byte order mark, no NUL among its first
-    four bytes: neither is JSON outside a string, nor inside one).
+def loads(data: str | bytes) -> Any:
+    """``json.loads(data)``: an HTTP bet's body or a socket's message (``api/ws.py``). The
+    usual one — UTF-8, nothing around its value — is read by json's C scanner alone (without
+    ``json.loads``' three Python layers: 0.8 µs instead of 1.8 a socket message); any other by
+    ``json.loads``, which gives its value or its error. The same value either way: a body the
+    scanner takes whole is one ``json.loads`` reads as UTF-8 (no byte order mark, no NUL
+    among its first four bytes: neither is JSON outside a string, nor inside one).
 
     >>> loads(b'{"bet":"banco","stake":1000}'), loads(b' [1] '), loads('"é"'.encode())
     ({'bet': 'banco', 'stake': 1000}, [1], 'é')
+    >>> loads('{"type":"ping"}'), loads(' [1] '), loads('"\\u00e9"')
+    ({'type': 'ping'}, [1], 'é')
     >>> loads(b'{"a":1} x')
     Traceback (most recent call last):
     json.decoder.JSONDecodeError: Extra data: line 1 column 9 (char 8)
     """
     if _SCAN is not None:
         try:
-            text = body.decode()
+            text = data if isinstance(data, str) else data.decode()
             value, end = _SCAN(text, 0)
             if end == len(text):
                 return value
         except (ValueError, StopIteration, RecursionError):
             pass
-    return json.loads(body)
+    return json.loads(data)
 
 
 async def _later(casino: Casino, table_id: int, token: str, bet: BetIn, player: PlayerInfo,

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
-import json.scanner
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any
@@ -34,6 +32,7 @@ from fastapi import APIRouter, WebSocket
 from puntobanco.i18n import DEFAULT_LANGUAGE
 from puntobanco.server.api import frames, wsread
 from puntobanco.server.api.deps import known_player, lookup_player
+from puntobanco.server.api.fastbets import loads
 from puntobanco.server.api.guard import Guards, client_address
 from puntobanco.server.api.wsbets import quick_bet, socket_bet
 from puntobanco.server.db import auth, ledger
@@ -59,25 +58,6 @@ CLOSE_TOO_MANY = 4429
 CLOSE_DATABASE_BACK = 4503
 #: the longest text a client sends (a ping is 16 characters)
 MAX_CLIENT_TEXT = 1024
-#: json's own C scanner, the one ``json.loads`` runs (:func:`loads`)
-_SCAN: Callable[[str, int], tuple[object, int]] = json.scanner.make_scanner(
-    json.JSONDecoder())  # type: ignore[arg-type]  # typeshed: the scanner takes the decoder
-
-
-def loads(text: str) -> object:
-    """``json.loads(text)``: the same value, or the same error. A text with nothing around its
-    value (every message the page sends) is read by json's scanner alone, without the
-    whitespace matches and checks of ``json.loads`` around it — 0.8 µs instead of 1.8 a
-    message (issue 21, fifth pass); any other text, and any error, by ``json.loads`` itself.
-
-    >>> loads('{"type":"ping"}'), loads(' [1] '), loads('"\\u00e9"')
-    ({'type': 'ping'}, [1], 'é')
-    """
-    try:
-        value, end = _SCAN(text, 0)
-    except Exception:  # json.loads says what is wrong (the same error)
-        return json.loads(text)
-    return value if end == len(text) else json.loads(text)
 
 
 @router.websocket("/ws/tables/{table_id}")
