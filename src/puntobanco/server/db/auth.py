@@ -293,7 +293,7 @@ class KnownSessions:
 
     def __init__(self) -> None:
         self.serial: int | None = None
-        #: token → (its player, trusted before this moment: naive UTC)
+        #: token → (its player, trusted before this moment)
         self.owners: dict[str, tuple[int, datetime]] = {}
 
 
@@ -327,7 +327,6 @@ def live_owners(connection: Connection, tokens: Collection[str], *, limits: Guar
     lookup of the tokens not remembered, or remembered past their moment; the same answer as
     :func:`lookup_tokens` (``tests/server/test_known_sessions.py``)."""
     moment = now or utcnow()
-    naive = moment.astimezone(UTC).replace(tzinfo=None)
     serial = bulk.execute(connection, _SERIAL_SQLITE)[0][0]
     owners = known.owners
     if serial != known.serial or len(owners) > known.MOST:
@@ -337,7 +336,7 @@ def live_owners(connection: Connection, tokens: Collection[str], *, limits: Guar
     asked: dict[str, str] = {}
     for token in tokens:
         entry = owners.get(token)
-        if entry is not None and naive < entry[1]:
+        if entry is not None and moment < entry[1]:
             found[token] = entry[0]
         else:
             asked[token_hash(token)] = token
@@ -346,6 +345,7 @@ def live_owners(connection: Connection, tokens: Collection[str], *, limits: Guar
         return found, due
     stamp = _RENEWED.dialect_impl(connection.dialect).bind_processor(connection.dialect)
     assert stamp is not None
+    moment_of = _moment(connection)
     renew = timedelta(seconds=limits.session_renew_seconds)
     idle = timedelta(seconds=limits.session_idle_seconds)
     longest = timedelta(seconds=limits.session_max_seconds)
@@ -358,16 +358,10 @@ def live_owners(connection: Connection, tokens: Collection[str], *, limits: Guar
         if renewal:
             due.append(token)  # its renewal is written in this transaction: looked up again
             continue
-        until = min(_naive(seen) + min(renew, idle), _naive(created) + longest)
+        until = min(_aware(moment_of(seen)) + min(renew, idle),
+                    _aware(moment_of(created)) + longest)
         owners[token] = (player_id, until)
     return found, due
-
-
-def _naive(stored: Any) -> datetime:
-    """An SQLite timestamp (SQLAlchemy's text, UTC) as a naive UTC datetime."""
-    moment = stored if isinstance(stored, datetime) else datetime.fromisoformat(stored)
-    return moment.replace(tzinfo=None) if moment.tzinfo is None else \
-        moment.astimezone(UTC).replace(tzinfo=None)
 
 
 def renew_session(session: Session, token: str, *, now: datetime | None = None) -> None:
