@@ -146,15 +146,21 @@ class Client:
 _MOMENT = threading.local()
 
 
+def _of_loop(kept: threading.local) -> tuple[asyncio.AbstractEventLoop, list[Client]]:
+    """The running loop and the clients ``kept`` (this thread's) holds for it: a new loop
+    gets a new list, never one a dead loop kept."""
+    loop = asyncio.get_running_loop()
+    found: tuple[asyncio.AbstractEventLoop, list[Client]] | None = getattr(
+        kept, "clients", None)
+    if found is None or found[0] is not loop:
+        found = kept.clients = (loop, [])
+    return found
+
+
 def _moment() -> list[Client]:
     """The clients with texts corked in this moment (their flush is scheduled once the first
     one joins)."""
-    loop = asyncio.get_running_loop()
-    moment: tuple[asyncio.AbstractEventLoop, list[Client]] | None = getattr(
-        _MOMENT, "moment", None)
-    if moment is None or moment[0] is not loop:  # a new loop: never a list a dead loop kept
-        moment = _MOMENT.moment = (loop, [])
-    return moment[1]
+    return _of_loop(_MOMENT)[1]
 
 
 def _cork(client: Client, corked: list[Client] | None = None) -> None:
@@ -193,12 +199,7 @@ _LINGERING = threading.local()
 def _linger(client: Client) -> None:
     """``client`` holds a ``my-bets`` for its next write: it goes out :data:`MY_BETS_LINGER`
     seconds from the first of a batch of such waits at the latest."""
-    loop = asyncio.get_running_loop()
-    lingering: tuple[asyncio.AbstractEventLoop, list[Client]] | None = getattr(
-        _LINGERING, "clients", None)
-    if lingering is None or lingering[0] is not loop:
-        lingering = _LINGERING.clients = (loop, [])
-    waiting = lingering[1]
+    loop, waiting = _of_loop(_LINGERING)
     if not waiting:
         loop.call_later(MY_BETS_LINGER, _release, waiting)
     waiting.append(client)
