@@ -4,6 +4,9 @@ third pass"."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 import pytest
 
 from puntobanco.rules import RuleSet
@@ -15,28 +18,40 @@ from puntobanco.server.live.hub import Client, Hub
 from .support import run_coroutine
 
 
+def _watched(sqlite_url: str, sockets: int) -> tuple[
+        Database, ManualClock, Hub, Callable[[], list[dict[str, object]]]]:
+    """A migrated database, a manual clock and a hub watched by ``sockets`` spectators' sockets
+    (queued, as before their connection runs), with what the first of them was pushed since
+    the last read, decoded."""
+    migrate(sqlite_url)
+    db = Database(sqlite_url, threads=1)
+    hub = Hub()
+    watchers = [Client(None) for _ in range(sockets)]
+    for client in watchers:
+        hub.add(client)
+
+    def pushed() -> list[dict[str, object]]:
+        texts = []
+        while not watchers[0].queue.empty():
+            text = watchers[0].queue.get_nowait()
+            assert text is not None
+            texts.append(json.loads(text))
+        return texts
+
+    return db, ManualClock(), hub, pushed
+
+
 def test_a_crowded_table_pushes_no_bet_totals_just_before_the_deadline_only_after_it(
         sqlite_url: str) -> None:
     """A ``bet-totals`` push to 5,000 sockets holds the event loop ~0.1 s; due at the deadline,
     it made the loop read bets sent in time after the deadline (refused). In the last
     :func:`totals_quiet` seconds the totals wait for the close, which pushes the final ones."""
-    migrate(sqlite_url)
-    db = Database(sqlite_url, threads=1)
-    clock = ManualClock()
-    hub = Hub()
-    watchers = [Client(None) for _ in range(5000)]
-    for client in watchers:
-        hub.add(client)
+    db, clock, hub, read = _watched(sqlite_url, 5000)
 
-    def pushed() -> list[str]:
-        texts = []
-        while not watchers[0].queue.empty():
-            text = watchers[0].queue.get_nowait()
-            assert text is not None
-            texts.append(text.split('"')[3])
-        return texts
+    def pushed() -> list[object]:
+        return [message["type"] for message in read()]
 
-    async def window() -> tuple[list[str], list[str], list[str]]:
+    async def window() -> tuple[list[object], list[object], list[object]]:
         desk = BetDesk(table_id=1, db=db, hub=hub, clock=clock)
         desk.open(coup_id=7, round_no=1, rules=RuleSet(), closes_at=clock.now() + 15)
         desk.apply_remote(1, 7, {"banco": 1000})  # the first change of a window: at once
@@ -67,23 +82,8 @@ def test_a_table_of_1000_sockets_gets_bet_totals_at_most_every_two_seconds(
     two in the window. The totals of a table watched by 1,000 sockets wait 2 s after a push
     (at most 500 socket writes a second), and the close still pushes the exact final ones."""
     import asyncio
-    import json
 
-    migrate(sqlite_url)
-    db = Database(sqlite_url, threads=1)
-    clock = ManualClock()
-    hub = Hub()
-    watchers = [Client(None) for _ in range(1000)]
-    for client in watchers:
-        hub.add(client)
-
-    def pushed() -> list[dict[str, object]]:
-        texts = []
-        while not watchers[0].queue.empty():
-            text = watchers[0].queue.get_nowait()
-            assert text is not None
-            texts.append(json.loads(text))
-        return texts
+    db, clock, hub, pushed = _watched(sqlite_url, 1000)
 
     async def window() -> tuple[list[dict[str, object]], list[dict[str, object]],
                                 list[dict[str, object]], float]:
