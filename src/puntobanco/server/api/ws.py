@@ -262,8 +262,8 @@ async def _receive(websocket: WebSocket, client: Client,
     # the plain text frames read straight from uvicorn's connection (api/wsread.py); the
     # rest, and everything on another server, through ASGI
     reader = wsread.install(getattr(websocket, "_send", None), take)
-    # the socket is set up (its sender ran first): its long-lived objects are frozen, never
-    # walked by a collection again (live/collector.py, issue 21)
+    # the socket is set up (its sender ran first): its long-lived objects are frozen, by this
+    # freeze or the next, and not walked by a collection again until a thaw (live/collector.py)
     collector.connected()
     try:
         while True:
