@@ -15,6 +15,10 @@ the loop thread's CPU (``time.thread_time``) into a round's phases at its messag
 * ``after``: round-settled → the next round-opened (the result's flush, the garbage collection,
   the pause, a shoe's end and start, the next coup opened).
 
+With ``PB_BENCH_PHASES_DETAIL=1`` in the environment the window's parts are timed too, each
+inclusively (``~name``: the batch's transaction, ``apply_bets``, the socket reads, the keepalive
+pings, every garbage collection by generation, …), nested parts counted in each.
+
 Each phase says its CPU, and within it the pushes, flushes, collections and core steps by name;
 per message type it counts the texts queued (one per socket reached) and their bytes. The file
 is rewritten every second: ``{"rounds": [{phase: {"cpu": s, "parts": {name: s}}, "texts":
@@ -24,6 +28,7 @@ is rewritten every second: ``{"rounds": [{phase: {"cpu": s, "parts": {name: s}},
 from __future__ import annotations
 
 import atexit
+import gc
 import json
 import os
 import threading
@@ -96,8 +101,73 @@ def _timed(name: str | None, call: Any) -> Any:
     return wrapper
 
 
+def _inclusive(name: str, call: Any) -> Any:
+    """``call`` timed on the loop thread whatever else times it (``~name``: inclusive, nested
+    parts counted in each)."""
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() != MAIN:
+            return call(*args, **kwargs)
+        began = time.thread_time()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            _add(f"~{name}", time.thread_time() - began)
+    return wrapper
+
+
+def _add(name: str, spent: float) -> None:
+    if _State.current is not None:
+        parts = _State.current.phases.setdefault(_State.phase, {"cpu": 0.0, "parts": {}})["parts"]
+        parts[name] = parts.get(name, 0.0) + spent
+
+
+def _collections() -> None:
+    """Every collection's CPU on the loop thread, by generation (``~gc N``)."""
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if threading.get_ident() != MAIN:
+            return
+        if phase == "start":
+            began[0] = time.thread_time()
+        else:
+            _add(f"~gc {info['generation']}", time.thread_time() - began[0])
+    gc.callbacks.append(timed)
+
+
+def _inclusives() -> None:
+    """The window's parts, each timed inclusively (``PB_BENCH_PHASES_DETAIL``)."""
+    from puntobanco.server.api import fastbets, wsbets, wsread
+    from puntobanco.server.db import engine as db_engine
+    from puntobanco.server.db import store
+    from puntobanco.server.live import desk
+    _collections()
+    wsread.Reader.data_received = _inclusive(  # type: ignore[method-assign]
+        "socket reads", wsread.Reader.data_received)
+    wsbets.quick_bet = _inclusive("quick_bet", wsbets.quick_bet)
+    fastbets.queue_plain = _inclusive("queue_plain", fastbets.queue_plain)
+    db_engine.Database._batch_inline = _inclusive(  # type: ignore[method-assign]
+        "batch transaction", db_engine.Database._batch_inline)
+    store.apply_bets = _inclusive("apply_bets", store.apply_bets)
+    store._write_bets = _inclusive("_write_bets", store._write_bets)
+    desk.BetDesk._changed = _inclusive("desk _changed", desk.BetDesk._changed)  # type: ignore[method-assign]
+    desk._answer = _inclusive("desk answers (callbacks run later)", desk._answer)
+    try:
+        from uvicorn.protocols.websockets import websockets_sansio_impl as sansio
+        cls = sansio.WebSocketsSansIOProtocol
+        cls.send_keepalive_ping = _inclusive(  # type: ignore[method-assign]
+            "keepalive pings", cls.send_keepalive_ping)
+        cls.handle_pong = _inclusive("pongs", cls.handle_pong)  # type: ignore[method-assign]
+    except ImportError:
+        pass
+    answered = hub.Client.answered
+    hub.Client.answered = _inclusive("Client.answered", answered)  # type: ignore[method-assign]
+
+
 def install() -> None:
     broadcast, send_text = hub.Hub.broadcast_text, hub.Hub.send_text
+    if os.environ.get("PB_BENCH_PHASES_DETAIL"):
+        _inclusives()
 
     def broadcast_text(self: hub.Hub, text: str) -> None:
         kind = _kind(text)
