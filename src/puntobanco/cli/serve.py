@@ -165,9 +165,12 @@ def serve(
 #: The protocol is uvicorn's own, whose idle timer also runs before a connection's first
 #: request (``server/connections.py``, issue 18); named by its import path, so that the worker
 #: processes of ``--workers`` import it too. No ``Server: uvicorn`` header (issue 21: an answer
-#: carries what its client needs).
+#: carries what its client needs). No WebSocket keep-alive ping (issue 21, sixth pass: a ping
+#: and its pong every 20 s per socket cost ~20 µs of every bet at 1,000 players): the kernel's
+#: TCP keep-alive and user timeout find a vanished peer as soon (``server/connections.py``).
 UVICORN_OPTIONS: dict[str, Any] = {"log_level": "warning", "timeout_graceful_shutdown": 5,
                                    "ws_per_message_deflate": False, "timeout_keep_alive": 75,
+                                   "ws_ping_interval": None,
                                    "http": "puntobanco.server.connections:FirstRequestTimeout",
                                    "server_header": False}
 

@@ -35,6 +35,18 @@ per status (:func:`answer_head`), the table's path matched once per connection, 
 timer kept without a timer cancelled and another made per request (see
 :class:`HttpToolsFirstRequestTimeout`; uvicorn's rule unchanged).
 
+Issue 21, sixth pass: a peer that vanished (a phone that lost its network, a laptop shut) is
+found by the kernel, not by a WebSocket ping each socket every 20 s (uvicorn's keep-alive ping,
+turned off by ``serve``: a timer, a frame, a write and a pong read per socket, 30-60 ms of the
+event loop a 10 s window at 1,000 sockets, ~20 µs of every bet). :func:`probe_dead_peers` sets
+TCP keep-alive on every connection (probes after :data:`KEEPALIVE_IDLE` s of silence, given up
+after :data:`KEEPALIVE_PROBES` unanswered ones) and a user timeout (a connection whose sent data
+stays unacknowledged :data:`USER_TIMEOUT_MS` is closed): the kernel probes only a quiet
+connection, for nothing in the process, and a table's sockets are never quiet for long. Either
+way such a socket is closed within ~40 s, as the ping's 20 s and its 20 s timeout did; a peer
+whose kernel answers but whose page does not read is dropped by the hub when its queue fills
+(``live/hub.py``), as before.
+
 Since these override and call uvicorn's private methods (``data_received``,
 ``on_response_complete``, ``_should_upgrade``, ``handle_websocket_upgrade`` …), the project
 keeps uvicorn to the minor series they were written against (``pyproject.toml``: 0.54);
@@ -46,6 +58,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import socket
 from typing import Any
 
 from starlette.datastructures import State
@@ -69,8 +82,36 @@ except ImportError:  # pragma: no cover - uvicorn without httptools: h11 serves
 _BET_URL = re.compile(rb"/api/tables/([1-9][0-9]{0,9})/bets")
 
 
+#: TCP keep-alive (:func:`probe_dead_peers`): the first probe after this many seconds of
+#: silence, then one every :data:`KEEPALIVE_INTERVAL` s, given up after :data:`KEEPALIVE_PROBES`
+KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_PROBES = 20, 5, 4
+#: data sent and not acknowledged for this long closes the connection (``TCP_USER_TIMEOUT``)
+USER_TIMEOUT_MS = 40_000
+
+
+def probe_dead_peers(transport: Any) -> None:
+    """Let the kernel find a vanished peer of this connection (the module's docstring): TCP
+    keep-alive and the user timeout where the platform has them; nothing on a socket that takes
+    no TCP option."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        for name, value in (("TCP_KEEPIDLE", KEEPALIVE_IDLE),
+                            ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL),
+                            ("TCP_KEEPCNT", KEEPALIVE_PROBES),
+                            ("TCP_USER_TIMEOUT", USER_TIMEOUT_MS)):
+            option = getattr(socket, name, None)
+            if option is not None:
+                sock.setsockopt(socket.IPPROTO_TCP, option, value)
+    except OSError:  # not a TCP socket (a Unix one): nothing to probe
+        pass
+
+
 class _FirstRequestTimer:
-    """Starts the keep-alive timer as soon as the connection is made."""
+    """Starts the keep-alive timer as soon as the connection is made; sets the connection's
+    dead-peer probes (:func:`probe_dead_peers`)."""
 
     loop: asyncio.AbstractEventLoop
     timeout_keep_alive: int
@@ -78,6 +119,7 @@ class _FirstRequestTimer:
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)  # type: ignore[misc]
+        probe_dead_peers(transport)
         if self.timeout_keep_alive_task is None:
             self.timeout_keep_alive_task = self.loop.call_later(
                 self.timeout_keep_alive, self.timeout_keep_alive_handler)
@@ -186,6 +228,7 @@ if HttpToolsProtocol is not None:
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            probe_dead_peers(transport)
             self.quiet_since = self.loop.time()
             self.timeout_keep_alive_task = self.loop.call_later(
                 self.timeout_keep_alive, self.idle_check)
