@@ -19,7 +19,7 @@ from puntobanco.rules import RuleSet
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import BetRecord
 from puntobanco.server.live.clock import ManualClock
-from puntobanco.server.live.desk import TOTALS_SECONDS, BetDesk
+from puntobanco.server.live.desk import LATE_READ, TOTALS_SECONDS, BetDesk
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import MESSAGES
 
@@ -172,8 +172,10 @@ def test_issue8_refusals_that_need_no_database_are_answered_without_a_batch(
 def test_issue8_a_request_read_after_the_deadline_is_refused_before_the_close_runs(
         sqlite_url: str) -> None:
     """"The deadline is the deadline": on a loop too busy to run the dealer's close on time (the
-    5,000-player bench: up to 0.9 s late), a request read after the announced deadline is
-    refused ``table-closed`` all the same, never written into the coup."""
+    5,000-player bench: up to 0.9 s late), a request read :data:`LATE_READ` or more after the
+    announced deadline is refused ``table-closed`` all the same, never written into the coup;
+    one read sooner than that was sent in time as far as anyone can tell (issue 21, sixth
+    pass) and is taken."""
     async def scenario() -> None:
         db = Database(sqlite_url)
         try:
@@ -182,6 +184,8 @@ def test_issue8_a_request_read_after_the_deadline_is_refused_before_the_close_ru
             desk.open(coup_id=7, round_no=1, rules=RuleSet(), closes_at=clock.now() + 0.05)
             desk.check(BetKind.BANCO, 1000, 7)  # before the deadline: no refusal
             clock.advance(0.06)
+            desk.check(BetKind.BANCO, 1000, 7)  # read 10 ms after it: still taken
+            clock.advance(LATE_READ)
             assert desk.accepting  # the close has not run
             with pytest.raises(BetRefused) as refused:
                 desk.check(BetKind.BANCO, 1000, 7)
@@ -190,6 +194,64 @@ def test_issue8_a_request_read_after_the_deadline_is_refused_before_the_close_ru
             db.close()
 
     run_coroutine(scenario())
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_issue21_the_close_takes_the_bets_the_sockets_hold_already(sqlite_url: str,
+                                                                  loop: str) -> None:
+    """At the deadline, a bet whose bytes wait in its socket, unread (the loop was busy when
+    they came), is read and taken before "no more bets" (``BetDesk.last_call``, on the
+    server's loop and on asyncio's); closed at once, it was refused ``table-closed``. The
+    socket's reader queues the bet as ``api/wsread.py`` does: in the read callback itself."""
+    import socket
+
+    import uvloop
+
+    from puntobanco.server.db import store
+
+    async def scenario() -> None:
+        db = Database(sqlite_url)
+        here = asyncio.get_running_loop()
+        mine, theirs = socket.socketpair()
+        try:
+            players, table_id, coup = _desk_with_players(db, 1)
+            clock = ManualClock()
+            desk = BetDesk(table_id=table_id, db=db, hub=Hub(), clock=clock)
+            desk.start()
+            desk.open(coup_id=coup, round_no=1, rules=RuleSet(), closes_at=clock.now() + 5)
+            answers: list[asyncio.Future[Any] | BetRefused] = []
+
+            def read() -> None:
+                mine.recv(100)
+                try:
+                    desk.check(BetKind.BANCO, 1000, coup)
+                except BetRefused as refused:
+                    answers.append(refused)
+                else:
+                    answers.append(desk.submit(store.BetOp(players[0], BetKind.BANCO, 1000,
+                                                           "late")))
+
+            mine.setblocking(False)
+            here.add_reader(mine.fileno(), read)
+            clock.advance(5.0)  # the deadline: the dealer's close runs now
+            theirs.send(b"bet")  # the bet is in the socket, not read yet
+            await desk.last_call()
+            assert not desk.accepting
+            await asyncio.wait_for(desk.drain(), 10)
+            assert len(answers) == 1 and not isinstance(answers[0], BetRefused)
+            assert (await answers[0])["stake"] == 1000
+            with db.read() as session:
+                assert list(store.active_bets(session, coup)) == players
+            here.remove_reader(mine.fileno())
+            await desk.stop()
+        finally:
+            mine.close()
+            theirs.close()
+            db.close()
+
+    runner = uvloop.run if loop == "uvloop" else asyncio.run
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(runner, scenario()).result(timeout=60)
 
 
 def _desk_with_players(db: Database, players: int) -> tuple[list[int], int, int]:

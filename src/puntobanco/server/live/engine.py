@@ -374,13 +374,14 @@ class TableDealer:
                         for player, spot in bets.items()})
 
     async def close_round(self) -> dict[int, dict[BetKind, int]]:
-        """"No more bets" (the table's lock held): a state change, whatever is queued.
+        """"No more bets" (the table's lock held): a state change, whatever is queued, once
+        the bets the sockets hold already are read (``BetDesk.last_call``).
         Requests taken before it are answered (one batch at most is being written), then the
         database closes the coup and says which bets it holds; the core takes exactly those
         (and checks each spot again: M3, L1, L3). Returns them, per player."""
         coup_id = self.view.coup_id
         assert coup_id is not None
-        self.desk.close()
+        await self.desk.last_call()  # the bets the sockets hold already are taken first
         self.view.phase, self.view.deadline = "closed", None
         self.hub.publish(msg.BetsClosed(round_no=self.table.round_no, coup_id=coup_id))
         await self.desk.drain()
