@@ -1,12 +1,12 @@
-"""Issue 21, fifth pass: the deal in as few message moments as its pace allows.
+"""Issue 21: the deal in as few message moments as its pace allows.
 
 Every moment costs each socket a write (~13 us, two thirds of it in the kernel), so a
-server-dealt coup's first four cards (R3) go out together, one write per socket, each saying
-how long after the card before it the page turns it (``reveal_after_ms``); the server then waits
-as long as the page takes to show them, so the round keeps the rhythm of a card per
-``card_seconds``: a third card (R5, R6) comes ``card_seconds`` after the fourth was shown, each
-its own moment, and the coup (``coup-dealt``) with the last card, or alone after the fourth
-card's turn. A hand-dealt table shows each card as its dealer enters it, as before.
+server-dealt coup goes out in one write per socket (sixth pass; the fifth sent the first four
+cards together, then each third card and the coup in moments of their own): every card, each
+saying how long after the card before it the page turns it (``reveal_after_ms``), with the
+coup (``coup-dealt``), the settlements and the result; the server then waits as long as the
+pages take to turn them before the result's pause, so the round keeps the rhythm of a card per
+``card_seconds``. A hand-dealt table shows each card as its dealer enters it, as before.
 
 The in-process tests drive a real engine on a real database (SQLite and PostgreSQL) on a
 :class:`ManualClock` and read what each socket's connection is given to write, moment by
@@ -86,17 +86,17 @@ def kinds(write: Write) -> list[str]:
     return [message["type"] for message in write[1]]
 
 
-def test_the_first_four_cards_go_out_in_one_write_and_the_round_keeps_its_pace(
+def test_a_coup_goes_out_in_one_write_and_the_round_keeps_its_pace(
         db_url: str) -> None:
-    """R3: Punto, Banco, Punto, Banco in one moment (one write per socket), the page told to
-    turn them ``card_seconds`` apart; R5/R6: each third card its own moment, ``card_seconds``
-    after the one before was shown; the coup, the settlement and the result when the last card
-    is shown, in one write (the settlement waited for, ``SETTLEMENT_WAIT``). Rounds are
-    played until a coup of four, five and six cards has each been seen."""
+    """Issue 21, sixth pass: every card of the coup (R3: Punto, Banco, Punto, Banco; R5/R6:
+    the third cards) in one moment with the coup, the settlement and the result (one write
+    per socket; the settlement waited for, ``SETTLEMENT_WAIT``), the page told to turn the
+    cards ``card_seconds`` apart; the result's pause starts once the pages have turned them.
+    Rounds are played until a coup of four, five and six cards has each been seen."""
     room = Room(db_url, dealing="server", rules=RuleSet())
     room.config = dataclasses.replace(room.config, closed_seconds=CLOSED, card_seconds=PACE)
     writes: list[Write] = []
-    coups: list[tuple[float, list[Write]]] = []
+    coups: list[tuple[float, list[Write], float]] = []
 
     async def play() -> None:
         engine = await started(room.engine(server_dealt))
@@ -111,7 +111,7 @@ def test_the_first_four_cards_go_out_in_one_write_and_the_round_keeps_its_pace(
             closed, first = room.clock.now(), len(writes)
             await dealt(engine, room.clock)
             await asyncio.sleep(0.01)  # the result's moment is written
-            coups.append((closed, writes[first:]))
+            coups.append((closed, writes[first:], engine.result_until))
             shapes.add(len(engine.view.cards))
         await engine.stop()
 
@@ -120,7 +120,7 @@ def test_the_first_four_cards_go_out_in_one_write_and_the_round_keeps_its_pace(
     finally:
         room.close()
     seen: dict[int, int] = {}
-    for closed, deal in coups:
+    for closed, deal, result_until in coups:
         cards = [m for _, messages in deal for m in messages if m["type"] == "card-dealt"]
         coup = next(m["coup"] for _, messages in deal for m in messages
                     if m["type"] == "coup-dealt")
@@ -138,23 +138,14 @@ def test_the_first_four_cards_go_out_in_one_write_and_the_round_keeps_its_pace(
                 so_far[before["side"]].append(Card.parse(before["card"]).value)
             assert (card["punto_total"], card["banco_total"]) == (
                 hand_total(so_far["punto"]), hand_total(so_far["banco"]))
-        # the first four: one write, "no more bets" shown CLOSED before it
+        # the whole coup: one write, "no more bets" shown CLOSED before it, the pages told
+        # to turn each card PACE after the one before
         start = closed + CLOSED
-        assert deal[0] == (start, cards[:4]), kinds(deal[0])
-        assert [c["reveal_after_ms"] for c in cards] == [0, 500, 500, 500] + [0] * (count - 4)
-        # then one moment per third card, and the last one holds the coup and its settlement
-        shown = start + 3 * PACE  # the fourth card turned on the pages
-        expected = [(shown + PACE * n, ["card-dealt"]) for n in range(1, count - 3)]
-        if count == 4:
-            expected = [(shown, [])]
-        expected[-1][1].append("coup-dealt")
-        told = [(at, kinds((at, messages))) for at, messages in deal[1:]]
-        # the settlement (written meanwhile on its thread) is waited for: it joins the coup's
-        # moment, one write per socket for the last card, the coup and the result
-        expected[-1][1].extend(["settlement", "round-settled"])
-        assert told == expected
-        # two moments for a coup of four or five cards (four and five before), three for six
-        assert len(told) + 1 == {4: 2, 5: 2, 6: 3}[count]
+        assert [(at, kinds((at, messages))) for at, messages in deal] == [
+            (start, ["card-dealt"] * count + ["coup-dealt", "settlement", "round-settled"])]
+        assert [c["reveal_after_ms"] for c in cards] == [0] + [500] * (count - 1)
+        # the result's pause starts once the pages have turned the last card
+        assert result_until == start + PACE * (count - 1) + room.config.result_seconds
     assert set(seen) == {4, 5, 6}, seen
     books = check_books(db_url)
     assert books["active_bets"] == 0 and set(books["in_play"].values()) == {0}
@@ -222,12 +213,12 @@ def _frames(data: bytes) -> tuple[list[tuple[int, str]], bytes]:
     return frames, data[at:]
 
 
-def test_a_real_socket_reads_the_first_four_cards_in_one_chunk_and_recall_agrees(
+def test_a_real_socket_reads_the_whole_coup_in_one_chunk_and_recall_agrees(
         sqlite_url: str) -> None:
-    """The real server on a real socket: the bytes of the first four ``card-dealt`` frames
-    arrive together (one write: one read takes them all), the next card or the coup at least
-    three paces later in a read of its own; the cards shown, in order, are the recalled
-    coup's (R3, R5, R6)."""
+    """The real server on a real socket: the bytes of every ``card-dealt`` frame, the coup's
+    and the result's arrive together (one write: one read takes them all), the next round at
+    least the cards' paces and the result's pause later; the cards shown, in order, are the
+    recalled coup's (R3, R5, R6)."""
     settings = fast_settings(sqlite_url, closed_seconds=0.2, card_seconds=0.3,
                              betting_seconds=0.5)
     with running(settings) as live:
@@ -256,9 +247,8 @@ def test_a_real_socket_reads_the_first_four_cards_in_one_chunk_and_recall_agrees
                         cards.append(message)
                     if message["type"] == "bets-closed" and coup_id is None:
                         coup_id = int(message["coup_id"])
-                if any(m["type"] == "coup-dealt" and m["coup"]["id"] == coup_id
-                       for m in messages):
-                    break
+                if coup_id is not None and any(m["type"] == "round-opened" for m in messages):
+                    break  # the next round
                 data += sock.recv(65536)
         finally:
             sock.close()
@@ -266,11 +256,12 @@ def test_a_real_socket_reads_the_first_four_cards_in_one_chunk_and_recall_agrees
     with_cards = [(at, [m["type"] for m in messages]) for at, messages in reads
                   if any(m["type"] in ("card-dealt", "coup-dealt") for m in messages)]
     first_at, first = with_cards[0]
-    assert first == ["card-dealt"] * 4, with_cards
-    assert [c["reveal_after_ms"] for c in cards[:4]] == [0, 300, 300, 300]
-    next_at, following = with_cards[1]
-    assert following[0] in ("card-dealt", "coup-dealt")
-    assert next_at - first_at >= 0.8  # a lower bound only: a pause never ends early
+    assert len(with_cards) == 1 and first == ["card-dealt"] * len(cards) + [
+        "coup-dealt", "round-settled"], with_cards
+    assert [c["reveal_after_ms"] for c in cards] == [0] + [300] * (len(cards) - 1)
+    opened_at = reads[-1][0]  # the next round opens once the pages turned the cards, and the
+    # result's pause after that (a lower bound only: a pause never ends early)
+    assert opened_at - first_at >= 0.3 * (len(cards) - 1) + settings.result_seconds - 0.01
     punto, banco = recalled["punto"]["cards"], recalled["banco"]["cards"]
     order = [punto[0], banco[0], punto[1], banco[1], *punto[2:], *banco[2:]]
     assert [c["card"] for c in cards] == order

@@ -67,8 +67,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("puntobanco.server.live.dealer")
 T = TypeVar("T")
 
-#: the longest (seconds) a coup's last card waits for its settlement, so that both go out in
-#: one moment (``TableDealer._show_dealt``); a slower database shows the card first, as before
+#: the longest (seconds) a coup's cards wait for its settlement, so that they go out in one
+#: moment (``TableDealer._show_dealt``); a slower database shows the cards first, as before
 SETTLEMENT_WAIT = 1.0
 #: the bets in their order (L6), as a tuple: iterating ``BetKind`` itself costs more
 _KINDS = tuple(BetKind)
@@ -465,7 +465,7 @@ class TableDealer:
         # the pages are told of it still comes after the last card.
         settling = asyncio.ensure_future(self.write(settle))
         try:
-            await self._show_dealt(shown, settling)
+            showing = await self._show_dealt(shown, settling)
         except BaseException:
             settling.add_done_callback(_retrieved)
             raise
@@ -481,8 +481,9 @@ class TableDealer:
         self.view.last_result = result
         self.view.roads.append(recall.road_json(result))
         # the pause after the result ends at a moment fixed before anyone hears of it (a test
-        # moving the clock once it sees the result moves it past this moment)
-        self.result_until = self.clock.now() + self.config.result_seconds
+        # moving the clock once it sees the result moves it past this moment); it starts once
+        # the pages have turned the cards sent with it (``showing``)
+        self.result_until = self.clock.now() + showing + self.config.result_seconds
         self.hub.publish(msg.RoundSettled(round_no=settled.round_no, coup_id=coup_id,
                                           shoe_no=shoe_no, coup_in_shoe=self.view.coup_in_shoe,
                                           winner=result["winner"],
@@ -498,46 +499,36 @@ class TableDealer:
             collector.quiet_moment()
         await self.finish_shoe_if_done()
 
-    async def _show_dealt(self, shown: list[CardDealt], settling: asyncio.Future[Any]) -> None:
-        """Show a dealt coup's cards at the table's pace (issue 21, fifth pass: each message
-        moment costs every socket a write, ~13 us, so the deal has as few as the pace allows).
+    async def _show_dealt(self, shown: list[CardDealt], settling: asyncio.Future[Any]
+                          ) -> float:
+        """Show a server-dealt coup's cards at the table's pace, in one message moment (issue
+        21: each moment costs every socket a write, ~13 µs); the seconds the pages then take to
+        turn them, which the result's pause comes after.
 
-        "No more bets" stays on the pages ``closed_seconds`` before the first card. The first
-        four cards (R3: Punto, Banco, Punto, Banco) go out together, in one moment (one write
-        per socket), each saying how long after the card before it the page turns it
+        "No more bets" stays on the pages ``closed_seconds`` before the first card. The coup is
+        dealt in full by then (the core deals it at the close, R3-R6), and every card goes out
+        at once, each saying how long after the card before it the page turns it
         (``reveal_after_ms``: ``card_seconds``, the first at once): the pages turn them one by
-        one, as when they came ``card_seconds`` apart. The server then waits as long as the
-        pages take to show them, so a third card (R5, R6) comes ``card_seconds`` after the
-        fourth was shown, each its own moment, and the coup (``coup-dealt``, with the last
-        card or, after a natural or two standing hands, alone) when its last card is shown:
-        the round's rhythm is the one of a card per moment. A stopping server skips the
-        pauses and finishes the coup.
-
-        The coup's last moment (its last card, or the coup alone) waits up to
-        :data:`SETTLEMENT_WAIT` for the settlement being written meanwhile (``settling``), so
-        that it goes out with every bettor's settlement and the result, in one write per
-        socket instead of two: at 5,000 players the settlement's transaction often ended a
-        little after the last card, and the coup then took a moment of its own (56–104 ms of
-        the loop, which every settlement waited for)."""
+        one, Punto's and Banco's in turn and then the third cards (R5, R6), as when each came
+        ``card_seconds`` apart, and show the coup, the settlement and the result (sent in the
+        same moment, after this returns) once the last card has landed (``static/js/deal.js``).
+        No bet is open while they turn, so a page that learns a card a second before it shows
+        it learns nothing it could use. The moment waits up to :data:`SETTLEMENT_WAIT` for the
+        settlement being written meanwhile (``settling``, over the ``closed_seconds`` pause), so
+        that it goes out with every bettor's settlement and the result, in one write per socket
+        (issue 21, sixth pass: one write a round instead of two or three, the first four cards,
+        each third card and the coup having been moments of their own). A hand-dealt table's
+        cards were each shown as its dealer entered it (no ``shown``)."""
         if not shown:
             await _ready(settling)
-            return
+            return 0.0
         pace = self.config.card_seconds
         await self.pause(self.config.closed_seconds)
-        first = shown[:4]
-        for index, card in enumerate(first):
+        await _ready(settling)
+        for index, card in enumerate(shown):
             self.show_card(card.side, card.position, str(card.card),
                            reveal_after_ms=round(pace * 1000) if index else 0)
-        showing = pace * (len(first) - 1)  # the pages turn the first four meanwhile
-        for number, card in enumerate(shown[4:], start=5):
-            await self.pause(showing + pace)
-            showing = 0.0
-            if number == len(shown):
-                await _ready(settling)
-            self.show_card(card.side, card.position, str(card.card))
-        if showing:
-            await self.pause(showing)
-            await _ready(settling)
+        return pace * (len(shown) - 1)
 
     def show_card(self, side: Side, position: int, card: str, *,
                   reveal_after_ms: int = 0) -> None:
@@ -689,7 +680,7 @@ class TableDealer:
 
 async def _ready(settling: asyncio.Future[Any]) -> None:
     """Wait up to :data:`SETTLEMENT_WAIT` seconds for a settlement being written (never
-    cancelling it): the coup's last moment goes out with it (``TableDealer._show_dealt``)."""
+    cancelling it): the coup's moment goes out with it (``TableDealer._show_dealt``)."""
     if not settling.done():
         await asyncio.wait((settling,), timeout=SETTLEMENT_WAIT)
 
