@@ -45,6 +45,8 @@ from typing import IO, Any
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
+import pg_watch
+
 PASSWORD = "bench-operator"
 KINDS = ("punto", "banco", "egalite")
 #: keep-alive connections the bets share by default (player n uses connection n mod connections,
@@ -112,12 +114,19 @@ class Postgres:
         self._run([initdb, "-D", str(data), "-A", "trust", "-U", "bench", "-E", "UTF8",
                    "--no-sync"])
         # durable commits (fsync on, synchronous_commit on): the server's real cost
-        sync = "" if durable else " -c fsync=off -c synchronous_commit=off"
-        self._run([pg_ctl, "-D", str(data), "-o", f"-p {self.port} -k {self.root} "
-                   f"-c listen_addresses=127.0.0.1 -c max_connections=200{sync}", "-l",
-                   str(self.root / "log"), "-w", "-t", "60", "start"])
+        sync = [] if durable else ["fsync=off", "synchronous_commit=off"]
+        # PB_BENCH_PG_SETTINGS="name=value ...": settings to try (A/B), after the others
+        tried = os.environ.get("PB_BENCH_PG_SETTINGS", "").split()
+        options = " ".join(f"-c {setting}" for setting in [
+            "listen_addresses=127.0.0.1", "max_connections=200", *sync,
+            *pg_watch.settings(), *tried])
+        self._run([pg_ctl, "-D", str(data), "-o", f"-p {self.port} -k {self.root} {options}",
+                   "-l", str(self.root / "log"), "-w", "-t", "60", "start"])
         self.data = data
         self.count = 0
+        #: PB_BENCH_PG_WATCH=1: the log's growth, checkpoints, slow commits (bench/pg_watch.py)
+        self.watch = (pg_watch.Watch(self.port, self.root / "log") if pg_watch.settings()
+                      else None)
 
     def _run(self, command: list[str]) -> None:
         if os.geteuid() == 0:
@@ -136,6 +145,8 @@ class Postgres:
 
     def stop(self) -> None:
         try:
+            if self.watch is not None:
+                self.watch.stop()
             self._run([self.pg_ctl, "-D", str(self.data), "-m", "fast", "stop"])
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
