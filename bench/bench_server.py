@@ -95,7 +95,15 @@ def pg_binary(name: str) -> str | None:
 class Postgres:
     """A throw-away PostgreSQL cluster (initdb/pg_ctl; as ``postgres`` when run as root), with
     durable commits unless ``durable=False`` (fsync off: what is measured is then the server's
-    CPU, not the disk). :attr:`missing` says why there is none (the binaries are not there)."""
+    CPU, not the disk). :attr:`missing` says why there is none (the binaries are not there).
+
+    Its settings are PostgreSQL 15's defaults but ``max_connections = 200`` (shared_buffers 128
+    MB, wal_buffers 4 MB, max_wal_size 1 GB, checkpoint_timeout 5 min, synchronous_commit and
+    fsync on): the README's PostgreSQL figures are taken with them. A new cluster runs no
+    checkpoint during a 5,000-player ``bench_load`` run (69 MiB of log, ~75 s), so its commits
+    never meet one, as a server's sometimes do (``docs/server.md``, "Issue 21, sixth pass").
+    ``PB_BENCH_PG_SETTINGS="name=value ..."`` adds settings to try; ``PB_BENCH_PG_WATCH=1``
+    prints what the cluster did with its log (``pg_watch.py``)."""
 
     missing = "needs PostgreSQL's initdb and pg_ctl (on PATH or in /usr/lib/postgresql)"
 
