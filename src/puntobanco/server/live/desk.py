@@ -63,11 +63,6 @@ TOTALS_SENDS = 500
 TOTALS_QUIET_SENDS = 5000
 #: a lingering batch is written at once when this many requests are queued
 LINGER_BETS = 200
-#: batches of one table written at once on PostgreSQL, each on its own connection (issue 21,
-#: sixth pass): the next one is read, checked and sent while the one before it commits, and
-#: waits in PostgreSQL only for the rows that one holds (the table's in-play account) instead
-#: of waiting on the loop for the commit's flush and the answers' way back
-PIPELINE = 2
 
 
 def totals_interval(sockets: int) -> float:
@@ -152,13 +147,6 @@ class BetDesk:
         self._idle = asyncio.Event()
         self._idle.set()
         self._task: asyncio.Task[None] | None = None
-        #: requests taken from the queue but held back: their player has a batch in flight
-        self._held: list[Pending] = []
-        #: the batches being written, with their players (:meth:`_run`)
-        self._writing: dict[asyncio.Task[None], set[int]] = {}
-        #: the most batches written at once: two on PostgreSQL (:data:`PIPELINE`), one on
-        #: SQLite (one writer holds the file; its batches are written on the loop's thread)
-        self.pipeline = PIPELINE if db.postgresql else 1
         self._first_at = 0.0
         self._counted = (0, 0)
         self._version = self._sent_version = 0
@@ -229,7 +217,7 @@ class BetDesk:
             await asyncio.sleep(0)
 
     def _refuse_queued(self) -> None:
-        queued, self._queue, self._held = [*self._held, *self._queue], [], []
+        queued, self._queue = self._queue, []
         for pending in queued:
             _answer(pending.future, _not_open())
         self._idle.set()
@@ -287,45 +275,14 @@ class BetDesk:
         return future
 
     async def _run(self) -> None:
-        """The batcher: up to :attr:`pipeline` batches written at once, each of players no
-        other batch in flight has (:meth:`_take`); :attr:`_idle` once none is queued, held
-        or in flight."""
         while True:
             await self._wake.wait()
             self._wake.clear()
-            while (self._queue or self._held) and len(self._writing) < self.pipeline:
+            while self._queue:
                 await self._linger()
-                batch = self._take()
-                if not batch:  # every waiting request's player has a batch in flight
-                    break
-                task = asyncio.create_task(self._write(batch))
-                self._writing[task] = {pending.op.player_id for pending in batch}
-                task.add_done_callback(self._written)
-            if not self._queue and not self._held and not self._writing:
-                self._idle.set()
-
-    def _take(self) -> list[Pending]:
-        """The next batch: the first :data:`MAX_BATCH` requests held back or queued (in that
-        order) of players that have no batch in flight; the others are held back until it
-        is written, so a player's requests are written one batch after the other, in the
-        order they came."""
-        busy = set().union(*self._writing.values()) if self._writing else None
-        if not busy and not self._held:
-            batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
-            return batch
-        batch, held = [], []
-        for pending in (*self._held, *self._queue):
-            if len(batch) < MAX_BATCH and (busy is None or pending.op.player_id not in busy):
-                batch.append(pending)
-            else:
-                held.append(pending)
-        self._held, self._queue = held, []
-        return batch
-
-    def _written(self, task: asyncio.Task[None]) -> None:
-        """A batch's flight ended: its players may be written again; the batcher looks."""
-        del self._writing[task]
-        self._wake.set()
+                batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+                await self._write(batch)
+            self._idle.set()
 
     async def _linger(self) -> None:
         """Let the batch gather: until :attr:`linger` after its first request was queued,
