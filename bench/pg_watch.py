@@ -13,14 +13,18 @@ bets writes (issue 21, sixth pass: ``docs/server.md``).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import threading
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+#: a segment of the write-ahead log (PostgreSQL's default)
+SEGMENT = 16 * 2**20
 #: the statements slower than this many ms are logged (``log_min_duration_statement``)
 SLOW_MS = int(os.environ.get("PB_BENCH_PG_SLOW_MS", "20"))
 SAMPLE = """SELECT pg_current_wal_lsn() - '0/0', w.wal_records, w.wal_fpi, w.wal_bytes,
@@ -39,7 +43,7 @@ def settings() -> list[str]:
     if not os.environ.get("PB_BENCH_PG_WATCH"):
         return []
     return ["shared_preload_libraries=pg_stat_statements", "track_wal_io_timing=on",
-            "log_checkpoints=on", f"log_min_duration_statement={SLOW_MS}",
+            "log_checkpoints=on", f"log_min_duration_statement={SLOW_MS}", "log_timezone=UTC",
             "pg_stat_statements.track=all"]
 
 
@@ -65,7 +69,7 @@ class Watch:
             except Exception:  # the cluster is stopping
                 return
             if row is not None:
-                self.samples.append((time.monotonic(), tuple(row)))
+                self.samples.append((time.time(), tuple(row)))
 
     def stop(self) -> None:
         """Stop sampling and print the report (before the cluster stops)."""
@@ -103,6 +107,7 @@ class Watch:
                 f"({whole['sync_ms'] / max(1.0, whole['syncs']):.2f} ms mean), checkpoints "
                 f"timed {whole['ckpt_timed']:.0f}, asked {whole['ckpt_req']:.0f}")
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        lines.append(self.commits_and_segments(text))
         lines += [f"  {line.split('LOG:', 1)[-1].strip()}" for line in text.splitlines()
                   if "checkpoint starting" in line or "checkpoint complete" in line]
         slow: dict[str, list[float]] = {}
@@ -126,3 +131,25 @@ class Watch:
                          f"{records / calls:8.1f} {fpi / calls:6.1f} {float(wal) / calls:9.0f}"
                          f" {ms / calls:7.2f}  {query}")
         return "\n".join(lines)
+
+    def commits_and_segments(self, text: str) -> str:
+        """How many slow ``COMMIT``s ran while the log entered a new 16 MiB segment (which a
+        new cluster creates and fills with zeros, flushed, in the commit's path; a server
+        that has run a while reuses old ones), against the share of the run's time such
+        moments take."""
+        crossings = [(at, int(row[0]) // SEGMENT) for at, row in self.samples]
+        spans = [(before[0], after[0]) for before, after in itertools.pairwise(crossings)
+                 if after[1] != before[1]]
+        slow = []
+        for stamp, ms in re.findall(r"^(\S+ \S+) \S+ \[\d+\] LOG:  duration: ([\d.]+) ms"
+                                    r"\s+statement: COMMIT", text, re.MULTILINE):
+            end = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S.%f").replace(
+                tzinfo=UTC).timestamp()
+            slow.append((end - float(ms) / 1000, end))
+        near = sum(1 for start, end in slow
+                   if any(start <= b + 0.05 and end >= a - 0.05 for a, b in spans))
+        busy = sum(b - a for a, b in spans)
+        whole = crossings[-1][0] - crossings[0][0] if len(crossings) > 1 else 0.0
+        return (f"  slow COMMITs while the log entered a new segment: {near} of {len(slow)} "
+                f"({len(spans)} segments entered, in {busy:.1f} s of the {whole:.0f} s "
+                "sampled)")
