@@ -117,12 +117,14 @@ class Watch:
                             []).append(float(ms))
         for kind, values in sorted(slow.items(), key=lambda item: -len(item[1])):
             values.sort()
-            bands = Counter(next(f"<{edge}" for edge in (50, 100, 200, 400, 800, 10**9)
-                                 if value < edge) for value in values)
+            bands = Counter(next((edge for edge in (50, 100, 200, 400, 800) if value < edge),
+                                 0) for value in values)
             lines.append(f"  statements over {SLOW_MS} ms: {kind} {len(values)}, median "
                          f"{values[len(values) // 2]:.0f} ms, max {values[-1]:.0f} ms ("
-                         + ", ".join(f"{band} ms {n}" for band, n in sorted(
-                             bands.items(), key=lambda item: int(item[0][1:]))) + ")")
+                         + ", ".join(f"{f'<{edge}' if edge else '>=800'} ms {n}"
+                                     for edge, n in sorted(bands.items(),
+                                                           key=lambda item: item[0] or 10**9))
+                         + ")")
         lines.append("  per call of the statements that wrote most log (pg_stat_statements): "
                      "calls, pages dirtied, pages written, log records, full pages, log bytes,"
                      " ms")
@@ -146,6 +148,10 @@ class Watch:
             end = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S.%f").replace(
                 tzinfo=UTC).timestamp()
             slow.append((end - float(ms) / 1000, end))
+        if slow:  # when, to set beside other processes' flushes (wall clock, UTC)
+            print("  slow COMMITs (end, UTC, ms): " + ", ".join(
+                f"{datetime.fromtimestamp(end, UTC):%H:%M:%S.%f}"[:-3]
+                + f" {1000 * (end - start):.0f}" for start, end in slow), flush=True)
         near = sum(1 for start, end in slow
                    if any(start <= b + 0.05 and end >= a - 0.05 for a, b in spans))
         busy = sum(b - a for a, b in spans)
