@@ -31,6 +31,7 @@ import platform
 import random
 import resource
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -119,6 +120,11 @@ class Postgres:
             shutil.chown(self.root, "postgres")
             shutil.chown(data, "postgres")
         self.port = free_port()
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            # a bench stopped by ``timeout`` or ``kill``: its ``finally`` stops the cluster
+            # (the default action ended the process at once and left the cluster running,
+            # busy with the query it had been sent)
+            signal.signal(signal.SIGTERM, _exit_on_term)
         self._run([initdb, "-D", str(data), "-A", "trust", "-U", "bench", "-E", "UTF8",
                    "--no-sync"])
         # durable commits (fsync on, synchronous_commit on): the server's real cost
@@ -158,6 +164,10 @@ class Postgres:
             self._run([self.pg_ctl, "-D", str(self.data), "-m", "fast", "stop"])
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _exit_on_term(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def seed_players(url: str, players: int) -> list[tuple[int, str]]:
