@@ -103,6 +103,9 @@ class Postgres:
     fsync on): the README's PostgreSQL figures are taken with them. A new cluster runs no
     checkpoint during a 5,000-player ``bench_load`` run (69 MiB of log, ~75 s), so its commits
     never meet one, as a server's sometimes do (``docs/server.md``, "Issue 21, sixth pass").
+    A durable cluster starts with its files flushed (``initdb`` without ``--no-sync``, a
+    ``CHECKPOINT`` after ``CREATE DATABASE``): ~25 MB of them were otherwise written back by the
+    kernel about 30 s later, in the first burst of bets, on the disk the commits flush to.
     ``PB_BENCH_PG_SETTINGS="name=value ..."`` adds settings to try; ``PB_BENCH_PG_WATCH=1``
     prints what the cluster did with its log (``pg_watch.py``)."""
 
@@ -125,8 +128,11 @@ class Postgres:
             # (the default action ended the process at once and left the cluster running,
             # busy with the query it had been sent)
             signal.signal(signal.SIGTERM, _exit_on_term)
+        # durable: initdb flushes its files (~25 MB), so that the kernel does not write them
+        # back ~30 s later (dirty_expire_centisecs), in the first burst of a load bench
         self._run([initdb, "-D", str(data), "-A", "trust", "-U", "bench", "-E", "UTF8",
-                   "--no-sync"])
+                   *([] if durable else ["--no-sync"])])
+        self.durable = durable
         # durable commits (fsync on, synchronous_commit on): the server's real cost
         sync = [] if durable else ["fsync=off", "synchronous_commit=off"]
         # PB_BENCH_PG_SETTINGS="name=value ...": settings to try (A/B), after the others
@@ -155,6 +161,8 @@ class Postgres:
         with psycopg.connect(f"host=127.0.0.1 port={self.port} user=bench dbname=postgres",
                              autocommit=True) as connection:
             connection.execute(f'CREATE DATABASE "{name}"')
+            if self.durable:  # its pages written and flushed now, not in the bench
+                connection.execute("CHECKPOINT")
         return f"postgresql+psycopg://bench@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
