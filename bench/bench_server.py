@@ -31,6 +31,7 @@ import platform
 import random
 import resource
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -44,6 +45,8 @@ from typing import IO, Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+
+import pg_watch
 
 PASSWORD = "bench-operator"
 KINDS = ("punto", "banco", "egalite")
@@ -93,7 +96,18 @@ def pg_binary(name: str) -> str | None:
 class Postgres:
     """A throw-away PostgreSQL cluster (initdb/pg_ctl; as ``postgres`` when run as root), with
     durable commits unless ``durable=False`` (fsync off: what is measured is then the server's
-    CPU, not the disk). :attr:`missing` says why there is none (the binaries are not there)."""
+    CPU, not the disk). :attr:`missing` says why there is none (the binaries are not there).
+
+    Its settings are PostgreSQL 15's defaults but ``max_connections = 200`` (shared_buffers 128
+    MB, wal_buffers 4 MB, max_wal_size 1 GB, checkpoint_timeout 5 min, synchronous_commit and
+    fsync on): the README's PostgreSQL figures are taken with them. A new cluster runs no
+    checkpoint during a 5,000-player ``bench_load`` run (69 MiB of log, ~75 s), so its commits
+    never meet one, as a server's sometimes do (``docs/server.md``, "Issue 21, sixth pass").
+    A durable cluster starts with its files flushed (``initdb`` without ``--no-sync``, a
+    ``CHECKPOINT`` after ``CREATE DATABASE``): ~25 MB of them were otherwise written back by the
+    kernel about 30 s later, in the first burst of bets, on the disk the commits flush to.
+    ``PB_BENCH_PG_SETTINGS="name=value ..."`` adds settings to try; ``PB_BENCH_PG_WATCH=1``
+    prints what the cluster did with its log (``pg_watch.py``)."""
 
     missing = "needs PostgreSQL's initdb and pg_ctl (on PATH or in /usr/lib/postgresql)"
 
@@ -109,15 +123,30 @@ class Postgres:
             shutil.chown(self.root, "postgres")
             shutil.chown(data, "postgres")
         self.port = free_port()
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            # a bench stopped by ``timeout`` or ``kill``: its ``finally`` stops the cluster
+            # (the default action ended the process at once and left the cluster running,
+            # busy with the query it had been sent)
+            signal.signal(signal.SIGTERM, _exit_on_term)
+        # durable: initdb flushes its files (~25 MB), so that the kernel does not write them
+        # back ~30 s later (dirty_expire_centisecs), in the first burst of a load bench
         self._run([initdb, "-D", str(data), "-A", "trust", "-U", "bench", "-E", "UTF8",
-                   "--no-sync"])
+                   *([] if durable else ["--no-sync"])])
+        self.durable = durable
         # durable commits (fsync on, synchronous_commit on): the server's real cost
-        sync = "" if durable else " -c fsync=off -c synchronous_commit=off"
-        self._run([pg_ctl, "-D", str(data), "-o", f"-p {self.port} -k {self.root} "
-                   f"-c listen_addresses=127.0.0.1 -c max_connections=200{sync}", "-l",
-                   str(self.root / "log"), "-w", "-t", "60", "start"])
+        sync = [] if durable else ["fsync=off", "synchronous_commit=off"]
+        # PB_BENCH_PG_SETTINGS="name=value ...": settings to try (A/B), after the others
+        tried = os.environ.get("PB_BENCH_PG_SETTINGS", "").split()
+        options = " ".join(f"-c {setting}" for setting in [
+            "listen_addresses=127.0.0.1", "max_connections=200", *sync,
+            *pg_watch.settings(), *tried])
+        self._run([pg_ctl, "-D", str(data), "-o", f"-p {self.port} -k {self.root} {options}",
+                   "-l", str(self.root / "log"), "-w", "-t", "60", "start"])
         self.data = data
         self.count = 0
+        #: PB_BENCH_PG_WATCH=1: the log's growth, checkpoints, slow commits (bench/pg_watch.py)
+        self.watch = (pg_watch.Watch(self.port, self.root / "log") if pg_watch.settings()
+                      else None)
 
     def _run(self, command: list[str]) -> None:
         if os.geteuid() == 0:
@@ -132,13 +161,21 @@ class Postgres:
         with psycopg.connect(f"host=127.0.0.1 port={self.port} user=bench dbname=postgres",
                              autocommit=True) as connection:
             connection.execute(f'CREATE DATABASE "{name}"')
+            if self.durable:  # its pages written and flushed now, not in the bench
+                connection.execute("CHECKPOINT")
         return f"postgresql+psycopg://bench@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
         try:
+            if self.watch is not None:
+                self.watch.stop()
             self._run([self.pg_ctl, "-D", str(self.data), "-m", "fast", "stop"])
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _exit_on_term(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def seed_players(url: str, players: int) -> list[tuple[int, str]]:
