@@ -6,6 +6,7 @@ the ids given back are the rows' own; refusals, replays and conflicts answered a
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 from collections.abc import Iterator
@@ -343,3 +344,27 @@ def test_an_sqlite_batch_that_fails_writes_nothing(sqlite_db: Database) -> None:
         assert session.scalars(select(BetRequest.id)).all() == []
         assert ledger.wallet_balance(session, ann) == 10_000
     assert db._batch_call(lambda connection: 1) == 1  # the connection is usable again
+
+
+@pytest.mark.parametrize("answer", [
+    {"bet": "banco", "stake": 500, "total": 1500, "my_bets": {"punto": 200, "banco": 1500},
+     "balance": 7000, "coup_id": 3, "round_no": 9},
+    {"bet": "lion-punto", "stake": 100, "total": 100, "my_bets": {}, "balance": 0,
+     "coup_id": 1, "round_no": 1},
+    {"bet": "punto", "stake": True, "total": 1, "my_bets": {"punto": 1}, "balance": 5,
+     "coup_id": 1, "round_no": 1},  # a bool is not a number here: json.dumps writes it
+    {"bet": "punto", "stake": 100, "total": 100, "my_bets": {"punto": 1.5}, "balance": 5,
+     "coup_id": 1, "round_no": 1},
+    {"bet": 'pun"to', "stake": 100, "total": 100, "my_bets": {}, "balance": 5, "coup_id": 1,
+     "round_no": 1},
+    {"stake": 100, "bet": "punto", "total": 100, "my_bets": {}, "balance": 5, "coup_id": 1,
+     "round_no": 1},  # another order: json.dumps keeps it
+    {"bet": "banco", "stake": 2500},  # a withdrawal's
+    {"placed": {"egalite": 1000, "lion-punto": 1000}, "my_bets": {"egalite": 1000},
+     "balance": 1, "coup_id": 2, "round_no": 2},  # a group's
+])
+def test_a_stored_answer_is_the_text_json_dumps_writes(answer: dict[str, Any]) -> None:
+    """The idempotency record's text (``store.answer_json``, written without ``json.dumps``
+    for a placed bet's answer) is exactly ``json.dumps``' text, whatever the answer holds."""
+    assert store.answer_json(answer) == json.dumps(answer)
+    assert isinstance(store.answer_json(answer), bulk.JsonText)
