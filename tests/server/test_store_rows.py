@@ -11,6 +11,7 @@ import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -368,3 +369,27 @@ def test_a_stored_answer_is_the_text_json_dumps_writes(answer: dict[str, Any]) -
     for a placed bet's answer) is exactly ``json.dumps``' text, whatever the answer holds."""
     assert store.answer_json(answer) == json.dumps(answer)
     assert isinstance(store.answer_json(answer), bulk.JsonText)
+
+
+def test_a_spot_passed_under_one_table_rules_is_judged_again_under_others(
+        sqlite_db: Database) -> None:
+    """B4, M2: the spots the batch remembers as passed are remembered per rules — a spot
+    another table's rules passed (Punto and Banco together; a stake within a higher maximum)
+    is still refused by rules that forbid it, in a later batch and in the same one."""
+    ann, bob, table, coup = _setup(sqlite_db)
+    lenient = RuleSet()
+    strict = replace(lenient, allow_punto_and_banco=False)
+
+    def apply(rules: RuleSet, ops: list[store.BetOp]) -> list[str]:
+        with sqlite_db.write() as session:
+            return [result.code if isinstance(result, BetRefused) else "ok"
+                    for result in store.apply_bets(session, table_id=table, coup_id=coup,
+                                                   round_no=1, rules=rules, ops=ops)]
+
+    assert apply(lenient, [store.BetOp(ann, BetKind.PUNTO, 1_000),
+                           store.BetOp(ann, BetKind.BANCO, 1_000)]) == ["ok", "ok"]
+    # bob's spot becomes the very spot ann's had: passed under the lenient rules, not these
+    assert apply(strict, [store.BetOp(bob, BetKind.PUNTO, 1_000),
+                          store.BetOp(bob, BetKind.BANCO, 1_000)]) == ["ok", "punto-and-banco"]
+    assert apply(lenient, [store.BetOp(bob, BetKind.BANCO, 1_000)]) == ["ok"]
+    assert apply(strict, [store.BetOp(bob, BetKind.PUNTO, 1_000)]) == ["punto-and-banco"]
