@@ -245,7 +245,9 @@ class BetRecord(Base):
     #: no foreign keys (migration 0008, issue 21): the batch that writes a bet read its coup
     #: ``FOR SHARE`` as open and its player's wallet; ``ledger.audit`` checks them
     coup_id: Mapped[int] = mapped_column(Integer)
-    player_id: Mapped[int] = mapped_column(Integer, index=True)
+    #: no index of its own (migration 0012): a player's coups are found from their wallet's
+    #: stakes (``recall.recent_coups``)
+    player_id: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(12))
     stake: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(12), default="active")
