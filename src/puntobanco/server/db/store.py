@@ -330,8 +330,13 @@ def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, ro
             results[index] = BetRefused("No more bets: the table is not open for betting.",
                                         code="table-closed")
             continue
-        spot = spots.setdefault(op.player_id, {})
-        live = {kind: row[1] for kind, row in spot.items() if row[2] == "active" and row[1] > 0}
+        spot = spots.get(op.player_id)
+        if spot is None:  # the player's first bet this coup (most): nothing live yet
+            spot = spots[op.player_id] = {}
+            live: dict[BetKind, int] = {}
+        else:
+            live = {kind: row[1] for kind, row in spot.items()
+                    if row[2] == "active" and row[1] > 0}
         try:
             if op.withdraw:
                 if op.kind not in live:
