@@ -86,6 +86,28 @@ def test_a_move_naming_an_account_that_does_not_exist_posts_nothing(db: Database
         assert ledger.audit(session).ok
 
 
+@pytest.mark.parametrize("amount", [0, -500])
+def test_a_move_of_no_or_negative_money_posts_nothing(db: Database, amount: int) -> None:
+    """A move is a positive amount: ``ledger.post`` and ``ledger.transfer`` refuse any other
+    before they write anything (a move is a plain tuple since issue 21's sixth pass: the check
+    is theirs, not the move's), even among good moves."""
+    players, table, coup = _table_with_players(db)
+    before = _counts(db)
+    with db.read() as session:
+        in_play = ledger.account_id(session, ledger.in_play_code(table))
+        wallet = ledger.account_id(session, ledger.wallet_code(players[0]))
+    with pytest.raises(ValueError, match="positive amount"), db.write() as session:
+        ledger.post(session, [ledger.Move(wallet, in_play, 500, "stake", coup, None, players[0]),
+                              ledger.Move(wallet, in_play, amount, "stake", coup, None,
+                                          players[0])])
+    with pytest.raises(ValueError, match="positive amount"), db.write() as session:
+        ledger.transfer(session, wallet, in_play, amount, reason="stake", player_id=players[0])
+    assert _counts(db) == before
+    with db.read() as session:
+        assert ledger.audit(session).ok
+        assert ledger.wallet_balance(session, players[0]) == 10_000
+
+
 def test_a_batch_writes_bets_only_for_a_coup_and_players_that_exist(db: Database) -> None:
     """The bets name their coup and player with no foreign key: the batch's reads are the
     check. A coup that does not exist refuses every bet ``table-closed``; a player without a

@@ -6,10 +6,12 @@ the ids given back are the rows' own; refusals, replays and conflicts answered a
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -343,3 +345,51 @@ def test_an_sqlite_batch_that_fails_writes_nothing(sqlite_db: Database) -> None:
         assert session.scalars(select(BetRequest.id)).all() == []
         assert ledger.wallet_balance(session, ann) == 10_000
     assert db._batch_call(lambda connection: 1) == 1  # the connection is usable again
+
+
+@pytest.mark.parametrize("answer", [
+    {"bet": "banco", "stake": 500, "total": 1500, "my_bets": {"punto": 200, "banco": 1500},
+     "balance": 7000, "coup_id": 3, "round_no": 9},
+    {"bet": "lion-punto", "stake": 100, "total": 100, "my_bets": {}, "balance": 0,
+     "coup_id": 1, "round_no": 1},
+    {"bet": "punto", "stake": True, "total": 1, "my_bets": {"punto": 1}, "balance": 5,
+     "coup_id": 1, "round_no": 1},  # a bool is not a number here: json.dumps writes it
+    {"bet": "punto", "stake": 100, "total": 100, "my_bets": {"punto": 1.5}, "balance": 5,
+     "coup_id": 1, "round_no": 1},
+    {"bet": 'pun"to', "stake": 100, "total": 100, "my_bets": {}, "balance": 5, "coup_id": 1,
+     "round_no": 1},
+    {"stake": 100, "bet": "punto", "total": 100, "my_bets": {}, "balance": 5, "coup_id": 1,
+     "round_no": 1},  # another order: json.dumps keeps it
+    {"bet": "banco", "stake": 2500},  # a withdrawal's
+    {"placed": {"egalite": 1000, "lion-punto": 1000}, "my_bets": {"egalite": 1000},
+     "balance": 1, "coup_id": 2, "round_no": 2},  # a group's
+])
+def test_a_stored_answer_is_the_text_json_dumps_writes(answer: dict[str, Any]) -> None:
+    """The idempotency record's text (``store.answer_json``, written without ``json.dumps``
+    for a placed bet's answer) is exactly ``json.dumps``' text, whatever the answer holds."""
+    assert store.answer_json(answer) == json.dumps(answer)
+    assert isinstance(store.answer_json(answer), bulk.JsonText)
+
+
+def test_a_spot_passed_under_one_table_rules_is_judged_again_under_others(
+        sqlite_db: Database) -> None:
+    """B4, M2: the spots the batch remembers as passed are remembered per rules — a spot
+    another table's rules passed (Punto and Banco together; a stake within a higher maximum)
+    is still refused by rules that forbid it, in a later batch and in the same one."""
+    ann, bob, table, coup = _setup(sqlite_db)
+    lenient = RuleSet()
+    strict = replace(lenient, allow_punto_and_banco=False)
+
+    def apply(rules: RuleSet, ops: list[store.BetOp]) -> list[str]:
+        with sqlite_db.write() as session:
+            return [result.code if isinstance(result, BetRefused) else "ok"
+                    for result in store.apply_bets(session, table_id=table, coup_id=coup,
+                                                   round_no=1, rules=rules, ops=ops)]
+
+    assert apply(lenient, [store.BetOp(ann, BetKind.PUNTO, 1_000),
+                           store.BetOp(ann, BetKind.BANCO, 1_000)]) == ["ok", "ok"]
+    # bob's spot becomes the very spot ann's had: passed under the lenient rules, not these
+    assert apply(strict, [store.BetOp(bob, BetKind.PUNTO, 1_000),
+                          store.BetOp(bob, BetKind.BANCO, 1_000)]) == ["ok", "punto-and-banco"]
+    assert apply(lenient, [store.BetOp(bob, BetKind.BANCO, 1_000)]) == ["ok"]
+    assert apply(strict, [store.BetOp(bob, BetKind.PUNTO, 1_000)]) == ["punto-and-banco"]

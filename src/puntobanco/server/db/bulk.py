@@ -215,6 +215,13 @@ def packed(values: Sequence[Any], kind: str) -> Packed | list[Any]:
     return packed_kind(head + body)
 
 
+class JsonText(str):
+    """A ``JSON`` column's value already serialised (the caller wrote the text it would be
+    given: ``store.answer_json``): sent as it is, where another value is ``json.dumps``'d."""
+
+    __slots__ = ()
+
+
 def json_list(values: Any) -> str:
     """A list of values as one SQLite parameter, for ``IN (SELECT value FROM json_each(?))``."""
     return json.dumps(list(values))
@@ -239,12 +246,17 @@ def _converter(table: Table, name: str, connection: Connection,
     if is_postgresql(connection):
         if isinstance(column_type, JSON):  # sent as text, cast to json by the statement
             serializer = getattr(dialect, "_json_serializer", None) or json.dumps
-            return lambda values: [None if value is None else serializer(value)
-                                   for value in values]
+            return lambda values: [
+                value if value is None or value.__class__ is JsonText else serializer(value)
+                for value in values]
         return None
     process = column_type.dialect_impl(dialect).bind_processor(dialect)
     if process is None:
         return None
+    if isinstance(column_type, JSON):
+        serialise = process
+        return lambda values: [value if value.__class__ is JsonText else serialise(value)
+                               for value in values]
     if isinstance(column_type, DateTime):  # one timestamp for a whole batch: convert it once
         def once(values: list[Any]) -> list[Any]:
             done: dict[Any, Any] = {}

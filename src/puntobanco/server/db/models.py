@@ -136,6 +136,17 @@ class GameTable(Base):
 HALF_FREE = {"postgresql_with": {"fillfactor": 50}}
 
 
+def one_of(column: str, *values: str) -> str:
+    """A check that ``column`` holds one of ``values``, as comparisons: SQLite builds a
+    temporary index for an ``IN`` list of three or more at every run of the statement, so at
+    every row of an ``executemany`` (~2.5 µs a bet row or ledger transaction; migration 0011).
+
+    >>> one_of("status", "open", "shut")
+    "status = 'open' OR status = 'shut'"
+    """
+    return " OR ".join(f"{column} = '{value}'" for value in values)
+
+
 class Account(Base):
     """A ledger account; ``balance`` caches the sum of its entries (checked by the tests)."""
 
@@ -234,7 +245,9 @@ class BetRecord(Base):
     #: no foreign keys (migration 0008, issue 21): the batch that writes a bet read its coup
     #: ``FOR SHARE`` as open and its player's wallet; ``ledger.audit`` checks them
     coup_id: Mapped[int] = mapped_column(Integer)
-    player_id: Mapped[int] = mapped_column(Integer, index=True)
+    #: no index of its own (migration 0012): a player's coups are found from their wallet's
+    #: stakes (``recall.recent_coups``)
+    player_id: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(12))
     stake: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(12), default="active")
@@ -243,7 +256,8 @@ class BetRecord(Base):
     __table_args__ = (
         UniqueConstraint("coup_id", "player_id", "kind", name="uq_bets_coup_player_kind"),
         CheckConstraint("stake >= 0", name="stake_not_negative"),
-        CheckConstraint("status IN ('active', 'withdrawn', 'settled', 'refunded')", name="status"),
+        CheckConstraint(one_of("status", "active", "withdrawn", "settled", "refunded"),
+                        name="status"),
         HALF_FREE,
     )
 
@@ -326,9 +340,8 @@ class LedgerTransaction(Base):
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
 
     __table_args__ = (
-        CheckConstraint(
-            "reason IN ('welcome', 'credit', 'stake', 'withdrawal', 'payout', 'house-win', "
-            "'house-pay', 'refund')", name="reason"),
+        CheckConstraint(one_of("reason", "welcome", "credit", "stake", "withdrawal", "payout",
+                               "house-win", "house-pay", "refund"), name="reason"),
     )
 
 
