@@ -154,7 +154,9 @@ def known_player(casino: Casino, token: str) -> PlayerInfo | None:
     checks the session again — a bet's short way, whose group commit refuses an ended session
     (``BetDesk.submit``) — so that 1,000 bets a second cost no lookup of their own.
     (:meth:`TokenLookups.seen`, inlined: every bet on the socket asks it.)"""
-    entry = _lookups(casino).known.get(token)
+    last = _LAST[0]
+    lookups = last[1] if last is not None and last[0] is casino.db else _lookups(casino)
+    entry = lookups.known.get(token)
     if entry is None or time.monotonic() - entry[1] > KNOWN_SECONDS:
         return None
     return entry[0]

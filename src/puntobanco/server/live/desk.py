@@ -389,7 +389,7 @@ class BetDesk:
     # --- what the table sees ----------------------------------------------------------------
 
     def _changed(self, player_id: int, answer: dict[str, Any]) -> None:
-        before = self.spots.get(player_id, {})
+        before = self.spots.get(player_id, _NO_BETS)
         after: dict[str, int] = dict(answer["my_bets"])
         if before == after:
             return
@@ -428,7 +428,7 @@ class BetDesk:
     def _schedule_totals(self) -> None:
         if self._timer is not None:
             return
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         sockets = len(self.hub.clients)  # the gap: the whole table's, on every process
         wait = self._sent_at + totals_interval(self.hub.table_sockets()) - loop.time()
         if (self.closes_at is not None
@@ -450,6 +450,10 @@ class BetDesk:
         self._sent_at = asyncio.get_running_loop().time()
         self.hub.publish(BetTotals(coup_id=self.coup_id, totals=self.totals(),
                                    spots=len(self.spots)))
+
+
+#: a player without bets this coup (never changed: a player's bets are a dict of their own)
+_NO_BETS: dict[str, int] = {}
 
 
 def _not_open() -> BetRefused:
