@@ -195,10 +195,17 @@ def plain_bet(key: object, name: object, stake: object, coup_id: object) -> BetK
             or (coup_id is not None and (type(coup_id) is not int
                                          or not 1 <= coup_id <= MAX_ID))):
         return None
+    kind = _NAMED.get(name)  # a bet's own name: what ``BetKind.parse`` gives it, at once
+    if kind is not None:
+        return kind
     try:
         return BetKind.parse(name)
     except PuntoBancoError:
         return None
+
+
+#: each bet by its own name (``BetKind.parse`` of it is that bet; other spellings go there)
+_NAMED = {kind.value: kind for kind in BetKind}
 
 
 def queue_plain(guards: Guards, dealer: TableDealer, player: PlayerInfo, kind: BetKind,
@@ -208,21 +215,11 @@ def queue_plain(guards: Guards, dealer: TableDealer, player: PlayerInfo, kind: B
     (``TableDealer.queue_bet``): the desk's future; the player's rate limit's refusal (asked
     last, once nothing else refuses); or ``None``, nothing done (the account or a cheap check
     would refuse it: the caller asks the long way, which words the refusal)."""
-    limited: list[TooManyRequests] = []
-
-    def admit() -> bool:
-        try:
-            guards.bets.check(str(player.id), TOO_MANY)
-        except TooManyRequests as error:
-            limited.append(error)
-            return False
-        return True
-
-    future = dealer.queue_bet(player.id, kind, stake, key, role=player.role, coup_id=coup_id,
-                              token=token, admit=admit)
-    if future is None and limited:
-        return limited[0]
-    return future
+    queued = dealer.queue_bet(player.id, kind, stake, key, role=player.role, coup_id=coup_id,
+                              token=token, limit=guards.bets.take)
+    if type(queued) is float:
+        return TooManyRequests(TOO_MANY, retry_after=queued)
+    return queued  # type: ignore[return-value]
 
 
 #: the fields of a plain bet's body

@@ -183,21 +183,34 @@ class RateLimit:
         self.burst = burst
         self.per_second = per_second
         self.max_keys = max_keys
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        #: each key's [tokens, when last taken], the least recently seen first
+        self._buckets: OrderedDict[str, list[float]] = OrderedDict()
 
     def take(self, key: str, *, now: float | None = None) -> float:
+        """0 when ``key``'s request may go on (a token is taken), else the seconds until it
+        may. A key's bucket is updated in place and moved to the end of the order (issue 21,
+        sixth pass: a bet on the socket asks this once; the bucket popped and a new tuple
+        stored each time cost ~2 µs of it): the same figures as a bucket rebuilt."""
         moment = time.monotonic() if now is None else now
-        tokens, last = self._buckets.pop(key, (float(self.burst), moment))
-        tokens = min(float(self.burst), tokens + (moment - last) * self.per_second)
-        wait = 0.0
-        if tokens >= 1:
-            tokens -= 1
+        buckets = self._buckets
+        bucket = buckets.get(key)
+        burst = float(self.burst)
+        if bucket is None:
+            tokens = burst
+            bucket = buckets[key] = [tokens, moment]
+            while len(buckets) > self.max_keys:
+                buckets.popitem(last=False)
         else:
-            wait = (1 - tokens) / self.per_second
-        self._buckets[key] = (tokens, moment)
-        while len(self._buckets) > self.max_keys:
-            self._buckets.popitem(last=False)
-        return wait
+            buckets.move_to_end(key)
+            tokens = bucket[0] + (moment - bucket[1]) * self.per_second
+            if tokens > burst:
+                tokens = burst
+        bucket[1] = moment
+        if tokens >= 1:
+            bucket[0] = tokens - 1
+            return 0.0
+        bucket[0] = tokens
+        return (1 - tokens) / self.per_second
 
     def check(self, key: str, message: str) -> None:
         """Raise :class:`TooManyRequests` when ``key`` is over its limit."""

@@ -248,14 +248,16 @@ async def _receive(websocket: WebSocket, client: Client,
                 message = loads(text)
             except (ValueError, RecursionError):
                 message = None
-        if isinstance(message, dict) and message.get("type") == "ping":
-            client.push(PONG)
-        elif isinstance(message, dict) and message.get("type") == "bet":
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "bet":  # the usual message while betting: asked first
+            assert isinstance(message, dict)
             if quick is not None and quick(message, client):
                 return
             task = asyncio.create_task(answer(message))
             betting.add(task)
             task.add_done_callback(betting.discard)
+        elif kind == "ping":
+            client.push(PONG)
         else:
             client.push(BAD_MESSAGE)
 

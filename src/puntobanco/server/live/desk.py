@@ -158,10 +158,15 @@ class BetDesk:
         self._version = self._sent_version = 0
         self._sent_at = float("-inf")
         self._timer: asyncio.TimerHandle | None = None
-        #: each bet's maximum under ``_judged`` (``check`` passes a stake the core would pass
-        #: without asking it; one it would refuse, the core refuses: issue 21, ~4 µs a bet)
+        #: each bet's maximum under ``_judged``, by the bet's name, and its chip (``check``
+        #: passes a stake the core would pass without asking it; one it would refuse, the core
+        #: refuses: issue 21, ~4 µs a bet). By name: a ``BetKind``'s hash is enum's Python
+        #: ``__hash__``, a call of its own for every bet (issue 21, sixth pass)
         self._judged: RuleSet | None = None
-        self._largest: dict[BetKind, int] = {}
+        self._largest: dict[str, int] = {}
+        self._chip = 1
+        #: the loop the batcher runs on (``start``), where the requests' futures are made
+        self._loop: asyncio.AbstractEventLoop | None = None
         #: figures: batches written, operations in them, the largest batch
         self.batches = self.operations = self.largest = 0
         #: the first answers of refused requests' idempotency keys, read in one query per batch
@@ -172,6 +177,7 @@ class BetDesk:
 
     def start(self) -> None:
         if self._task is None:
+            self._loop = asyncio.get_running_loop()
             self._task = asyncio.create_task(self._run(), name=f"bets-{self.table_id}")
 
     async def stop(self) -> None:
@@ -252,9 +258,9 @@ class BetDesk:
                              code="table-closed")
         if stake is not None:  # the core judges the stake, with its figures (M1, M2, L3)
             if self._judged is not self.rules:  # the figures of these rules, once
-                self._judged, self._largest = self.rules, {
-                    each: limits_for(each, self.rules).maximum for each in BetKind}
-            if not (0 < stake <= self._largest[kind] and stake % self.rules.chip_unit == 0):
+                self._judged, self._chip, self._largest = self.rules, self.rules.chip_unit, {
+                    each._value_: limits_for(each, self.rules).maximum for each in BetKind}
+            if not (0 < stake <= self._largest[kind._value_] and stake % self._chip == 0):
                 verify_added_stake(kind, stake, self.rules)  # the refusal, in its words
 
     async def stored_request(self, player_id: int, key: str
@@ -275,14 +281,17 @@ class BetDesk:
         (and renews it when due), as the session lookup would, and refuses the request
         :class:`SessionEnded` otherwise: a bet's short way (``api/fastbets.py``) needs no
         lookup of its own for a session it has seen."""
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        if self._task is None or self._task.done():  # stopped (the server is stopping)
-            _answer(future, _not_open())
-            return future
+        task, loop = self._task, self._loop
+        if task is None or loop is None or task.done():  # stopped (the server is stopping)
+            refused: asyncio.Future[dict[str, Any]] = (
+                asyncio.get_running_loop().create_future())
+            _answer(refused, _not_open())
+            return refused
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
         queue = self._queue
         queue.append(Pending(op, future, token))
         if len(queue) == 1:
-            self._first_at = asyncio.get_running_loop().time()
+            self._first_at = loop.time()
             self._idle.clear()
             self._wake.set()
         elif len(queue) == self.linger_bets:
@@ -395,7 +404,7 @@ class BetDesk:
     # --- what the table sees ----------------------------------------------------------------
 
     def _changed(self, player_id: int, answer: dict[str, Any]) -> None:
-        before = self.spots.get(player_id, {})
+        before = self.spots.get(player_id, _NO_BETS)
         after: dict[str, int] = dict(answer["my_bets"])
         if before == after:
             return
@@ -432,9 +441,9 @@ class BetDesk:
         return dict(self._totals)
 
     def _schedule_totals(self) -> None:
-        loop = asyncio.get_running_loop()
         if self._timer is not None:
             return
+        loop = self._loop or asyncio.get_running_loop()
         sockets = len(self.hub.clients)  # the gap: the whole table's, on every process
         wait = self._sent_at + totals_interval(self.hub.table_sockets()) - loop.time()
         if (self.closes_at is not None
@@ -456,6 +465,10 @@ class BetDesk:
         self._sent_at = asyncio.get_running_loop().time()
         self.hub.publish(BetTotals(coup_id=self.coup_id, totals=self.totals(),
                                    spots=len(self.spots)))
+
+
+#: a player without bets this coup (never changed: a player's bets are a dict of their own)
+_NO_BETS: dict[str, int] = {}
 
 
 def _not_open() -> BetRefused:

@@ -560,20 +560,23 @@ class TableDealer:
 
     def queue_bet(self, player_id: int, kind: BetKind, stake: int, key: str | None, *,
                   role: str, coup_id: int | None, token: str | None,
-                  admit: Callable[[], bool]) -> asyncio.Future[dict[str, Any]] | None:
+                  limit: Callable[[str], float]
+                  ) -> asyncio.Future[dict[str, Any]] | float | None:
         """:meth:`place_bet` without a coroutine nor a task, for a bet on a player's socket
-        (``api/wsbets.quick_bet``, issue 21): the desk's future for the bet, queued at once
-        when nothing refuses it before the database — or ``None``, nothing done, when
-        :meth:`place_bet` would refuse it (the account, a cheap check) or ``admit`` (the
-        player's rate limit, asked last) says no: the caller then asks :meth:`place_bet`, which
-        gives the refusal."""
+        (``api/wsbets.quick_bet``, issue 21) or HTTP's short way: the desk's future for the
+        bet, queued at once when nothing refuses it before the database — or ``None``, nothing
+        done, when :meth:`place_bet` would refuse it (the account, a cheap check): the caller
+        then asks :meth:`place_bet`, which gives the refusal. ``limit`` (the player's rate
+        limit, ``guard.RateLimit.take``) is asked last, with the player's id, once nothing else
+        refuses: its wait in seconds (a float above 0) when it says no, nothing queued."""
         try:
             self._refuse_barred(player_id, role)
             self.desk.check(kind, stake, coup_id)
         except Exception:
             return None
-        if not admit():
-            return None
+        wait = limit(str(player_id))
+        if wait > 0:
+            return wait
         return self.desk.submit(store.BetOp(player_id, kind, stake, key), token=token)
 
     async def withdraw_bet(self, player_id: int, kind: BetKind, key: str | None = None, *,
