@@ -24,7 +24,6 @@ part; the tree's names must exist in each tree measured: ``queue_plain``, ``quic
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
@@ -141,20 +140,14 @@ def start() -> None:
     if every or "quick_bet" in which:
         wsbets.quick_bet = _timed("quick_bet", wsbets.quick_bet)  # type: ignore[assignment]
     if every or "gc" in which:
-        began = [0.0]
+        import round_phases
 
-        def collection(phase: str, info: dict[str, int]) -> None:
-            if threading.get_ident() != MAIN:
-                return
-            if phase == "start":
-                began[0] = time.thread_time()
-            else:
-                spent = time.thread_time() - began[0]
-                for name in (f"gc {info['generation']}", *(("gc in take",) if INSIDE else ())):
-                    entry = SPENT.setdefault(name, [0, 0.0])
-                    entry[0] += 1
-                    entry[1] += spent
-        gc.callbacks.append(collection)
+        def collected(generation: int, spent: float) -> None:
+            for name in (f"gc {generation}", *(("gc in take",) if INSIDE else ())):
+                entry = SPENT.setdefault(name, [0, 0.0])
+                entry[0] += 1
+                entry[1] += spent
+        round_phases.time_collections(collected)
     written: list[bool] = []
 
     def dump(*_: Any) -> None:

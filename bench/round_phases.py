@@ -34,6 +34,7 @@ import os
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -121,8 +122,9 @@ def _add(name: str, spent: float) -> None:
         parts[name] = parts.get(name, 0.0) + spent
 
 
-def _collections() -> None:
-    """Every collection's CPU on the loop thread, by generation (``~gc N``)."""
+def time_collections(record: Callable[[int, float], None]) -> None:
+    """Every collection on the loop thread, told to ``record`` (its generation, its CPU
+    seconds): ``~gc N`` here, ``bench/read_timers.py`` too."""
     began = [0.0]
 
     def timed(phase: str, info: dict[str, int]) -> None:
@@ -131,20 +133,21 @@ def _collections() -> None:
         if phase == "start":
             began[0] = time.thread_time()
         else:
-            _add(f"~gc {info['generation']}", time.thread_time() - began[0])
+            record(info["generation"], time.thread_time() - began[0])
     gc.callbacks.append(timed)
 
 
 def _inclusives() -> None:
     """The window's parts, each timed inclusively (``PB_BENCH_PHASES_DETAIL``)."""
-    from puntobanco.server.api import fastbets, wsbets, wsread
+    from puntobanco.server.api import fastbets, ws, wsbets, wsread
     from puntobanco.server.db import engine as db_engine
     from puntobanco.server.db import store
     from puntobanco.server.live import desk
-    _collections()
+    time_collections(lambda generation, spent: _add(f"~gc {generation}", spent))
     wsread.Reader.data_received = _inclusive(  # type: ignore[method-assign]
         "socket reads", wsread.Reader.data_received)
     wsbets.quick_bet = _inclusive("quick_bet", wsbets.quick_bet)
+    ws.quick_bet = wsbets.quick_bet  # the name api/ws.py imported (a socket's partial reads it)
     fastbets.queue_plain = _inclusive("queue_plain", fastbets.queue_plain)
     db_engine.Database._batch_inline = _inclusive(  # type: ignore[method-assign]
         "batch transaction", db_engine.Database._batch_inline)
