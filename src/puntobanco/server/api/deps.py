@@ -152,14 +152,8 @@ def known_player(casino: Casino, token: str) -> PlayerInfo | None:
     """Who a token's session belonged to when it was last looked up live, within
     :data:`KNOWN_SECONDS` (``None``: look it up). Only for a request whose own transaction
     checks the session again — a bet's short way, whose group commit refuses an ended session
-    (``BetDesk.submit``) — so that 1,000 bets a second cost no lookup of their own.
-    (:meth:`TokenLookups.seen`, inlined: every bet on the socket asks it.)"""
-    last = _LAST[0]
-    lookups = last[1] if last is not None and last[0] is casino.db else _lookups(casino)
-    entry = lookups.known.get(token)
-    if entry is None or time.monotonic() - entry[1] > KNOWN_SECONDS:
-        return None
-    return entry[0]
+    (``BetDesk.submit``) — so that 1,000 bets a second cost no lookup of their own."""
+    return _lookups(casino).seen(token)
 
 
 def forget_sessions(casino: Casino, player_id: int, token: str | None = None) -> None:

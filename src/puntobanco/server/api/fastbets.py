@@ -212,14 +212,15 @@ def queue_plain(guards: Guards, dealer: TableDealer, player: PlayerInfo, kind: B
                 stake: int, key: str | None, coup_id: int | None, token: str
                 ) -> asyncio.Future[dict[str, Any]] | TooManyRequests | None:
     """A plain bet of a player seen live queued at its table's desk without a task
-    (``TableDealer.queue_bet``): the desk's future; the player's rate limit's refusal (asked
-    last, once nothing else refuses); or ``None``, nothing done (the account or a cheap check
-    would refuse it: the caller asks the long way, which words the refusal)."""
+    (``TableDealer.queue_bet``; the socket's and HTTP's short ways): the desk's future; the
+    player's rate limit's refusal (asked last, once nothing else refuses); or ``None``,
+    nothing done (the account or a cheap check would refuse it: the caller asks the long way,
+    which words the refusal)."""
     queued = dealer.queue_bet(player.id, kind, stake, key, role=player.role, coup_id=coup_id,
                               token=token, limit=guards.bets.take)
-    if type(queued) is float:
+    if isinstance(queued, float):
         return TooManyRequests(TOO_MANY, retry_after=queued)
-    return queued  # type: ignore[return-value]
+    return queued
 
 
 #: the fields of a plain bet's body

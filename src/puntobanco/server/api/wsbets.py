@@ -31,9 +31,9 @@ from pydantic import BaseModel, ValidationError
 from puntobanco.errors import PuntoBancoError
 from puntobanco.server.api.deps import Taken, error_body, known_player, refusal
 from puntobanco.server.api.fastbets import (
-    TOO_MANY,
     accepted_answer,
     plain_bet,
+    queue_plain,
     retake_bet,
     take_bet,
     take_bets,
@@ -132,16 +132,12 @@ def quick_bet(casino: Casino, guards: Guards, table_id: int, token: str | None,
     dealer = casino.dealers.get(table_id)
     if player is None or dealer is None:
         return False
-    # queue_plain's work, without its call: the desk's future, the rate limit's wait, or None
-    future = dealer.queue_bet(player.id, kind, stake, key, role=player.role, coup_id=coup_id,
-                              token=token, limit=guards.bets.take)
+    future = queue_plain(guards, dealer, player, kind, stake, key, coup_id, token)
     if future is None:
         return False
-    if type(future) is float:
-        client.push(_refused(key, refusal(TooManyRequests(TOO_MANY, retry_after=future),
-                                          player.lang)))
+    if isinstance(future, TooManyRequests):
+        client.push(_refused(key, refusal(future, player.lang)))
         return True
-    assert isinstance(future, asyncio.Future)
     client.betting += 1
     FIGURES["quick"] += 1
     # what the rare answers need, in one tuple; the callback is a partial, not a closure
