@@ -303,6 +303,24 @@ def test_issue21_a_batch_lingers_for_more_bets_and_the_close_writes_it_at_once(
     run_coroutine(scenario())
 
 
+def test_issue21_a_desk_lingers_as_long_as_its_database_wants_unless_told(db_url: str) -> None:
+    """Seventh pass: by default a batch lingers 50 ms on SQLite (its batch costs the event
+    loop's thread the same CPU whatever it holds) and 25 ms on PostgreSQL (its commit's flush
+    gathers the next batch anyway); ``--bet-linger-ms`` (``ServerSettings``) overrides both."""
+    from puntobanco.server.settings import ServerSettings, bet_linger_seconds
+
+    db = Database(db_url)
+    try:
+        wanted = 0.05 if db.sqlite else 0.025
+        assert ServerSettings().bet_linger_seconds is None
+        assert bet_linger_seconds("sqlite" if db.sqlite else "postgresql") == wanted
+        assert BetDesk(table_id=1, db=db, hub=Hub()).linger == wanted
+        assert BetDesk(table_id=1, db=db, hub=Hub(), linger=0.01).linger == 0.01
+        assert BetDesk(table_id=1, db=db, hub=Hub(), linger=0).linger == 0
+    finally:
+        db.close()
+
+
 def test_issue21_a_lingering_batch_is_written_at_once_when_enough_bets_wait(
         sqlite_url: str) -> None:
     from puntobanco.server.db import store

@@ -114,10 +114,24 @@ def default_database_url(path: Path = DEFAULT_DATABASE_PATH) -> str:
     return f"sqlite:///{path}"
 
 
-#: how long a table's batch of bets waits for more after its first one (``live/desk.py``): at
-#: 1,000 bets a second 25 ms makes batches of ~30 instead of ~13, a bet's server CPU 370-378
-#: instead of 455-522 µs, for an ack p99 of 53-55 ms (docs/server.md, issue 21's third pass)
-BET_LINGER_SECONDS = 0.025
+#: how long a table's batch of bets waits for more after its first one (``live/desk.py``), by
+#: database. At 1,000 bets a second 25 ms made batches of ~30 instead of ~13, a bet's server
+#: CPU 370-378 instead of 455-522 µs, for an ack p99 of 53-55 ms (docs/server.md, issue 21's
+#: third pass). SQLite's batch runs on the event loop's thread and costs it the same CPU
+#: whatever it holds, besides the bets: 50 ms (batches of ~60) saved ~30 µs of a bet's ~300
+#: more for an ack p99 of 67-76 ms (issue 21, seventh pass). A PostgreSQL batch waits for its
+#: commit's flush to the disk, while the next one gathers anyway: longer only added to the wait.
+BET_LINGER_SECONDS = {"sqlite": 0.05, "postgresql": 0.025}
+
+
+def bet_linger_seconds(backend: str) -> float:
+    """The default linger of a table's batch of bets on ``backend`` (``sqlite`` or
+    ``postgresql``).
+
+    >>> bet_linger_seconds("sqlite"), bet_linger_seconds("postgresql")
+    (0.05, 0.025)
+    """
+    return BET_LINGER_SECONDS[backend]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -139,8 +153,9 @@ class ServerSettings:
     result_seconds: float = 4.0
     idle_when_unwatched: bool = True
     #: a table's group commit is written this long after its first bet was queued (or at
-    #: once with 200 queued, or at the close): fewer, larger transactions (``live/desk.py``)
-    bet_linger_seconds: float = BET_LINGER_SECONDS
+    #: once with 200 queued, or at the close): fewer, larger transactions (``live/desk.py``);
+    #: ``None``: the database's own (:data:`BET_LINGER_SECONDS`)
+    bet_linger_seconds: float | None = None
     bcrypt_rounds: int = 12
     welcome_credit: int = WELCOME_CREDIT
     operator_password: str | None = None

@@ -7,7 +7,8 @@ answer. One batcher task per table takes everything queued and applies it in **o
 transaction (:func:`puntobanco.server.db.store.apply_bets`), then answers every request of the
 batch; while a batch is being written the next one gathers, so the batch grows with the load
 (group commit) instead of the wait. A batch also *lingers*: it is written
-``bet_linger_seconds`` (25 ms) after its first request was queued, or at once when
+``bet_linger_seconds`` (50 ms on SQLite, 25 on PostgreSQL: ``settings.BET_LINGER_SECONDS``
+says why) after its first request was queued, or at once when
 :data:`LINGER_BETS` are queued or the betting closes. A transaction costs about 1 ms of CPU
 whatever it holds (the thread hop, the session check, BEGIN, the reads, COMMIT); when bets
 arrive spread out — a quiet machine, 1,000 bets a second — without the linger each commit
@@ -47,7 +48,7 @@ from puntobanco.server.db.health import DatabaseUnavailable, outage_code
 from puntobanco.server.live.clock import Clock, WallClock
 from puntobanco.server.live.hub import Hub
 from puntobanco.server.live.messages import BetTotals
-from puntobanco.server.settings import BET_LINGER_SECONDS, GuardSettings
+from puntobanco.server.settings import GuardSettings, bet_linger_seconds
 
 log = logging.getLogger("puntobanco.server.live.desk")
 
@@ -125,11 +126,13 @@ class BetDesk:
 
     def __init__(self, *, table_id: int, db: Database, hub: Hub,
                  sessions: GuardSettings | None = None, clock: Clock | None = None,
-                 linger: float = BET_LINGER_SECONDS) -> None:
+                 linger: float | None = None) -> None:
         self.table_id = table_id
         #: how long a batch waits for more requests after its first one was queued, in real
-        #: seconds (``ServerSettings.bet_linger_seconds``: the module's docstring says why)
-        self.linger = linger
+        #: seconds (``ServerSettings.bet_linger_seconds``, ``None``: the database's own; the
+        #: module's docstring says why)
+        self.linger = (bet_linger_seconds("sqlite" if db.sqlite else "postgresql")
+                       if linger is None else linger)
         #: this many queued requests are written at once, lingering or not
         self.linger_bets = LINGER_BETS
         #: the round's clock: ``closes_at`` is on it
