@@ -43,6 +43,7 @@ import json
 import os
 import platform
 import random
+import re
 import resource
 import signal
 import struct
@@ -561,6 +562,16 @@ def make_players(url: str, players: int, folder: Path) -> tuple[list[tuple[int, 
     return read_sessions(sessions), time.monotonic() - began
 
 
+def desk_batches(log: str) -> list[tuple[int, int, int]]:
+    """(bets, batches, largest batch) of every coup a table's desk logged (``BetDesk.open``).
+
+    >>> desk_batches("x desk table 1, coup 2: 2000 operations in 35 batches (largest 88)\\n")
+    [(2000, 35, 88)]
+    """
+    return [(int(done), int(count), int(largest)) for done, count, largest in re.findall(
+        r"coup \d+: (\d+) operations in (\d+) batches \(largest (\d+)\)", log)]
+
+
 def run_one(*, url: str, label: str, players: int, workers: int, mode: str, rounds: int,
             bets: int, spread: float, betting_seconds: float, addresses: int, profile: bool,
             cluster: Postgres | None, uvicorn: str, folder: Path,
@@ -615,6 +626,11 @@ def run_one(*, url: str, label: str, players: int, workers: int, mode: str, roun
     figures = report(run, sockets, label=label, rss=rss, total=total, players=players,
                      profile=json.loads(profile_path.read_text()) if profile and
                      profile_path.exists() else None)
+    batches = desk_batches((folder / f"server-{port}.log").read_text())
+    if batches:
+        print("  the desks' group commits a round (live/desk.py's log): " + "; ".join(
+            f"{done:,} bets in {count} batches ({done / count:.0f} a batch, largest {largest})"
+            for done, count, largest in batches))
     if time_writes and writes_path.exists():
         accepted = sum(r.accepted for r in run.rounds.values()) or 1
         print("  write transactions, CPU of their thread (whole run; per accepted bet over "
