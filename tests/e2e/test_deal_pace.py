@@ -131,7 +131,10 @@ def test_a_real_servers_deal_is_turned_card_by_card_at_its_pace(
     """The real server (``card_seconds`` 0.4): the page turns Punto, Banco, Punto, Banco one by
     one, each total matching the cards shown, and any third card after them."""
     url = f"sqlite:///{tmp_path / 'pace.sqlite3'}"
-    settings = fast_settings(url, betting_seconds=1.0, closed_seconds=0.2, card_seconds=0.4,
+    # "closed" shows from "no more bets" to the first card: 0.5 s, so that the wait for it
+    # below sees it even on a loaded machine (at 0.2 s one CI run of many, with the machine at
+    # load 4, never saw it in 20 s)
+    settings = fast_settings(url, betting_seconds=1.0, closed_seconds=0.5, card_seconds=0.4,
                              result_seconds=1.0)
     with running(settings) as live:
         context = browser.new_context(viewport=dict(zip(("width", "height"), SIZES[size],
