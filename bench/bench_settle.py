@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from bench_load import tree_cpu
 from bench_server import Postgres, pg_binary, print_audit
 from bench_store import seed
 from puntobanco.bets import BetKind
@@ -53,19 +54,25 @@ STAKE = 1_000
 
 
 class Timer:
-    """Thread CPU and wall seconds per step, summed over the counted rounds."""
+    """Thread CPU and wall seconds per step, summed over the counted rounds; with ``other``
+    (a clock of another process's CPU: PostgreSQL's), that clock's seconds too."""
 
-    def __init__(self) -> None:
+    def __init__(self, other: Callable[[], float] | None = None) -> None:
         self.cpu: dict[str, float] = defaultdict(float)
         self.wall: dict[str, float] = defaultdict(float)
+        self.spent: dict[str, float] = defaultdict(float)
+        self.other = other
         self.counting = False
 
     def __call__(self, step: str, work: Callable[[], T]) -> T:
+        other = self.other() if self.other is not None and self.counting else 0.0
         cpu, wall = time.thread_time(), time.perf_counter()
         result = work()
         if self.counting:
             self.cpu[step] += time.thread_time() - cpu
             self.wall[step] += time.perf_counter() - wall
+            if self.other is not None:  # read after the clocks: /proc costs this thread
+                self.spent[step] += self.other() - other
         return result
 
 
@@ -129,7 +136,10 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
     timer("messages", messages)
 
 
-def run(name: str, url: str, *, players: int, rounds: int) -> None:
+def run(name: str, url: str, *, players: int, rounds: int,
+        other: Callable[[], float] | None = None) -> None:
+    """``rounds`` rounds on ``url``; ``other``: PostgreSQL's CPU clock (:func:`tree_cpu` of
+    its postmaster: its backends', in 10 ms ticks)."""
     young, middle, _ = gc.get_threshold()
     gc.collect()
     gc.set_threshold(young, middle, collector.NEVER)  # as a serving process (no full ones)
@@ -138,17 +148,19 @@ def run(name: str, url: str, *, players: int, rounds: int) -> None:
     try:
         ids, table_id, shoe_id = seed(db, players)
         core = Table(RuleSet(), rng=random.Random(21))
-        timer = Timer()
+        timer = Timer(other)
         for number in range(rounds + 1):
             timer.counting = number > 0
             one_round(db, timer, table_id=table_id, shoe_id=shoe_id, core=core, players=ids)
         print(f"{name}: {players:,} players, {2 * players:,} bets a round, {rounds} rounds; "
-              "ms per round, thread CPU / wall:")
-        for step in timer.cpu:
-            print(f"  {step:<12} {1000 * timer.cpu[step] / rounds:8.1f} / "
-                  f"{1000 * timer.wall[step] / rounds:8.1f}")
-        print(f"  {'all':<12} {1000 * sum(timer.cpu.values()) / rounds:8.1f} / "
-              f"{1000 * sum(timer.wall.values()) / rounds:8.1f}")
+              "ms per round, thread CPU / wall" + (" / PostgreSQL's CPU:" if other else ":"))
+        for step in [*timer.cpu, None]:
+            figures = [timer.cpu[step] if step else sum(timer.cpu.values()),
+                       timer.wall[step] if step else sum(timer.wall.values())]
+            if other is not None:
+                figures.append(timer.spent[step] if step else sum(timer.spent.values()))
+            print(f"  {step or 'all':<12} " + " / ".join(f"{1000 * figure / rounds:8.1f}"
+                                                        for figure in figures))
         print_audit(db)
     finally:
         db.close()
@@ -173,7 +185,9 @@ def main() -> None:
         return
     cluster = Postgres()
     try:
-        run("postgresql", cluster.new_database(), players=args.players, rounds=args.rounds)
+        postmaster = int((cluster.root / "data" / "postmaster.pid").read_text().split()[0])
+        run("postgresql", cluster.new_database(), players=args.players, rounds=args.rounds,
+            other=lambda: tree_cpu(postmaster))
     finally:
         cluster.stop()
 
