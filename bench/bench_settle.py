@@ -9,18 +9,22 @@ then what ``TableDealer.close_round`` and ``deal_and_settle`` do, each step time
 (``time.thread_time``) and wall time:
 
 * ``close``: ``store.close_coup_with_bets`` in one write transaction (the database thread);
-* ``core bets``: the core takes the bets the database holds (``Table.place_bet``, checked
-  again) and closes (the event loop's thread);
+* ``core bets``: the core takes the bets the database holds (``Table.place_spots``, each
+  spot checked again), closes, and gives them back for the settlement (the event loop's
+  thread);
 * ``deal``: the core deals, ``store.record_deal`` and the coup's JSON;
 * ``settle``: the core settles, then ``store.settle_coup`` and the coup's JSON in one write
   transaction (the database thread);
-* ``messages``: every bettor's ``settlement`` message built and serialised (the loop).
+* ``messages``: every bettor's ``settlement`` message written (``messages.settlement_text``,
+  the loop).
 
 The garbage collector is set as a serving process sets it (``live/collector.py``: the young
 generations only; without that, a full collection fell in one step or another from run to run
 and moved tens of ms between them). ``--rounds`` rounds on the same players (the first warms
 the caches and is not counted); the ledger is audited at the end. Run:
 ``.venv/bin/python bench/bench_settle.py [--players 5000] [--rounds 4] [--sqlite-only]``.
+On PostgreSQL a third figure is the cluster's own CPU in the step (its processes' ``/proc``
+times, in 10 ms ticks: take enough rounds).
 """
 
 from __future__ import annotations
@@ -98,15 +102,12 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
 
     held = timer("close", close)
 
-    def core_bets() -> None:
-        for player, spot in held.items():
-            for kind in BetKind:
-                if spot.get(kind):
-                    core.place_bet(str(player), kind, spot[kind])
+    def core_bets() -> dict[int, store.SpotBets]:  # as TableDealer.close_round, deal_and_settle
+        core.place_spots({str(player): spot for player, spot in held.items() if spot})
         core.close_bets()
+        return {int(spot): spot_bets for spot, spot_bets in core.bets.items()}
 
-    timer("core bets", core_bets)
-    bets = {int(spot): dict(spot_bets) for spot, spot_bets in core.bets.items()}
+    bets = timer("core bets", core_bets)
 
     def deal() -> None:
         dealt = core.deal()
@@ -127,11 +128,10 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
 
     balances = timer("settle", settle)
 
-    def messages() -> None:
+    def messages() -> None:  # as TableDealer.deal_and_settle (the sockets' writes left out)
+        made: msg.LineTexts = {}
         for player, balance in balances.items():
-            msg.encode(msg.Settlement(
-                coup_id=coup_id, balance=balance,
-                lines=[{**line.to_dict(), "returned": line.returned} for line in lines[player]]))
+            msg.settlement_text(coup_id, balance, lines[player], made)
 
     timer("messages", messages)
 

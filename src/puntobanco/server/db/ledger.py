@@ -269,6 +269,14 @@ _SETTLEMENT_TRANSACTIONS = (
     "INSERT INTO ledger_transactions (reason, coup_id, bet_id, player_id, created_at) "
     f"SELECT m.reason, l.coup_id, l.bet_id, l.player_id, :now FROM settlement_lines AS l JOIN "
     f"{_SETTLEMENT_MOVES} WHERE l.coup_id = :coup ORDER BY l.id, m.n{{}}")
+#: each move's reason, bet, player, amount, source and target, in the moves' order
+_SETTLEMENT_MOVE_ROWS = (
+    "SELECT m.reason, l.bet_id, l.player_id, CASE m.n WHEN 0 THEN l.stake WHEN 1 THEN l.net "
+    "ELSE l.returned END AS amount, CASE m.n WHEN 1 THEN :house ELSE :in_play END AS source, "
+    "CASE m.n WHEN 0 THEN :house WHEN 1 THEN :in_play ELSE (SELECT w.id FROM accounts AS w "
+    "WHERE w.player_id = l.player_id AND w.kind = 'wallet') END AS target "
+    f"FROM settlement_lines AS l JOIN {_SETTLEMENT_MOVES} WHERE l.coup_id = :coup "
+    "ORDER BY l.id, m.n")
 #: each transaction's two entries: ``{}``, where the transactions come from and which
 _SETTLEMENT_ENTRIES = (
     "INSERT INTO ledger_entries (transaction_id, account_id, amount) "
@@ -285,12 +293,24 @@ _SETTLEMENT_BALANCES = text(
     "UPDATE accounts SET balance = balance + (SELECT SUM(e.amount) FROM ledger_entries AS e "
     "WHERE e.account_id = accounts.id AND e.id BETWEEN :first AND :last) "
     "WHERE id IN (SELECT account_id FROM ledger_entries WHERE id BETWEEN :first AND :last)")
+#: PostgreSQL: the moves (:data:`_SETTLEMENT_MOVE_ROWS`) with their transactions' ids drawn in
+#: their order, each transaction, its entries and the balances written from them at once
 _SETTLEMENT_PG = text(
-    f"WITH t AS ({_SETTLEMENT_TRANSACTIONS.format(' RETURNING id, reason, bet_id, player_id')}), "
-    f"e AS ({_SETTLEMENT_ENTRIES.format('FROM t', '')} RETURNING account_id, amount) "
-    "UPDATE accounts SET balance = accounts.balance + d.delta FROM (SELECT account_id, "
-    "CAST(SUM(amount) AS BIGINT) AS delta FROM e GROUP BY account_id) AS d "
-    "WHERE accounts.id = d.account_id").bindparams(bindparam("now", type_=Timestamp))
+    f"WITH o AS MATERIALIZED ({_SETTLEMENT_MOVE_ROWS}), "
+    "v AS (SELECT nextval(s.seq) AS id, o.* FROM o CROSS JOIN (SELECT "
+    "CAST(pg_get_serial_sequence('ledger_transactions', 'id') AS regclass) AS seq OFFSET 0) "
+    "AS s), "
+    "t AS (INSERT INTO ledger_transactions (id, reason, coup_id, bet_id, player_id, "
+    "created_at) SELECT id, reason, :coup, bet_id, player_id, :now FROM v), "
+    "e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount) "
+    "SELECT id, account, amount FROM (SELECT id, 0 AS side, source AS account, "
+    "-amount AS amount FROM v UNION ALL SELECT id, 1, target, amount FROM v) AS x "
+    "ORDER BY id, side) "
+    "UPDATE accounts SET balance = accounts.balance + d.delta FROM (SELECT account, "
+    "CAST(SUM(amount) AS BIGINT) AS delta FROM (SELECT source AS account, -amount AS amount "
+    "FROM v UNION ALL SELECT target, amount FROM v) AS y GROUP BY account "
+    "HAVING SUM(amount) <> 0) AS d WHERE accounts.id = d.account"
+).bindparams(bindparam("now", type_=Timestamp))
 _TRANSACTIONS_SQLITE = text(_SETTLEMENT_TRANSACTIONS.format("")).bindparams(
     bindparam("now", type_=Timestamp))
 _ENTRIES_SQLITE = text(_SETTLEMENT_ENTRIES.format(

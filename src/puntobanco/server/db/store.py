@@ -701,8 +701,10 @@ def close_coup_with_bets(session: Session, coup_id: int) -> dict[int, SpotBets]:
     """"No more bets" in the database: the coup ``open → closed`` (on PostgreSQL this waits for
     the bet batches that hold its row ``FOR SHARE``), and the bets it closed with, per player."""
     close_coup(session, coup_id)
-    return {player: {kind: stake for kind, (_, stake) in kinds.items()}
-            for player, kinds in active_bets(session, coup_id).items()}
+    found: dict[int, SpotBets] = {}
+    for _, player, kind, stake in _LIVE_BETS.run(session.connection(), (coup_id,)):
+        found.setdefault(player, {})[_KIND_NAMED[kind]] = stake
+    return found
 
 
 # --- settlement ---------------------------------------------------------------------------
