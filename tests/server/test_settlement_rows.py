@@ -36,6 +36,7 @@ SPOTS: dict[str, dict[BetKind, int]] = {
     "cid": {BetKind.PUNTO: 1_000, BetKind.BANCO: 3_000},
     "dan": {BetKind.LION_PUNTO: 2_000},
     "eve": {BetKind.EGALITE: 1_000, BetKind.BANCO: 1_000, BetKind.LION_PUNTO: 1_000},
+    "fay": {BetKind.LION_PUNTO: 2_000},  # dan's spot: settled with the very same lines
 }
 #: Banco wins with 6 (half pay), then an Égalité 7-7
 COUPS = ("2c 3s 3d 3h 9c", "5c 5d 2s 2h")
@@ -115,7 +116,10 @@ def play(db: Database, settle: Settle) -> tuple[list[str], list[dict[int, int]]]
             bets = store.close_coup_with_bets(session, coup_id)
             coup = deal_coup(iter(parse_cards(cards)))
             store.record_deal(session, coup_id, coup, first_card=0)
-        lines = {player: settle_spot(spot, coup, rules) for player, spot in bets.items()}
+        alike: dict[tuple[tuple[BetKind, int], ...], tuple[SettlementLine, ...]] = {}
+        lines = {player: alike.setdefault(tuple(sorted(spot.items(), key=str)),
+                                          settle_spot(spot, coup, rules))
+                 for player, spot in bets.items()}  # as Table.settle shares them
         with db.write() as session:
             balances.append(settle(session, table_id=table.id, coup_id=coup_id, bets=bets,
                                    lines=lines))

@@ -735,7 +735,10 @@ def settle_coup(work: Session | Connection, *, table_id: int, coup_id: int,
         _TABLE_ACCOUNTS, {"in_play": ledger.in_play_code(table_id),
                           "house": ledger.house_code(table_id)})}
     rows: list[tuple[Any, ...]] = []
-    pays: dict[tuple[Any, ...], str] = {}  # a few distinct odds a coup: each written once
+    # a line's columns, made once for every bettor holding it (the core settles every spot
+    # holding the same bets with the same lines): by its identity, the line kept alive by
+    # ``lines`` (its hash, of a ``Fraction`` and enums in Python, cost more than the columns)
+    columns: dict[int, tuple[Any, ...]] = {}
     lose = Outcome.LOSE
     for player, player_lines in lines.items():
         spot = stored[player]
@@ -744,15 +747,15 @@ def settle_coup(work: Session | Connection, *, table_id: int, coup_id: int,
             if stake != line.stake:
                 raise RuntimeError(f"coup {coup_id}: bet {bet_id} staked {stake}, settled "
                                    f"{line.stake}")
-            odds = (line.odds, line.reason)
-            written = pays.get(odds)
-            if written is None:
-                written = pays[odds] = pays_text(line)
-            returned = line.returned
-            if line.outcome is not lose and returned <= 0:  # as ledger.post refuses it
-                raise ValueError(f"A transfer moves a positive amount, not {returned}.")
-            rows.append((coup_id, bet_id, player, seq, line.bet.value, stake,
-                         line.outcome.value, line.net, returned, written, line.reason.value))
+            made = columns.get(id(line))
+            if made is None:
+                returned = line.returned
+                if line.outcome is not lose and returned <= 0:  # as ledger.post refuses it
+                    raise ValueError(f"A transfer moves a positive amount, not {returned}.")
+                made = columns[id(line)] = (line.bet.value, stake, line.outcome.value,
+                                            line.net, returned, pays_text(line),
+                                            line.reason.value)
+            rows.append((coup_id, bet_id, player, seq, *made))
     bulk.insert(connection, _LINES, _LINE_COLUMNS, rows)
     ledger.post_settlement(connection, coup_id=coup_id,
                            in_play=accounts[ledger.in_play_code(table_id)],
