@@ -292,7 +292,8 @@ _SETTLEMENT_ENTRIES = (
 _SETTLEMENT_BALANCES = text(
     "UPDATE accounts SET balance = balance + (SELECT SUM(e.amount) FROM ledger_entries AS e "
     "WHERE e.account_id = accounts.id AND e.id BETWEEN :first AND :last) "
-    "WHERE id IN (SELECT account_id FROM ledger_entries WHERE id BETWEEN :first AND :last)")
+    "WHERE id IN (SELECT account_id FROM ledger_entries WHERE id BETWEEN :first AND :last "
+    "GROUP BY account_id HAVING SUM(amount) <> 0)")
 #: PostgreSQL: the moves (:data:`_SETTLEMENT_MOVE_ROWS`) with their transactions' ids drawn in
 #: their order, each transaction, its entries and the balances written from them at once
 _SETTLEMENT_PG = text(
