@@ -23,8 +23,8 @@ generations only; without that, a full collection fell in one step or another fr
 and moved tens of ms between them). ``--rounds`` rounds on the same players (the first warms
 the caches and is not counted); the ledger is audited at the end. Run:
 ``.venv/bin/python bench/bench_settle.py [--players 5000] [--rounds 4] [--sqlite-only]``.
-On PostgreSQL a third figure is the cluster's own CPU in the step (its processes' ``/proc``
-times, in 10 ms ticks: take enough rounds).
+On PostgreSQL a third figure is the cluster's own CPU in the step (its processes'
+``/proc/<pid>/schedstat``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from bench_load import tree_cpu
+from bench_load import descendants
 from bench_server import Postgres, pg_binary, print_audit
 from bench_store import seed
 from puntobanco.bets import BetKind
@@ -78,6 +78,19 @@ class Timer:
             if self.other is not None:  # read after the clocks: /proc costs this thread
                 self.spent[step] += self.other() - other
         return result
+
+
+def cluster_cpu(postmaster: int) -> float:
+    """CPU seconds of a PostgreSQL cluster's live processes, to the nanosecond
+    (``/proc/<pid>/schedstat``; :func:`bench_load.tree_cpu`'s ``/proc/<pid>/stat`` counts 10 ms
+    ticks): the bench's pooled connections live through the run."""
+    total = 0
+    for pid in descendants(postmaster):
+        try:
+            total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
 
 
 def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: Table,
@@ -138,8 +151,7 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
 
 def run(name: str, url: str, *, players: int, rounds: int,
         other: Callable[[], float] | None = None) -> None:
-    """``rounds`` rounds on ``url``; ``other``: PostgreSQL's CPU clock (:func:`tree_cpu` of
-    its postmaster: its backends', in 10 ms ticks)."""
+    """``rounds`` rounds on ``url``; ``other``: PostgreSQL's CPU clock (:func:`cluster_cpu`)."""
     young, middle, _ = gc.get_threshold()
     gc.collect()
     gc.set_threshold(young, middle, collector.NEVER)  # as a serving process (no full ones)
@@ -187,7 +199,7 @@ def main() -> None:
     try:
         postmaster = int((cluster.root / "data" / "postmaster.pid").read_text().split()[0])
         run("postgresql", cluster.new_database(), players=args.players, rounds=args.rounds,
-            other=lambda: tree_cpu(postmaster))
+            other=lambda: cluster_cpu(postmaster))
     finally:
         cluster.stop()
 
