@@ -9,18 +9,22 @@ then what ``TableDealer.close_round`` and ``deal_and_settle`` do, each step time
 (``time.thread_time``) and wall time:
 
 * ``close``: ``store.close_coup_with_bets`` in one write transaction (the database thread);
-* ``core bets``: the core takes the bets the database holds (``Table.place_bet``, checked
-  again) and closes (the event loop's thread);
+* ``core bets``: the core takes the bets the database holds (``Table.place_spots``, each
+  spot checked again), closes, and gives them back for the settlement (the event loop's
+  thread);
 * ``deal``: the core deals, ``store.record_deal`` and the coup's JSON;
 * ``settle``: the core settles, then ``store.settle_coup`` and the coup's JSON in one write
   transaction (the database thread);
-* ``messages``: every bettor's ``settlement`` message built and serialised (the loop).
+* ``messages``: every bettor's ``settlement`` message written (``messages.settlement_text``,
+  the loop).
 
 The garbage collector is set as a serving process sets it (``live/collector.py``: the young
 generations only; without that, a full collection fell in one step or another from run to run
 and moved tens of ms between them). ``--rounds`` rounds on the same players (the first warms
 the caches and is not counted); the ledger is audited at the end. Run:
 ``.venv/bin/python bench/bench_settle.py [--players 5000] [--rounds 4] [--sqlite-only]``.
+On PostgreSQL a third figure is the cluster's own CPU in the step (its processes'
+``/proc/<pid>/schedstat``).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from bench_load import descendants
 from bench_server import Postgres, pg_binary, print_audit
 from bench_store import seed
 from puntobanco.bets import BetKind
@@ -53,20 +58,39 @@ STAKE = 1_000
 
 
 class Timer:
-    """Thread CPU and wall seconds per step, summed over the counted rounds."""
+    """Thread CPU and wall seconds per step, summed over the counted rounds; with ``other``
+    (a clock of another process's CPU: PostgreSQL's), that clock's seconds too."""
 
-    def __init__(self) -> None:
+    def __init__(self, other: Callable[[], float] | None = None) -> None:
         self.cpu: dict[str, float] = defaultdict(float)
         self.wall: dict[str, float] = defaultdict(float)
+        self.spent: dict[str, float] = defaultdict(float)
+        self.other = other
         self.counting = False
 
     def __call__(self, step: str, work: Callable[[], T]) -> T:
+        other = self.other() if self.other is not None and self.counting else 0.0
         cpu, wall = time.thread_time(), time.perf_counter()
         result = work()
         if self.counting:
             self.cpu[step] += time.thread_time() - cpu
             self.wall[step] += time.perf_counter() - wall
+            if self.other is not None:  # read after the clocks: /proc costs this thread
+                self.spent[step] += self.other() - other
         return result
+
+
+def cluster_cpu(postmaster: int) -> float:
+    """CPU seconds of a PostgreSQL cluster's live processes, to the nanosecond
+    (``/proc/<pid>/schedstat``; :func:`bench_load.tree_cpu`'s ``/proc/<pid>/stat`` counts 10 ms
+    ticks): the bench's pooled connections live through the run."""
+    total = 0
+    for pid in descendants(postmaster):
+        try:
+            total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
 
 
 def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: Table,
@@ -91,15 +115,12 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
 
     held = timer("close", close)
 
-    def core_bets() -> None:
-        for player, spot in held.items():
-            for kind in BetKind:
-                if spot.get(kind):
-                    core.place_bet(str(player), kind, spot[kind])
+    def core_bets() -> dict[int, store.SpotBets]:  # as TableDealer.close_round, deal_and_settle
+        core.place_spots({str(player): spot for player, spot in held.items() if spot})
         core.close_bets()
+        return {int(spot): spot_bets for spot, spot_bets in core.bets.items()}
 
-    timer("core bets", core_bets)
-    bets = {int(spot): dict(spot_bets) for spot, spot_bets in core.bets.items()}
+    bets = timer("core bets", core_bets)
 
     def deal() -> None:
         dealt = core.deal()
@@ -120,16 +141,17 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
 
     balances = timer("settle", settle)
 
-    def messages() -> None:
+    def messages() -> None:  # as TableDealer.deal_and_settle (the sockets' writes left out)
+        made: msg.LineTexts = {}
         for player, balance in balances.items():
-            msg.encode(msg.Settlement(
-                coup_id=coup_id, balance=balance,
-                lines=[{**line.to_dict(), "returned": line.returned} for line in lines[player]]))
+            msg.settlement_text(coup_id, balance, lines[player], made)
 
     timer("messages", messages)
 
 
-def run(name: str, url: str, *, players: int, rounds: int) -> None:
+def run(name: str, url: str, *, players: int, rounds: int,
+        other: Callable[[], float] | None = None) -> None:
+    """``rounds`` rounds on ``url``; ``other``: PostgreSQL's CPU clock (:func:`cluster_cpu`)."""
     young, middle, _ = gc.get_threshold()
     gc.collect()
     gc.set_threshold(young, middle, collector.NEVER)  # as a serving process (no full ones)
@@ -138,17 +160,19 @@ def run(name: str, url: str, *, players: int, rounds: int) -> None:
     try:
         ids, table_id, shoe_id = seed(db, players)
         core = Table(RuleSet(), rng=random.Random(21))
-        timer = Timer()
+        timer = Timer(other)
         for number in range(rounds + 1):
             timer.counting = number > 0
             one_round(db, timer, table_id=table_id, shoe_id=shoe_id, core=core, players=ids)
         print(f"{name}: {players:,} players, {2 * players:,} bets a round, {rounds} rounds; "
-              "ms per round, thread CPU / wall:")
-        for step in timer.cpu:
-            print(f"  {step:<12} {1000 * timer.cpu[step] / rounds:8.1f} / "
-                  f"{1000 * timer.wall[step] / rounds:8.1f}")
-        print(f"  {'all':<12} {1000 * sum(timer.cpu.values()) / rounds:8.1f} / "
-              f"{1000 * sum(timer.wall.values()) / rounds:8.1f}")
+              "ms per round, thread CPU / wall" + (" / PostgreSQL's CPU:" if other else ":"))
+        for step in [*timer.cpu, None]:
+            figures = [timer.cpu[step] if step else sum(timer.cpu.values()),
+                       timer.wall[step] if step else sum(timer.wall.values())]
+            if other is not None:
+                figures.append(timer.spent[step] if step else sum(timer.spent.values()))
+            print(f"  {step or 'all':<12} " + " / ".join(f"{1000 * figure / rounds:8.1f}"
+                                                        for figure in figures))
         print_audit(db)
     finally:
         db.close()
@@ -173,7 +197,9 @@ def main() -> None:
         return
     cluster = Postgres()
     try:
-        run("postgresql", cluster.new_database(), players=args.players, rounds=args.rounds)
+        postmaster = int((cluster.root / "data" / "postmaster.pid").read_text().split()[0])
+        run("postgresql", cluster.new_database(), players=args.players, rounds=args.rounds,
+            other=lambda: cluster_cpu(postmaster))
     finally:
         cluster.stop()
 

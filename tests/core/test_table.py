@@ -253,6 +253,46 @@ def test_M3_a_spot_placed_at_once_is_refused_whole(stakes: dict[BetKind, int],
     assert info.value.code == "table-closed"
 
 
+def test_M3_L6_spots_placed_all_at_once_are_each_spot_placed_in_the_order_of_payment() -> None:
+    """``place_spots`` (a server's close, one call a round): the same events, bets and log
+    as ``place_spot`` for each spot in turn, each spot's bets in the order of payment (L6)
+    whatever order they come in, a spot's earlier bets counted."""
+    one, many = open_table(), open_table()
+    for table in (one, many):
+        table.place_bet("ann", BetKind.LION_PUNTO, 1_000)
+    spots = {"ann": {BetKind.LION_PUNTO: 2_000, BetKind.PUNTO: 1_000},
+             "bob": {BetKind.LION_BANCO: 1_000, BetKind.EGALITE: 1_000, BetKind.BANCO: 3_000},
+             "cid": {BetKind.PUNTO: 1_000}}
+    placed = [event for spot, stakes in spots.items() for event in one.place_spot(
+        spot, {kind: stakes[kind] for kind in BetKind if kind in stakes})]
+    assert many.place_spots(spots) == placed
+    assert (many.bets, many.log) == (one.bets, one.log)
+    assert [event.bet for event in placed if event.spot == "bob"] == [
+        BetKind.BANCO, BetKind.EGALITE, BetKind.LION_BANCO]
+
+
+@pytest.mark.parametrize(("stakes", "code"), [
+    ({BetKind.LION_PUNTO: 1_000, BetKind.LION_BANCO: 1_000}, "both-lion-sides"),  # L1
+    ({BetKind.LION_PUNTO: 4_500}, "above-maximum"),  # L3: with the 1,000 held already
+    ({BetKind.PUNTO: 1_000, BetKind.BANCO: 0}, "non-positive-stake"),  # M1
+    ({BetKind.PUNTO: 500}, "below-minimum"),  # M2
+])
+def test_M3_spots_placed_all_at_once_are_refused_all_if_one_is_wrong(
+        stakes: dict[BetKind, int], code: str) -> None:
+    table = open_table()
+    table.place_bet("cid", BetKind.LION_PUNTO, 1_000)
+    before = (table.log, table.bets)
+    with pytest.raises(BetRefused) as info:
+        table.place_spots({"ann": {BetKind.PUNTO: 1_000}, "cid": stakes,
+                           "dan": {BetKind.BANCO: 1_000}})
+    assert info.value.code == code
+    assert (table.log, table.bets) == before
+    table.close_bets()
+    with pytest.raises(BetRefused) as info:  # L4
+        table.place_spots({"ann": {BetKind.PUNTO: 1_000}})
+    assert info.value.code == "table-closed"
+
+
 def test_spots_holding_the_same_bets_are_settled_alike() -> None:
     """``settle`` settles each distinct spot once: every spot's lines are its own
     ``settle_spot`` (B1-B3, L5, L6)."""

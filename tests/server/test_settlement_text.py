@@ -28,7 +28,7 @@ def test_issue21_every_settlement_text_is_the_models(payout: BancoPayout) -> Non
     cards = new_shoe_cards(8)
     shuffled.shuffle(cards)
     source = iter(cards)
-    made: dict[SettlementLine, str] = {}
+    made: msg.LineTexts = {}
     reasons = set()
     for coup_id in range(1, 60):
         coup = deal_coup(source)

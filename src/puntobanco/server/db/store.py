@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Connection, Table, select, update
+from sqlalchemy import Connection, Table, select, text, update
 from sqlalchemy.orm import Session
 
 from puntobanco.bets import (
@@ -186,7 +186,8 @@ def record_deal(session: Session, coup_id: int, coup: Coup, *, first_card: int) 
           margin=coup.margin, dealt_at=utcnow())
 
 
-def _move(session: Session, coup_id: int, before: str, after: str, **values: Any) -> None:
+def _move(session: Session | Connection, coup_id: int, before: str, after: str,
+          **values: Any) -> None:
     """Move a coup from one status to the next; the conditional update is the guard."""
     result = session.execute(update(CoupRecord)
                              .where(CoupRecord.id == coup_id, CoupRecord.status == before)
@@ -663,24 +664,16 @@ def find_requests(session: Session, asked: Sequence[tuple[int, str]]
 
 def active_bets(session: Session, coup_id: int) -> dict[int, dict[BetKind, tuple[int, int]]]:
     """The live bets of a coup: player → kind → (bet id, stake)."""
+    return active_bets_of(session.connection(), coup_id)
+
+
+def active_bets_of(connection: Connection, coup_id: int
+                   ) -> dict[int, dict[BetKind, tuple[int, int]]]:
+    """:func:`active_bets` on a connection."""
     found: dict[int, dict[BetKind, tuple[int, int]]] = {}
-    for bet_id, player, kind, stake in _LIVE_BETS.run(session.connection(), (coup_id,)):
+    for bet_id, player, kind, stake in _LIVE_BETS.run(connection, (coup_id,)):
         found.setdefault(player, {})[_KIND_NAMED[kind]] = (bet_id, stake)
     return found
-
-
-def _live_bets_and_wallets(session: Session, coup_id: int
-                           ) -> tuple[dict[int, dict[BetKind, tuple[int, int]]], dict[int, int]]:
-    """:func:`active_bets`, and the wallet account of every player holding one, in one
-    query (a settlement of 5,000 players read them with two ``IN`` lists of 5,000 bound
-    parameters that SQLAlchemy expanded each time: ~80 ms of the database thread's CPU)."""
-    found: dict[int, dict[BetKind, tuple[int, int]]] = {}
-    wallets: dict[int, int] = {}
-    for bet_id, player, kind, stake, wallet in _LIVE_BETS_AND_WALLETS.run(
-            session.connection(), (coup_id,)):
-        found.setdefault(player, {})[_KIND_NAMED[kind]] = (bet_id, stake)
-        wallets[player] = wallet
-    return found, wallets
 
 
 #: a bet's kind by its stored name (``BetKind(name)`` costs ~7 µs: 10,000 bets a settlement)
@@ -690,10 +683,6 @@ _KIND_NAMED = {kind.value: kind for kind in BetKind}
 _LIVE = "FROM bets AS b WHERE b.coup_id = {} AND b.status = 'active' AND b.stake > 0"
 _LIVE_BETS = bulk.Sql(f"SELECT b.id, b.player_id, b.kind, b.stake {_LIVE.format('?')}",
                       f"SELECT b.id, b.player_id, b.kind, b.stake {_LIVE.format('%s')}")
-_WITH_WALLET = ("SELECT b.id, b.player_id, b.kind, b.stake, a.id FROM bets AS b JOIN accounts "
-                "AS a ON a.player_id = b.player_id AND a.kind = 'wallet' WHERE b.coup_id = {} "
-                "AND b.status = 'active' AND b.stake > 0")
-_LIVE_BETS_AND_WALLETS = bulk.Sql(_WITH_WALLET.format("?"), _WITH_WALLET.format("%s"))
 #: the wallets' balances of the players a coup's settlement paid (its bets are settled then)
 _SETTLED = ("SELECT a.player_id, a.balance FROM accounts AS a WHERE a.kind = 'wallet' AND "
             "a.player_id IN (SELECT b.player_id FROM bets AS b WHERE b.coup_id = {} AND "
@@ -712,63 +701,74 @@ def close_coup_with_bets(session: Session, coup_id: int) -> dict[int, SpotBets]:
     """"No more bets" in the database: the coup ``open → closed`` (on PostgreSQL this waits for
     the bet batches that hold its row ``FOR SHARE``), and the bets it closed with, per player."""
     close_coup(session, coup_id)
-    return {player: {kind: stake for kind, (_, stake) in kinds.items()}
-            for player, kinds in active_bets(session, coup_id).items()}
+    found: dict[int, SpotBets] = {}
+    for _, player, kind, stake in _LIVE_BETS.run(session.connection(), (coup_id,)):
+        found.setdefault(player, {})[_KIND_NAMED[kind]] = stake
+    return found
 
 
 # --- settlement ---------------------------------------------------------------------------
 
 
-def settle_coup(session: Session, *, table_id: int, coup_id: int,
+def settle_coup(work: Session | Connection, *, table_id: int, coup_id: int,
                 bets: Mapping[int, SpotBets],
                 lines: Mapping[int, Sequence[SettlementLine]]) -> dict[int, int]:
-    """Settle a dealt coup, exactly once, in the caller's (single) transaction.
+    """Settle a dealt coup, exactly once, in the caller's (single) transaction: an ORM
+    session's or a bare connection's.
 
     ``bets`` are the bets the table closed with and ``lines`` the core's settlement of them, per
     player, in L6 order. They must be exactly the coup's live bets in the database; the guard
     ``dealt → settled`` makes a second settlement fail without paying anything. Returns each
-    bettor's wallet balance afterwards.
+    bettor's wallet balance afterwards. The lines are written from Python, the moves they make
+    derived from them by the database (:func:`ledger.post_settlement`).
     """
-    _move(session, coup_id, "dealt", "settled", settled_at=utcnow())
-    stored, wallets = _live_bets_and_wallets(session, coup_id)
+    connection = bulk.connection_of(work)
+    _move(work, coup_id, "dealt", "settled", settled_at=utcnow())
+    stored = active_bets_of(connection, coup_id)
     closed = {player: {kind: stake for kind, (_, stake) in kinds.items()}
               for player, kinds in stored.items()}
     wanted = {player: dict(spot) for player, spot in bets.items() if spot}
     if closed != wanted:
         raise RuntimeError(f"coup {coup_id}: the table closed with {wanted} but the database "
                            f"holds {closed}")
-    in_play = ledger.account_id(session, ledger.in_play_code(table_id))
-    house = ledger.account_id(session, ledger.house_code(table_id))
+    accounts: dict[str, int] = {code: account for code, account in connection.execute(
+        _TABLE_ACCOUNTS, {"in_play": ledger.in_play_code(table_id),
+                          "house": ledger.house_code(table_id)})}
     rows: list[tuple[Any, ...]] = []
-    moves: list[ledger.Move] = []
-    pays: dict[tuple[Any, ...], str] = {}  # a few distinct odds a coup: each written once
+    # a line's columns, made once for every bettor holding it (the core settles every spot
+    # holding the same bets with the same lines): by its identity, the line kept alive by
+    # ``lines`` (its hash, of a ``Fraction`` and enums in Python, cost more than the columns)
+    columns: dict[int, tuple[Any, ...]] = {}
+    lose = Outcome.LOSE
     for player, player_lines in lines.items():
+        spot = stored[player]
         for seq, line in enumerate(player_lines):
-            bet_id, stake = stored[player][line.bet]
+            bet_id, stake = spot[line.bet]
             if stake != line.stake:
                 raise RuntimeError(f"coup {coup_id}: bet {bet_id} staked {stake}, settled "
                                    f"{line.stake}")
-            odds = (line.odds, line.reason)
-            text = pays.get(odds)
-            if text is None:
-                text = pays[odds] = pays_text(line)
-            rows.append((coup_id, bet_id, player, seq, line.bet.value, line.stake,
-                         line.outcome.value, line.net, line.returned, text,
-                         line.reason.value))
-            ids = {"coup_id": coup_id, "bet_id": bet_id, "player_id": player}
-            if line.outcome is Outcome.LOSE:
-                moves.append(ledger.Move(in_play, house, line.stake, "house-win", **ids))
-                continue
-            if line.net > 0:
-                moves.append(ledger.Move(house, in_play, line.net, "house-pay", **ids))
-            moves.append(ledger.Move(in_play, wallets[player], line.returned, "payout", **ids))
-    bulk.insert(session.connection(), _LINES, _LINE_COLUMNS, rows)
-    ledger.post(session, moves)
-    session.execute(update(BetRecord).where(BetRecord.coup_id == coup_id,
-                                            BetRecord.status == "active")
-                    .values(status="settled"))
+            made = columns.get(id(line))
+            if made is None:
+                returned = line.returned
+                if line.outcome is not lose and returned <= 0:  # as ledger.post refuses it
+                    raise ValueError(f"A transfer moves a positive amount, not {returned}.")
+                made = columns[id(line)] = (line.bet.value, stake, line.outcome.value,
+                                            line.net, returned, pays_text(line),
+                                            line.reason.value)
+            rows.append((coup_id, bet_id, player, seq, *made))
+    bulk.insert(connection, _LINES, _LINE_COLUMNS, rows)
+    ledger.post_settlement(connection, coup_id=coup_id,
+                           in_play=accounts[ledger.in_play_code(table_id)],
+                           house=accounts[ledger.house_code(table_id)])
+    connection.execute(_SETTLE_BETS, {"coup": coup_id})
     return {int(player): balance for player, balance
-            in _SETTLED_BALANCES.run(session.connection(), (coup_id,))}
+            in _SETTLED_BALANCES.run(connection, (coup_id,))}
+
+
+#: a table's in-play and house accounts, by code
+_TABLE_ACCOUNTS = text("SELECT code, id FROM accounts WHERE code = :in_play OR code = :house")
+_SETTLE_BETS = text("UPDATE bets SET status = 'settled' WHERE coup_id = :coup "
+                    "AND status = 'active'")
 
 
 class Refund(NamedTuple):

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from puntobanco.bets import BetKind, SettlementLine
+from puntobanco.bets import BetKind
 from puntobanco.errors import BetRefused, PuntoBancoError, TableStateError
 from puntobanco.rules import RuleSet, Side
 from puntobanco.server.db import recall, store
@@ -70,8 +70,6 @@ T = TypeVar("T")
 #: the longest (seconds) a coup's cards wait for its settlement, so that they go out in one
 #: moment (``TableDealer._show_dealt``); a slower database shows the cards first, as before
 SETTLEMENT_WAIT = 1.0
-#: the bets in their order (L6), as a tuple: iterating ``BetKind`` itself costs more
-_KINDS = tuple(BetKind)
 #: How often, and after how long, a dealer retries a database write that failed for a moment.
 DB_RETRIES, DB_RETRY_SECONDS = 5, 0.5
 
@@ -387,12 +385,10 @@ class TableDealer:
         await self.desk.drain()
         self.desk.flush_totals()  # the final totals, if the last batch changed them
         held = await self.write(lambda s: store.close_coup_with_bets(s, coup_id))
-        for player, spot in held.items():  # 10,000 bets at 5,000 players: no Enum iteration
-            stakes = {kind: spot[kind] for kind in _KINDS if spot.get(kind)}
-            if stakes:
-                self.table.place_spot(str(player), stakes)
+        # 10,000 bets at 5,000 players: one call, each spot checked again (M3, L1, L3)
+        self.table.place_spots({str(player): spot for player, spot in held.items() if spot})
         self.table.close_bets()
-        return {player: dict(spot) for player, spot in held.items() if spot}
+        return {player: spot for player, spot in held.items() if spot}
 
     async def void_round(self, *, also: Callable[[Session], None] | None = None) -> None:
         """Void the round under way (the table's lock held): every stake back to its wallet,
@@ -438,7 +434,7 @@ class TableDealer:
         coup_id = self.view.coup_id
         assert coup_id is not None
         first_card = self.source.first_card()
-        bets = {int(spot): dict(spot_bets) for spot, spot_bets in self.table.bets.items()}
+        bets = {int(spot): spot_bets for spot, spot_bets in self.table.bets.items()}  # copies
         self._shown = []
         dealt = self.table.deal()
         shown = list(self._shown) if self.source.shows_cards_at_deal else []
@@ -474,7 +470,7 @@ class TableDealer:
         self.hub.publish(msg.CoupDealt(coup=coup_json, cards_left=dealt.cards_left,
                                        cut_card_out=dealt.cut_card_out))
         result, balances = await settling
-        made: dict[SettlementLine, str] = {}  # a line's text, for every bettor who has it
+        made: msg.LineTexts = {}  # a line's text, for every bettor who has it
         for player, balance in balances.items():
             self.hub.send_text(player, msg.settlement_text(coup_id, balance, lines[player], made))
         self.view.phase = "settled"
