@@ -26,11 +26,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import psycopg
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, InvalidatePoolError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
@@ -106,16 +107,45 @@ def make_engines(url: str) -> tuple[Engine, Engine]:
     if backend_of(url) == "sqlite":
         return _sqlite_engine(url, immediate=True), _sqlite_engine(url, immediate=False)
     writer = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
-
-    @event.listens_for(writer, "connect")
-    def _generic_plans(dbapi_connection: Any, _record: Any) -> None:
-        # The writes' statements are fixed and prepared by psycopg at their fifth use; left to
-        # itself PostgreSQL planned each execution again (a custom plan: 0.2-0.5 ms of its
-        # CPU for each of a bet batch's reads). Their plans do not depend on the values.
-        dbapi_connection.execute("SET plan_cache_mode = force_generic_plan")
-        dbapi_connection.commit()
-
+    event.listen(writer, "connect", _generic_plans)
     return writer, create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def _generic_plans(dbapi_connection: Any, _record: Any) -> None:
+    # The writes' statements are fixed and prepared by psycopg at their fifth use; left to
+    # itself PostgreSQL planned each execution again (a custom plan: 0.2-0.5 ms of its CPU for
+    # each of a bet batch's reads). Their plans do not depend on the values.
+    dbapi_connection.execute("SET plan_cache_mode = force_generic_plan")
+    dbapi_connection.commit()
+
+
+#: the most connections :func:`batch_engine`'s pool keeps (the write threads: one batch each)
+BATCH_CONNECTIONS = 4
+
+
+def batch_engine(url: str) -> Engine:
+    """PostgreSQL: the engine of :meth:`Database.run_write_core` (the desk's batches of bets),
+    whose connections come out of its pool in a transaction: each checkout sends ``BEGIN``
+    (:func:`~puntobanco.server.db.bulk.pg_command`), and that ``BEGIN`` is the pool's ping
+    (issue 21, seventh pass). The other engines ping a connection before lending it
+    (``pool_pre_ping``: ``SELECT 1`` in autocommit, ~45 µs of this process's CPU and a round
+    trip), then the transaction sends its ``BEGIN``; here a ``BEGIN`` found on a connection the
+    database closed (a restart) makes the pool open a new one, as a failed ping does, and drop
+    every connection older than it."""
+    engine = create_engine(url, pool_size=BATCH_CONNECTIONS, max_overflow=BATCH_CONNECTIONS)
+    event.listen(engine, "connect", _generic_plans)
+
+    @event.listens_for(engine, "checkout")
+    def _begin(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        try:
+            bulk.pg_command(dbapi_connection, b"BEGIN")
+        except psycopg.Error as error:
+            if engine.dialect.is_disconnect(error, dbapi_connection, None):  # type: ignore[arg-type]
+                raise InvalidatePoolError(str(error)) from error  # a new connection, and again
+            raise DBAPIError.instance("BEGIN", (), error, psycopg.Error,
+                                      dialect=engine.dialect) from error
+
+    return engine
 
 
 def alembic_config(url: str) -> Config:
@@ -239,6 +269,8 @@ class Database:
         self.sqlite = backend_of(url) == "sqlite"
         self.postgresql = backend_of(url) == "postgresql"
         self.writer, self.reader = make_engines(url)
+        #: PostgreSQL: the connections of :meth:`run_write_core`, lent in a transaction
+        self.batch_writer = batch_engine(url) if self.postgresql else None
         self._write_sessions = sessionmaker(self.writer, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.reader, expire_on_commit=False)
         for sessions in (self._write_sessions, self._read_sessions):
@@ -432,7 +464,9 @@ class Database:
         sends fixed driver SQL only (the desk's PostgreSQL batch, ``db/bulk.py``), where the
         session's own begin, commit and bookkeeping cost the write thread about 90 µs of its
         CPU a transaction (issue 21). The same transaction, health reports and outage
-        handling."""
+        handling. On PostgreSQL the connection comes from :attr:`batch_writer`, already in its
+        transaction (no ping: its ``BEGIN`` is one), and libpq's own ``COMMIT`` ends it (issue
+        21, seventh pass: ~200 µs of CPU less a batch)."""
         if not essential:
             self.health.check_writes()
         started = self.health.started()
@@ -446,8 +480,25 @@ class Database:
         return result
 
     def _write_core_call(self, work: Callable[[Connection], T]) -> T:
-        with self.writer.begin() as connection:
-            return work(connection)
+        if self.batch_writer is None:
+            with self.writer.begin() as connection:
+                return work(connection)
+        # PostgreSQL: the connection comes in a transaction (batch_engine), committed here with
+        # libpq's own COMMIT; SQLAlchemy's transaction (its begin, commit and events) and
+        # psycopg's ~90 µs of CPU less a batch (issue 21, seventh pass)
+        with self.batch_writer.connect() as connection:
+            driver = connection.connection.driver_connection
+            try:
+                result = work(connection)
+            except BaseException:
+                with contextlib.suppress(Exception):  # a database gone: the error says so
+                    driver.rollback()  # type: ignore[union-attr]
+                raise
+            try:
+                bulk.pg_command(driver, b"COMMIT")
+            except psycopg.Error as error:
+                raise bulk.pg_error(connection, "COMMIT", (), error) from error
+            return result
 
     async def run_read(self, work: Callable[[Session], T]) -> T:
         started = self.health.started()
@@ -527,6 +578,8 @@ class Database:
             self._inline = None
         self.writer.dispose()
         self.reader.dispose()
+        if self.batch_writer is not None:
+            self.batch_writer.dispose()
 
 
 K = TypeVar("K")
