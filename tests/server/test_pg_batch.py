@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +23,7 @@ from sqlalchemy.pool import Pool
 
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, bulk, ledger, store
+from puntobanco.server.db import auth, bulk, engine, ledger, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import BetRecord
 from puntobanco.server.live.desk import BetDesk
@@ -199,3 +200,32 @@ def test_a_batch_that_failed_writes_nothing_even_if_its_work_swallowed_the_error
     with db.read() as session:
         assert session.scalars(select(BetRecord.id)).all() == []
         assert ledger.audit(session).ok
+
+
+def test_a_postgresql_batch_runs_on_a_batch_thread_and_its_error_reaches_the_loop(
+        pg_db: Database) -> None:
+    """The batches' own threads (``engine.Lanes``: a queue in, ``call_soon_threadsafe`` out,
+    lighter on the loop than ``run_in_executor``): the result and any exception come back to
+    the awaiting coroutine, calls run one a thread at a time, and closing the database ends
+    the threads."""
+    db = pg_db
+
+    def where(connection: Connection) -> str:
+        bulk.pg_execute(connection, "SELECT 1")
+        return threading.current_thread().name
+
+    def failing(_connection: Connection) -> None:
+        raise LookupError("no such wallet")
+
+    async def calls() -> list[Any]:
+        return list(await asyncio.gather(*(db.run_batch(where) for _ in range(8)),
+                                         db.run_batch(failing), return_exceptions=True))
+
+    *names, error = run_coroutine(calls())
+    assert all(name.startswith("db-batch_") for name in names), names
+    assert 1 <= len(set(names)) <= engine.BATCH_CONNECTIONS
+    assert isinstance(error, LookupError) and str(error) == "no such wallet"
+    lanes = [thread for thread in threading.enumerate() if thread.name.startswith("db-batch_")]
+    assert len(lanes) == engine.BATCH_CONNECTIONS
+    db.close()
+    assert not any(thread.is_alive() for thread in lanes)
