@@ -1,8 +1,9 @@
 """Issue 21, seventh pass: the desk's PostgreSQL batch (``Database.run_batch``) on a connection
 lent in a transaction (``engine.batch_engine``): the checkout's ``BEGIN`` is the pool's ping,
-``COMMIT`` is libpq's own. A batch is its ``BEGIN``, its three statements and its ``COMMIT`` —
-no ping — still comes through a database that closed every connection (a restart), and
-writes nothing when anything in it failed, even a failure its work swallowed."""
+``COMMIT`` is libpq's own. A batch is its ``BEGIN``, two statements (the coup, sessions and
+wallets read and locked in one, coup first; the writes) and its ``COMMIT`` — no ping — still
+comes through a database that closed every connection (a restart), and writes nothing when
+anything in it failed, even a failure its work swallowed."""
 
 from __future__ import annotations
 
@@ -22,11 +23,12 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import Pool
 
 from puntobanco.bets import BetKind
+from puntobanco.errors import BetRefused
 from puntobanco.rules import RuleSet
 from puntobanco.server.db import auth, bulk, engine, ledger, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import BetRecord
-from puntobanco.server.live.desk import BetDesk
+from puntobanco.server.live.desk import BetDesk, SessionEnded
 from puntobanco.server.live.hub import Hub
 
 from .conftest import PostgresCluster
@@ -120,10 +122,12 @@ def trace() -> Iterator[_Trace]:
         event.remove(Pool, "connect", traced.connect)
 
 
-def test_a_postgresql_batch_sends_no_ping_begin_three_statements_commit(
+def test_a_postgresql_batch_is_begin_two_statements_commit(
         trace: _Trace, pg_db: Database) -> None:
     """A pooled connection was pinged (``SELECT 1``, a round trip and ~45 µs of CPU) before
-    each batch; now the batch's ``BEGIN`` sent at the checkout is the ping."""
+    each batch; now the batch's ``BEGIN`` sent at the checkout is the ping. The coup's read
+    with the sessions and the wallets' lock are one query (``store.read_coup(lock=True)``),
+    the writes another: four round trips where there were six."""
     db = pg_db
     [(ann, ann_token), (bob, bob_token)], table, coup = _setup(db)
     first = run_coroutine(_bets(db, table, coup, [(ann, ann_token, BetKind.PUNTO, "k1")]))
@@ -134,7 +138,7 @@ def test_a_postgresql_batch_sends_no_ping_begin_three_statements_commit(
         each.startswith("WITH w0 AS (INSERT INTO bets") for each in sent))
     commits = [index for index, each in enumerate(batches) if each == "COMMIT"]
     sent = batches[commits[-2] + 1:]
-    assert len(sent) == 5, sent  # BEGIN, the coup and sessions, the wallets, the write, COMMIT
+    assert len(sent) == 4, sent  # BEGIN, the coup with the sessions and wallets, the write, COMMIT
     assert sent[0] == "BEGIN" and sent[-1] == "COMMIT", sent
     with db.read() as session:
         assert ledger.audit(session).ok
@@ -229,3 +233,52 @@ def test_a_postgresql_batch_runs_on_a_batch_thread_and_its_error_reaches_the_loo
     assert len(lanes) == engine.BATCH_CONNECTIONS
     db.close()
     assert not any(thread.is_alive() for thread in lanes)
+
+
+def _psycopg(db: Database) -> psycopg.Connection[Any]:
+    return psycopg.connect(db.url.replace("postgresql+psycopg://", "postgresql://"))
+
+
+def test_a_batch_locks_no_wallet_before_the_coups_row(pg_db: Database) -> None:
+    """The one query locks the coup's row ``FOR SHARE`` before any wallet, as the two queries
+    did: while the close holds the coup, the batch waits holding no wallet (a void, which
+    updates the coup and then credits wallets, never waits for it: no deadlock), then finds
+    the coup closed, refuses the bet and writes nothing."""
+    db = pg_db
+    [(ann, ann_token), _], table, coup = _setup(db)
+    with _psycopg(db) as closer, _psycopg(db) as other:
+        closer.execute("SELECT id FROM coups WHERE id = %s FOR UPDATE", (coup,))
+
+        async def scenario() -> list[Any]:
+            batch = asyncio.ensure_future(
+                _bets(db, table, coup, [(ann, ann_token, BetKind.PUNTO, "k1")]))
+            await asyncio.sleep(0.5)
+            assert not batch.done()  # waiting for the coup's row
+            wallet = other.execute("SELECT id FROM accounts WHERE player_id = %s "
+                                   "FOR UPDATE NOWAIT", (ann,)).fetchall()
+            other.rollback()  # taken at once: the waiting batch holds no wallet
+            assert len(wallet) == 1
+            closer.execute("UPDATE coups SET status = 'closed' WHERE id = %s", (coup,))
+            closer.commit()
+            return await batch
+
+        answers = run_coroutine(scenario())
+    assert isinstance(answers[0], BetRefused) and answers[0].code == "table-closed", answers
+    assert _balance(db, ann) == 10_000
+
+
+def test_a_bet_of_an_ended_session_is_refused_beside_a_live_one(pg_db: Database) -> None:
+    """The query locks every operation's player's wallet before the session check (in the
+    same round trip): a bet whose session ended is still refused ``unauthorized``, its wallet
+    untouched, and the other bet of the batch is written."""
+    db = pg_db
+    [(ann, ann_token), (bob, bob_token)], table, coup = _setup(db)
+    with db.write() as session:
+        auth.close_session(session, ann_token)
+    answers = run_coroutine(_bets(db, table, coup, [(ann, ann_token, BetKind.PUNTO, "k1"),
+                                                    (bob, bob_token, BetKind.BANCO, "k2")]))
+    assert isinstance(answers[0], SessionEnded), answers
+    assert isinstance(answers[1], dict) and answers[1]["balance"] == 9_000, answers
+    assert _balance(db, ann) == 10_000 and _balance(db, bob) == 9_000
+    with db.read() as session:
+        assert ledger.audit(session).ok

@@ -335,7 +335,7 @@ class BetDesk:
             if tokens and postgresql:  # one read: both checks
                 read = store.read_coup(session, table_id=self.table_id, coup_id=coup_id,
                                        ops=ops, token_hashes={auth.token_hash(token)
-                                                              for token in tokens})
+                                                              for token in tokens}, lock=True)
             live = self._live_sessions(session, batch,
                                        None if read is None else read.sessions)
             kept = [pending.op for pending in batch
