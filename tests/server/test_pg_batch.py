@@ -54,9 +54,10 @@ def _setup(db: Database) -> tuple[list[tuple[int, str]], int, int]:
 
 
 async def _bets(db: Database, table: int, coup: int,
-                bets: list[tuple[int, str, BetKind, str]]) -> list[Any]:
+                bets: list[tuple[int, str | None, BetKind, str]]) -> list[Any]:
     """The desk's answers to ``bets`` (player, token, kind, key) of 10.00, written in one batch,
-    as the socket's short way submits them."""
+    as the socket's short way submits them (a token None: as HTTP does, its session looked up
+    before)."""
     desk = BetDesk(table_id=table, db=db, hub=Hub(), linger=0.05)
     desk.open(coup_id=coup, round_no=1, rules=RuleSet())
     desk.start()
@@ -132,14 +133,16 @@ def test_a_postgresql_batch_is_begin_two_statements_commit(
     [(ann, ann_token), (bob, bob_token)], table, coup = _setup(db)
     first = run_coroutine(_bets(db, table, coup, [(ann, ann_token, BetKind.PUNTO, "k1")]))
     second = run_coroutine(_bets(db, table, coup, [(bob, bob_token, BetKind.BANCO, "k2")]))
-    assert all(isinstance(answer, dict) for answer in first + second), (first, second)
-    # the connection that wrote both batches: its round trips after the first batch's COMMIT
+    third = run_coroutine(_bets(db, table, coup, [(bob, None, BetKind.BANCO, "k3")]))
+    assert all(isinstance(answer, dict) for answer in first + second + third)
+    # the connection that wrote the batches: its round trips after the first batch's COMMIT
     batches = max(trace.round_trips(), key=lambda sent: sum(
         each.startswith("WITH w0 AS (INSERT INTO bets") for each in sent))
     commits = [index for index, each in enumerate(batches) if each == "COMMIT"]
-    sent = batches[commits[-2] + 1:]
+    sent, http = batches[commits[-3] + 1:commits[-2] + 1], batches[commits[-2] + 1:]
     assert len(sent) == 4, sent  # BEGIN, the coup with the sessions and wallets, the write, COMMIT
     assert sent[0] == "BEGIN" and sent[-1] == "COMMIT", sent
+    assert len(http) == 4, http  # a batch without tokens (HTTP's) too
     with db.read() as session:
         assert ledger.audit(session).ok
 
