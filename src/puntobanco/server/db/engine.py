@@ -7,9 +7,11 @@ Every database call is synchronous and runs on :attr:`Database.executor` (writes
 :attr:`Database.write_executor`), so the asyncio loop (the dealers and the WebSockets) never
 waits on disk or for a lock — except a desk's batch of bets on SQLite, written on the loop's
 thread when the write lock is free at once and with no checkpoint in its commit
-(:meth:`Database.run_batch`, issue 21), else on a write thread. Each call tells :attr:`Database.health`
-how it ended, and :meth:`Database.watch` probes a database that went away, checkpoints SQLite's
-write-ahead log and watches its disk (``db/health.py``, issue 22).
+(:meth:`Database.run_batch`, issue 21), else on a write thread; on PostgreSQL on threads and a
+pool of their own (:class:`Lanes`, :func:`batch_engine`; issue 21, seventh pass). Each call
+tells :attr:`Database.health` how it ended, and :meth:`Database.watch` probes a database that
+went away, checkpoints SQLite's write-ahead log and watches its disk (``db/health.py``, issue
+22).
 """
 
 from __future__ import annotations

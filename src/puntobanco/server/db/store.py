@@ -274,7 +274,8 @@ def apply_bets(session: Session | Connection, *, table_id: int, coup_id: int, ro
     batch's wallets and the table's in-play account are read locked in id order, in the query
     that reads the players' bets, and every balance changes once, at the end, by
     :func:`ledger.post`). Two reads (on PostgreSQL the second also draws the ids the batch may
-    need: issue 21, one round trip less) and ONE statement writing everything
+    need: issue 21, one round trip less; the desk's batch reads both in one,
+    :func:`read_coup` with ``lock``) and ONE statement writing everything
     (:class:`~puntobanco.server.db.bulk.Writes`).
     A refused operation writes nothing. Operations run in player order (each player's in the
     order given), so wallets are locked in one order.
