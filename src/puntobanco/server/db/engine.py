@@ -7,9 +7,11 @@ Every database call is synchronous and runs on :attr:`Database.executor` (writes
 :attr:`Database.write_executor`), so the asyncio loop (the dealers and the WebSockets) never
 waits on disk or for a lock — except a desk's batch of bets on SQLite, written on the loop's
 thread when the write lock is free at once and with no checkpoint in its commit
-(:meth:`Database.run_batch`, issue 21), else on a write thread. Each call tells :attr:`Database.health`
-how it ended, and :meth:`Database.watch` probes a database that went away, checkpoints SQLite's
-write-ahead log and watches its disk (``db/health.py``, issue 22).
+(:meth:`Database.run_batch`, issue 21), else on a write thread; on PostgreSQL on threads and a
+pool of their own (:class:`Lanes`, :func:`batch_engine`; issue 21, seventh pass). Each call
+tells :attr:`Database.health` how it ended, and :meth:`Database.watch` probes a database that
+went away, checkpoints SQLite's write-ahead log and watches its disk (``db/health.py``, issue
+22).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import asyncio
 import contextlib
 import functools
 import os
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,11 +30,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import psycopg
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, InvalidatePoolError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
@@ -106,16 +111,47 @@ def make_engines(url: str) -> tuple[Engine, Engine]:
     if backend_of(url) == "sqlite":
         return _sqlite_engine(url, immediate=True), _sqlite_engine(url, immediate=False)
     writer = create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
-
-    @event.listens_for(writer, "connect")
-    def _generic_plans(dbapi_connection: Any, _record: Any) -> None:
-        # The writes' statements are fixed and prepared by psycopg at their fifth use; left to
-        # itself PostgreSQL planned each execution again (a custom plan: 0.2-0.5 ms of its
-        # CPU for each of a bet batch's reads). Their plans do not depend on the values.
-        dbapi_connection.execute("SET plan_cache_mode = force_generic_plan")
-        dbapi_connection.commit()
-
+    event.listen(writer, "connect", _generic_plans)
     return writer, create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def _generic_plans(dbapi_connection: Any, _record: Any) -> None:
+    # The writes' statements are fixed and prepared by psycopg at their fifth use; left to
+    # itself PostgreSQL planned each execution again (a custom plan: 0.2-0.5 ms of its CPU for
+    # each of a bet batch's reads). Their plans do not depend on the values.
+    dbapi_connection.execute("SET plan_cache_mode = force_generic_plan")
+    dbapi_connection.commit()
+
+
+#: the most connections :func:`batch_engine`'s pool keeps (the write threads: one batch each)
+BATCH_CONNECTIONS = 4
+
+
+def batch_engine(url: str) -> Engine:
+    """PostgreSQL: the engine of :meth:`Database.run_write_core` (the desk's batches of bets),
+    whose connections come out of its pool in a transaction: each checkout sends ``BEGIN``
+    (:func:`~puntobanco.server.db.bulk.pg_command`), and that ``BEGIN`` is the pool's ping
+    (issue 21, seventh pass). The other engines ping a connection before lending it
+    (``pool_pre_ping``: ``SELECT 1`` in autocommit, ~45 µs of this process's CPU and a round
+    trip), then the transaction sends its ``BEGIN``; here a ``BEGIN`` found on a connection the
+    database closed (a restart) makes the pool open a new one, as a failed ping does, and drop
+    every connection older than it."""
+    # one connection a batch thread (``Lanes``) at most: no overflow beyond them (the
+    # database's connections are counted: 100 by default, for every process)
+    engine = create_engine(url, pool_size=BATCH_CONNECTIONS, max_overflow=0)
+    event.listen(engine, "connect", _generic_plans)
+
+    @event.listens_for(engine, "checkout")
+    def _begin(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        try:
+            bulk.pg_command(dbapi_connection, b"BEGIN")
+        except psycopg.Error as error:
+            if engine.dialect.is_disconnect(error, dbapi_connection, None):  # type: ignore[arg-type]
+                raise InvalidatePoolError(str(error)) from error  # a new connection, and again
+            raise DBAPIError.instance("BEGIN", (), error, psycopg.Error,
+                                      dialect=engine.dialect) from error
+
+    return engine
 
 
 def alembic_config(url: str) -> Config:
@@ -239,6 +275,11 @@ class Database:
         self.sqlite = backend_of(url) == "sqlite"
         self.postgresql = backend_of(url) == "postgresql"
         self.writer, self.reader = make_engines(url)
+        #: PostgreSQL: the connections of :meth:`run_write_core`, lent in a transaction
+        self.batch_writer = batch_engine(url) if self.postgresql else None
+        #: the threads :meth:`run_write_core` runs its calls on, one a connection of
+        #: :attr:`batch_writer` (started with the first call)
+        self._batch_threads = Lanes(BATCH_CONNECTIONS, "db-batch")
         self._write_sessions = sessionmaker(self.writer, expire_on_commit=False)
         self._read_sessions = sessionmaker(self.reader, expire_on_commit=False)
         for sessions in (self._write_sessions, self._read_sessions):
@@ -432,13 +473,17 @@ class Database:
         sends fixed driver SQL only (the desk's PostgreSQL batch, ``db/bulk.py``), where the
         session's own begin, commit and bookkeeping cost the write thread about 90 µs of its
         CPU a transaction (issue 21). The same transaction, health reports and outage
-        handling."""
+        handling. On PostgreSQL the connection comes from :attr:`batch_writer`, already in its
+        transaction (no ping: its ``BEGIN`` is one), and libpq's own ``COMMIT`` ends it (issue
+        21, seventh pass: ~200 µs of CPU less a batch)."""
         if not essential:
             self.health.check_writes()
         started = self.health.started()
         try:
-            result = await asyncio.get_running_loop().run_in_executor(
-                self.write_executor, functools.partial(self._write_core_call, work))
+            call = functools.partial(self._write_core_call, work)
+            result = await (self._batch_threads.run(call) if self.batch_writer is not None
+                            else asyncio.get_running_loop().run_in_executor(
+                                self.write_executor, call))
         except Exception as error:
             self.health.failed(error, started)
             raise
@@ -446,8 +491,25 @@ class Database:
         return result
 
     def _write_core_call(self, work: Callable[[Connection], T]) -> T:
-        with self.writer.begin() as connection:
-            return work(connection)
+        if self.batch_writer is None:
+            with self.writer.begin() as connection:
+                return work(connection)
+        # PostgreSQL: the connection comes in a transaction (batch_engine), committed here with
+        # libpq's own COMMIT; SQLAlchemy's transaction (its begin, commit and events) and
+        # psycopg's ~90 µs of CPU less a batch (issue 21, seventh pass)
+        with self.batch_writer.connect() as connection:
+            driver = connection.connection.driver_connection
+            try:
+                result = work(connection)
+            except BaseException:
+                with contextlib.suppress(Exception):  # a database gone: the error says so
+                    driver.rollback()  # type: ignore[union-attr]
+                raise
+            try:
+                bulk.pg_command(driver, b"COMMIT")
+            except psycopg.Error as error:
+                raise bulk.pg_error(connection, "COMMIT", (), error) from error
+            return result
 
     async def run_read(self, work: Callable[[Session], T]) -> T:
         started = self.health.started()
@@ -522,11 +584,84 @@ class Database:
     def close(self) -> None:
         self.executor.shutdown(wait=True)
         self.write_executor.shutdown(wait=True)
+        self._batch_threads.stop()
         if self._inline is not None:
             self._inline.close()
             self._inline = None
         self.writer.dispose()
         self.reader.dispose()
+        if self.batch_writer is not None:
+            self.batch_writer.dispose()
+
+
+class Lanes:
+    """Threads that run calls for the event loop: :meth:`run` hands a call over through a
+    ``SimpleQueue`` and the thread answers the loop's future with ``call_soon_threadsafe``.
+    ``loop.run_in_executor`` on a ``ThreadPoolExecutor`` made a ``concurrent.futures.Future``
+    (a ``Condition``) and chained it to the loop's (callbacks both ways): ~84 µs of CPU a call
+    against ~50 here (issue 21, seventh pass: the desk's PostgreSQL batches). The calls' order
+    and results are the executor's; a call's exception is raised by :meth:`run`."""
+
+    def __init__(self, count: int, name: str) -> None:
+        self.count, self.name = count, name
+        self._calls: queue.SimpleQueue[
+            tuple[asyncio.AbstractEventLoop, asyncio.Future[Any], Callable[[], Any]] | None
+        ] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def run(self, call: Callable[[], T]) -> asyncio.Future[T]:
+        """``call()`` on one of the threads; the loop's future of its result."""
+        if not self._threads:
+            self._start()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._calls.put((loop, future, call))
+        return future
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._threads:
+                return
+            for number in range(self.count):
+                thread = threading.Thread(target=self._serve, name=f"{self.name}_{number}",
+                                          daemon=True)
+                thread.start()
+                self._threads.append(thread)
+
+    def _serve(self) -> None:
+        while (taken := self._calls.get()) is not None:
+            loop, future, call = taken
+            try:
+                result = call()
+            except BaseException as error:  # the caller's to raise
+                _answer_soon(loop, future, None, error)
+            else:
+                _answer_soon(loop, future, result, None)
+
+    def stop(self) -> None:
+        """End the threads once the calls handed over are done."""
+        with self._lock:
+            threads, self._threads = self._threads, []
+        for _ in threads:
+            self._calls.put(None)
+        for thread in threads:
+            thread.join()
+
+
+def _answer_soon(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], result: Any,
+                 error: BaseException | None) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+        loop.call_soon_threadsafe(_answer, future, result, error)
+
+
+def _answer(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # cancelled meanwhile
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 K = TypeVar("K")

@@ -334,11 +334,11 @@ class BetDesk:
 
         def write(session: Connection) -> tuple[set[str], list[store.BetResult]]:
             read = None
-            tokens = {pending.token for pending in batch if pending.token is not None}
-            if tokens and postgresql:  # one read: both checks
+            if postgresql:  # one read: the coup, the sessions, the stored keys, the wallets
                 read = store.read_coup(session, table_id=self.table_id, coup_id=coup_id,
-                                       ops=ops, token_hashes={auth.token_hash(token)
-                                                              for token in tokens})
+                                       ops=ops, token_hashes={
+                                           auth.token_hash(pending.token) for pending in batch
+                                           if pending.token is not None}, lock=True)
             live = self._live_sessions(session, batch,
                                        None if read is None else read.sessions)
             kept = [pending.op for pending in batch
