@@ -8,12 +8,12 @@ players with credited wallets (``bench_store.seed``), each with a Banco and a Pu
 then what ``TableDealer.close_round`` and ``deal_and_settle`` do, each step timed in thread CPU
 (``time.thread_time``) and wall time:
 
-* ``close``: ``store.close_coup_with_bets`` in one write transaction (the database thread);
+* ``close``: ``settle.close_coup_with_bets`` in one write transaction (the database thread);
 * ``core bets``: the core takes the bets the database holds (``Table.place_spots``, each
   spot checked again), closes, and gives them back for the settlement (the event loop's
   thread);
 * ``deal``: the core deals, ``store.record_deal`` and the coup's JSON;
-* ``settle``: the core settles, then ``store.settle_coup`` and the coup's JSON in one write
+* ``settle``: the core settles, then ``settle.settle_coup`` and the coup's JSON in one write
   transaction (the database thread);
 * ``messages``: every bettor's ``settlement`` message written (``messages.settlement_text``,
   the loop).
@@ -46,7 +46,7 @@ from bench_server import Postgres, pg_binary, print_audit
 from bench_store import seed
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import recall, store
+from puntobanco.server.db import recall, settle, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.live import collector
@@ -111,7 +111,7 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
 
     def close() -> dict[int, store.SpotBets]:
         with db.write() as session:
-            return store.close_coup_with_bets(session, coup_id)
+            return settle.close_coup_with_bets(session, coup_id)
 
     held = timer("close", close)
 
@@ -132,14 +132,14 @@ def one_round(db: Database, timer: Timer, *, table_id: int, shoe_id: int, core: 
     settled = timer("core settle", core.settle)
     lines = {int(spot): spot_lines for spot, spot_lines in settled.lines.items()}
 
-    def settle() -> dict[int, int]:
+    def settle_step() -> dict[int, int]:
         with db.write() as session:
-            balances = store.settle_coup(session, table_id=table_id, coup_id=coup_id,
-                                         bets=bets, lines=lines)
+            balances = settle.settle_coup(session, table_id=table_id, coup_id=coup_id,
+                                          bets=bets, lines=lines)
             recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=1)
             return balances
 
-    balances = timer("settle", settle)
+    balances = timer("settle", settle_step)
 
     def messages() -> None:  # as TableDealer.deal_and_settle (the sockets' writes left out)
         made: msg.LineTexts = {}

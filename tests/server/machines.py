@@ -16,7 +16,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import auth, ledger, settle
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import Account, Base
 from puntobanco.server.db.store import TableSettings
@@ -68,7 +68,7 @@ class BooksMachine(RuleBasedStateMachine):
 
     def _reread_wallets(self) -> None:
         with self.db.read() as session:
-            self.wallets.update(store.wallet_balances(session, self.players))
+            self.wallets.update(settle.wallet_balances(session, self.players))
 
     @rule(welcome=st.integers(0, 20_000))
     def sign_up(self, welcome: int) -> None:
@@ -94,5 +94,5 @@ class BooksMachine(RuleBasedStateMachine):
             assert balances["wallet"] + balances["in-play"] + balances["house"] == self.issued
             if self.nothing_in_play():
                 assert balances["in-play"] == 0
-            for player, balance in store.wallet_balances(session, self.players).items():
+            for player, balance in settle.wallet_balances(session, self.players).items():
                 assert balance == self.wallets[player], (player, balance, self.wallets[player])

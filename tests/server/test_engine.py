@@ -20,7 +20,7 @@ import pytest
 from puntobanco.bets import BetKind
 from puntobanco.cards import Card
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import auth, ledger, settle, store
 from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.live import engine as engine_module
@@ -62,7 +62,7 @@ class Room:
 
     def balance(self) -> int:
         with self.db.read() as session:
-            return store.wallet_balances(session, [self.ann])[self.ann]
+            return settle.wallet_balances(session, [self.ann])[self.ann]
 
     def close(self) -> None:
         self.db.close()

@@ -22,7 +22,7 @@ from puntobanco.bets import BetKind, settle_spot
 from puntobanco.cards import parse_cards
 from puntobanco.coup import deal_coup
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import auth, ledger, settle, store
 from puntobanco.server.db.engine import Database, alembic_config, migrate
 from puntobanco.server.db.models import (
     BetRecord,
@@ -236,4 +236,4 @@ def _settle_as_lost(session: Session, table: int, coup: int,
     coup_dealt = deal_coup(iter(parse_cards("9h 2c 9d 3s")))
     store.record_deal(session, coup, coup_dealt, first_card=0)
     lines = {player: settle_spot(spot, coup_dealt, RuleSet()) for player, spot in bets.items()}
-    store.settle_coup(session, table_id=table, coup_id=coup, bets=bets, lines=lines)
+    settle.settle_coup(session, table_id=table, coup_id=coup, bets=bets, lines=lines)

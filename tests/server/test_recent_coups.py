@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, inspect, update
 
 from puntobanco.bets import BetKind
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, recall, store
+from puntobanco.server.db import auth, recall, settle, store
 from puntobanco.server.db.engine import Database, alembic_config, migrate
 from puntobanco.server.db.models import CoupRecord
 
@@ -66,7 +66,7 @@ def test_L6_recent_coups_are_the_coups_the_player_still_has_a_bet_on(db: Databas
     _bets(db, table.id, coup, [store.BetOp(ann, BetKind.LION_BANCO, 1_000),
                                store.BetOp(ann, BetKind.BANCO, 1_000)])
     with db.write() as session:
-        store.void_coup(session, table_id=table.id, coup_id=coup)
+        settle.void_coup(session, table_id=table.id, coup_id=coup)
     kept.append(coup)
     coup = _next_coup(db, table.id, coup, 6)  # open, a bet raised: recalled once
     _bets(db, table.id, coup, [store.BetOp(ann, BetKind.BANCO, 1_000),

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from puntobanco.bets import BetKind, settle_spot
 from puntobanco.errors import TableStateError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, ledger, store
+from puntobanco.server.db import auth, ledger, settle, store
 from puntobanco.server.db.engine import Database, migrate
 from puntobanco.server.db.models import LedgerEntry, SettlementLineRecord
 from puntobanco.server.fair import check_shoe_json
@@ -78,10 +78,10 @@ def test_a_coup_is_settled_exactly_once(sqlite_url: str) -> None:
     bets = {ann.id: {BetKind.BANCO: 2500}}
     lines = {ann.id: settle_spot(bets[ann.id], coup, rules)}
     with pytest.raises(RuntimeError), db.write() as session:  # not the bets the table closed with
-        store.settle_coup(session, table_id=table.id, coup_id=coup_id,
+        settle.settle_coup(session, table_id=table.id, coup_id=coup_id,
                           bets={ann.id: {BetKind.BANCO: 5000}}, lines=lines)
     with db.write() as session:
-        balances = store.settle_coup(session, table_id=table.id, coup_id=coup_id, bets=bets,
+        balances = settle.settle_coup(session, table_id=table.id, coup_id=coup_id, bets=bets,
                                      lines=lines)
     assert balances == {ann.id: 100_000 - 2500 + lines[ann.id][0].returned}
 
@@ -93,7 +93,7 @@ def test_a_coup_is_settled_exactly_once(sqlite_url: str) -> None:
 
     before = counts()
     with pytest.raises(TableStateError), db.write() as session:  # a retry pays nothing
-        store.settle_coup(session, table_id=table.id, coup_id=coup_id, bets=bets, lines=lines)
+        settle.settle_coup(session, table_id=table.id, coup_id=coup_id, bets=bets, lines=lines)
     assert counts() == before
     db.close()
     assert check_books(sqlite_url)["settled"] == 1

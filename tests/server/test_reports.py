@@ -27,7 +27,7 @@ from puntobanco.cards import full_composition, parse_cards
 from puntobanco.coup import deal_coup
 from puntobanco.rules import RuleSet
 from puntobanco.server import hold, holdband
-from puntobanco.server.db import auth, store
+from puntobanco.server.db import auth, settle, store
 from puntobanco.server.db.engine import migrate
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.settings import table_rules_to_json
@@ -52,7 +52,7 @@ def _coup(session: Session, *, table_id: int, shoe_id: int, round_no: int, cards
     store.close_coup(session, coup_id)
     dealt = deal_coup(iter(parse_cards(cards)))
     store.record_deal(session, coup_id, dealt, first_card=0)
-    store.settle_coup(session, table_id=table_id, coup_id=coup_id,
+    settle.settle_coup(session, table_id=table_id, coup_id=coup_id,
                       bets={p: dict(s) for p, s in bets.items()},
                       lines={p: settle_spot(s, dealt, RULES) for p, s in bets.items()})
     session.execute(update(CoupRecord).where(CoupRecord.id == coup_id)

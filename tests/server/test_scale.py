@@ -207,7 +207,7 @@ def test_issue21_the_close_takes_the_bets_the_sockets_hold_already(sqlite_url: s
 
     import uvloop
 
-    from puntobanco.server.db import store
+    from puntobanco.server.db import settle, store
 
     async def scenario() -> None:
         db = Database(sqlite_url)
@@ -241,7 +241,7 @@ def test_issue21_the_close_takes_the_bets_the_sockets_hold_already(sqlite_url: s
             assert len(answers) == 1 and not isinstance(answers[0], BetRefused)
             assert (await answers[0])["stake"] == 1000
             with db.read() as session:
-                assert list(store.active_bets(session, coup)) == players
+                assert list(settle.active_bets(session, coup)) == players
             here.remove_reader(mine.fileno())
             await desk.stop()
         finally:
@@ -275,7 +275,7 @@ def test_issue21_a_batch_lingers_for_more_bets_and_the_close_writes_it_at_once(
     """Bets queued within the linger share one transaction; "no more bets" does not wait for
     the linger (the batch is written at once, its bets in the coup); the linger is real time,
     so a desk on a test's hand-moved clock is never held up by it."""
-    from puntobanco.server.db import store
+    from puntobanco.server.db import settle, store
 
     async def scenario() -> None:
         db = Database(db_url)
@@ -295,7 +295,7 @@ def test_issue21_a_batch_lingers_for_more_bets_and_the_close_writes_it_at_once(
             assert [(await answer)["stake"] for answer in answers] == [1000] * 3
             assert (desk.batches, desk.operations) == (1, 3)
             with db.read() as session:
-                assert sorted(store.active_bets(session, coup)) == sorted(players)
+                assert sorted(settle.active_bets(session, coup)) == sorted(players)
             await desk.stop()
         finally:
             db.close()

@@ -20,7 +20,7 @@ from puntobanco.cards import parse_cards
 from puntobanco.coup import deal_coup
 from puntobanco.errors import TableStateError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import bulk, ledger, store
+from puntobanco.server.db import bulk, ledger, settle, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.models import utcnow
 from puntobanco.server.db.players import create_players
@@ -59,8 +59,8 @@ def settle_by_moves(work: Session, *, table_id: int, coup_id: int,
                     lines: Mapping[int, Sequence[SettlementLine]]) -> dict[int, int]:
     """The settlement as it was written before (issue 21, sixth pass): every move built in
     Python and posted by ``ledger.post``; the reference the rows are compared with."""
-    store._move(work, coup_id, "dealt", "settled", settled_at=utcnow())
-    stored = store.active_bets(work, coup_id)
+    store.move_coup(work, coup_id, "dealt", "settled", settled_at=utcnow())
+    stored = settle.active_bets(work, coup_id)
     wallets = {player: ledger.account_id(work, ledger.wallet_code(player)) for player in stored}
     in_play = ledger.account_id(work, ledger.in_play_code(table_id))
     house = ledger.account_id(work, ledger.house_code(table_id))
@@ -79,22 +79,22 @@ def settle_by_moves(work: Session, *, table_id: int, coup_id: int,
             if line.net > 0:
                 moves.append(ledger.Move(house, in_play, line.net, "house-pay", **ids))
             moves.append(ledger.Move(in_play, wallets[player], line.returned, "payout", **ids))
-    bulk.insert(work.connection(), store._LINES, store._LINE_COLUMNS, rows)
+    bulk.insert(work.connection(), settle._LINES, settle._LINE_COLUMNS, rows)
     ledger.post(work, moves)
     work.execute(text("UPDATE bets SET status = 'settled' WHERE coup_id = :coup "
                       "AND status = 'active'"), {"coup": coup_id})
-    return store.wallet_balances(work, list(stored))
+    return settle.wallet_balances(work, list(stored))
 
 
 def on_connection(work: Session, **arguments: Any) -> dict[int, int]:
-    """:func:`store.settle_coup` given the session's bare connection, as the desk's batch is."""
+    """:func:`settle.settle_coup` given the session's bare connection, as the desk's batch is."""
     connection = work.connection()
     assert isinstance(connection, Connection)
-    return store.settle_coup(connection, **arguments)
+    return settle.settle_coup(connection, **arguments)
 
 
-def play(db: Database, settle: Settle) -> tuple[list[str], list[dict[int, int]]]:
-    """Both coups, bet by the same players, settled by ``settle``: the rows, and what each
+def play(db: Database, way: Settle) -> tuple[list[str], list[dict[int, int]]]:
+    """Both coups, bet by the same players, settled ``way``: the rows, and what each
     settlement gave back."""
     rules = RuleSet()
     with db.write() as session:
@@ -113,7 +113,7 @@ def play(db: Database, settle: Settle) -> tuple[list[str], list[dict[int, int]]]
                              rules=rules, ops=[store.BetOp(players[name], kind, stake)
                                                for name, spot in SPOTS.items()
                                                for kind, stake in spot.items()])
-            bets = store.close_coup_with_bets(session, coup_id)
+            bets = settle.close_coup_with_bets(session, coup_id)
             coup = deal_coup(iter(parse_cards(cards)))
             store.record_deal(session, coup_id, coup, first_card=0)
         alike: dict[tuple[tuple[BetKind, int], ...], tuple[SettlementLine, ...]] = {}
@@ -121,8 +121,8 @@ def play(db: Database, settle: Settle) -> tuple[list[str], list[dict[int, int]]]
                                           settle_spot(spot, coup, rules))
                  for player, spot in bets.items()}  # as Table.settle shares them
         with db.write() as session:
-            balances.append(settle(session, table_id=table.id, coup_id=coup_id, bets=bets,
-                                   lines=lines))
+            balances.append(way(session, table_id=table.id, coup_id=coup_id, bets=bets,
+                                lines=lines))
     dump: list[str] = []
     with db.read() as session:
         assert ledger.audit(session).ok
@@ -146,13 +146,13 @@ def two_databases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[
             yield one, two
 
 
-@pytest.mark.parametrize("settle", [store.settle_coup, on_connection],
+@pytest.mark.parametrize("way", [settle.settle_coup, on_connection],
                          ids=["session", "connection"])
 def test_a_settlement_writes_the_rows_the_moves_posted_one_by_one_wrote(
-        two_databases: tuple[Database, Database], settle: Settle) -> None:
+        two_databases: tuple[Database, Database], way: Settle) -> None:
     reference, derived = two_databases
     expected, expected_balances = play(reference, settle_by_moves)
-    found, balances = play(derived, settle)
+    found, balances = play(derived, way)
     assert found == expected
     assert balances == expected_balances
     kinds = {row.split("'")[1] for row in found if row.startswith("ledger_transactions")}
@@ -175,7 +175,7 @@ def test_a_settlement_on_a_connection_is_exactly_once_and_checks_the_bets(
         assert isinstance(player, int)
         store.apply_bets(session, table_id=table_id, coup_id=coup_id, round_no=3,
                          rules=RuleSet(), ops=[store.BetOp(player, BetKind.BANCO, 1_000)])
-        bets = store.close_coup_with_bets(session, coup_id)
+        bets = settle.close_coup_with_bets(session, coup_id)
         coup = deal_coup(iter(parse_cards(COUPS[0])))
         store.record_deal(session, coup_id, coup, first_card=0)
     lines = {player: settle_spot(spot, coup, RuleSet()) for player, spot in bets.items()}

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from puntobanco.bets import BetKind
 from puntobanco.errors import BetRefused
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import store
+from puntobanco.server.db import settle, store
 from puntobanco.server.db.store import TableSettings
 from puntobanco.server.live.clock import ManualClock
 from puntobanco.server.live.dealer import TableDealer
@@ -120,7 +120,7 @@ class TableMachine(BooksMachine):
         self._run(self.dealer.deal_and_settle())
         self.status = "settled"
         with self.db.read() as session:  # the settlement's answers: each bettor's balance
-            self.wallets.update(store.wallet_balances(session, list(self.bets)))
+            self.wallets.update(settle.wallet_balances(session, list(self.bets)))
 
     @precondition(lambda self: self.status == "open")
     @rule()

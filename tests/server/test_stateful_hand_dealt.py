@@ -28,7 +28,7 @@ from puntobanco.bets import BetKind
 from puntobanco.cards import Card, new_shoe_cards
 from puntobanco.errors import PuntoBancoError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import auth, store
+from puntobanco.server.db import auth, settle, store
 from puntobanco.server.db.dealing import set_dealing
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.db.store import TableSettings
@@ -116,7 +116,7 @@ class HandDealtMachine(BooksMachine):
 
     def _balance(self, player: int) -> int:
         with self.db.read() as session:
-            return store.wallet_balances(session, [player])[player]
+            return settle.wallet_balances(session, [player])[player]
 
     @precondition(lambda self: self.players)
     @rule(data=st.data(), kind=st.sampled_from(KINDS),
@@ -264,7 +264,7 @@ class HandDealtMachine(BooksMachine):
             if phase in (Phase.OPEN, Phase.CLOSED):
                 assert [row.id for row in open_rows] == [coup_id]
                 assert open_rows[0].status == ("open" if phase is Phase.OPEN else "closed")
-                held = store.active_bets(session, coup_id)
+                held = settle.active_bets(session, coup_id)
                 totals = {kind.value: 0 for kind in BetKind}
                 for spot in held.values():
                     for kind, (_, stake) in spot.items():

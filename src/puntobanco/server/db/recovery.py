@@ -26,7 +26,7 @@ from puntobanco.cards import Card, parse_cards
 from puntobanco.coup import Coup
 from puntobanco.errors import RuleSetError
 from puntobanco.rules import RuleSet
-from puntobanco.server.db import recall, store
+from puntobanco.server.db import recall, settle, store
 from puntobanco.server.db.models import CoupRecord, DealerEntry, ShoeRecord
 from puntobanco.server.settings import table_rules_from_json
 
@@ -88,7 +88,7 @@ class Recovered:
     voided: list[int] = field(default_factory=list)
     settled: list[int] = field(default_factory=list)
     #: each voided round's refunds, per player (the pages are told)
-    refunds: dict[int, dict[int, store.Refund]] = field(default_factory=dict)
+    refunds: dict[int, dict[int, settle.Refund]] = field(default_factory=dict)
     #: the table's newest shoe number (being dealt or finished)
     shoe_no: int = 0
     shoe: RecordedShoe | None = None
@@ -103,8 +103,8 @@ def settle_recorded(session: Session, table_id: int, row: CoupRecord, rules: Rul
     coup = Coup(punto=tuple(parse_cards(row.punto_cards or "")),
                 banco=tuple(parse_cards(row.banco_cards or "")))
     spots = {player: {kind: stake for kind, (_, stake) in kinds.items()}
-             for player, kinds in store.active_bets(session, row.id).items()}
-    store.settle_coup(session, table_id=table_id, coup_id=row.id, bets=spots,
+             for player, kinds in settle.active_bets(session, row.id).items()}
+    settle.settle_coup(session, table_id=table_id, coup_id=row.id, bets=spots,
                       lines={player: settle_spot(spot, coup, rules)
                              for player, spot in spots.items()})
 
@@ -154,7 +154,7 @@ def recover(session: Session, table_id: int, *, keep_round: bool = False) -> Rec
                 session, table_id, session.get_one(ShoeRecord, row.shoe_id)))
             found.settled.append(row.id)
         elif row is not kept:
-            found.refunds[row.id] = store.void_coup(session, table_id=table_id, coup_id=row.id)
+            found.refunds[row.id] = settle.void_coup(session, table_id=table_id, coup_id=row.id)
             found.voided.append(row.id)
     found.last_result = last_settled_json(session, table_id)
     shoe = latest_shoe(session, table_id)
@@ -168,9 +168,9 @@ def recover(session: Session, table_id: int, *, keep_round: bool = False) -> Rec
         found.round = KeptRound(
             coup_id=kept.id, round_no=kept.round_no, status=kept.status,
             bets={player: {kind: stake for kind, (_, stake) in kinds.items()}
-                  for player, kinds in store.active_bets(session, kept.id).items()})
+                  for player, kinds in settle.active_bets(session, kept.id).items()})
     elif kept is not None:  # a round of a shoe no longer dealt: void after all
-        found.refunds[kept.id] = store.void_coup(session, table_id=table_id, coup_id=kept.id)
+        found.refunds[kept.id] = settle.void_coup(session, table_id=table_id, coup_id=kept.id)
         found.voided.append(kept.id)
     return found
 

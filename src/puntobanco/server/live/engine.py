@@ -43,7 +43,7 @@ from sqlalchemy.orm import Session
 from puntobanco.bets import BetKind
 from puntobanco.errors import BetRefused, PuntoBancoError, TableStateError
 from puntobanco.rules import RuleSet, Side
-from puntobanco.server.db import recall, store
+from puntobanco.server.db import recall, settle, store
 from puntobanco.server.db.engine import Database
 from puntobanco.server.db.health import outage_code
 from puntobanco.server.db.models import CoupRecord
@@ -384,7 +384,7 @@ class TableDealer:
         self.hub.publish(msg.BetsClosed(round_no=self.table.round_no, coup_id=coup_id))
         await self.desk.drain()
         self.desk.flush_totals()  # the final totals, if the last batch changed them
-        held = await self.write(lambda s: store.close_coup_with_bets(s, coup_id))
+        held = await self.write(lambda s: settle.close_coup_with_bets(s, coup_id))
         # 10,000 bets at 5,000 players: one call, each spot checked again (M3, L1, L3)
         self.table.place_spots({str(player): spot for player, spot in held.items() if spot})
         self.table.close_bets()
@@ -402,8 +402,8 @@ class TableDealer:
             await self.desk.drain()
             self.desk.flush_totals()
 
-        def write(session: Session) -> dict[int, store.Refund]:
-            refunds = store.void_coup(session, table_id=self.id, coup_id=coup_id)
+        def write(session: Session) -> dict[int, settle.Refund]:
+            refunds = settle.void_coup(session, table_id=self.id, coup_id=coup_id)
             if also is not None:
                 also(session)
             return refunds
@@ -414,7 +414,7 @@ class TableDealer:
         self.view.shoe = self.shoe_view()
         self.tell_void(coup_id, self.table.round_no, refunds, cards)
 
-    def tell_void(self, coup_id: int, round_no: int, refunds: Mapping[int, store.Refund],
+    def tell_void(self, coup_id: int, round_no: int, refunds: Mapping[int, settle.Refund],
                   cards: tuple[str, ...] = (), *, shoe_no: int | None = None,
                   coup_in_shoe: int | None = None) -> None:
         for player, refund in refunds.items():  # the page says what came back
@@ -449,9 +449,9 @@ class TableDealer:
         lines = {int(spot): spot_lines for spot, spot_lines in settled.lines.items()}
         spots = {player: spot for player, spot in bets.items() if spot}
 
-        def settle(session: Session) -> tuple[dict[str, Any], dict[int, int]]:
-            balances = store.settle_coup(session, table_id=self.id, coup_id=coup_id,
-                                         bets=spots, lines=lines)
+        def pay(session: Session) -> tuple[dict[str, Any], dict[int, int]]:
+            balances = settle.settle_coup(session, table_id=self.id, coup_id=coup_id,
+                                          bets=spots, lines=lines)
             result = recall.coup_json(session.get_one(CoupRecord, coup_id), shoe_no=shoe_no)
             return result, balances
 
@@ -459,7 +459,7 @@ class TableDealer:
         # while its cards are shown (issue 21: 0.35-0.7 s of the database thread at 5,000
         # players, which the last socket's settlement waited for after the last card); what
         # the pages are told of it still comes after the last card.
-        settling = asyncio.ensure_future(self.write(settle))
+        settling = asyncio.ensure_future(self.write(pay))
         try:
             showing = await self._show_dealt(shown, settling)
         except BaseException:

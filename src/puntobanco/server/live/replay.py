@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from puntobanco.cards import Card
 from puntobanco.errors import RuleSetError
-from puntobanco.server.db import recall, recovery, store
+from puntobanco.server.db import recall, recovery, settle, store
 from puntobanco.server.db.health import recovery_counts
 from puntobanco.server.db.models import CoupRecord
 from puntobanco.server.live import messages as msg
@@ -108,7 +108,7 @@ async def replay(engine: TableDealer, found: recovery.Recovered) -> None:
 
 
 async def announce(engine: TableDealer, settled: list[int],
-                   voided: Mapping[int, Mapping[int, store.Refund]]) -> None:
+                   voided: Mapping[int, Mapping[int, settle.Refund]]) -> None:
     """Tell the sockets what a recovery did, as if the dealer had: a coup it settled (its
     cards, each player's settlement, the result), a round it voided (each player's refund).
     Nothing to say to a table nobody watches yet (a start)."""
@@ -117,8 +117,8 @@ async def announce(engine: TableDealer, settled: list[int],
                 dict[str, Any], dict[int, tuple[list[dict[str, Any]], int]]]:
             row = session.get_one(CoupRecord, coup_id)
             result = recall.coup_json(row, shoe_no=recall.shoe_no_of(session, row.shoe_id))
-            players = sorted(store.active_or_settled_players(session, coup_id))
-            balances = store.wallet_balances(session, players)
+            players = sorted(settle.active_or_settled_players(session, coup_id))
+            balances = settle.wallet_balances(session, players)
             return result, {player: (recall.lines_of(session, coup_id, player),
                                      balances[player]) for player in players}
 
