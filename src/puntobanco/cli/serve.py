@@ -76,7 +76,7 @@ def serve(
              "its first one.", metavar="SECONDS")] = 75,
     bet_linger_ms: Annotated[float | None, typer.Option(
         help="Write a table's batch of bets this long after its first bet arrived (or at once "
-             "with 200 waiting, or at the close): fewer, larger transactions; 0 to 100 ms. "
+             "with 64 waiting, or at the close): fewer, larger transactions; 0 to 100 ms. "
              "Default: 50 on SQLite, 25 on PostgreSQL.",
         metavar="MS", show_default=False)] = None,
 ) -> None:
