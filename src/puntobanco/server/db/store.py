@@ -183,7 +183,7 @@ def record_deal(session: Session, coup_id: int, coup: Coup, *, first_card: int) 
 
 
 def move_coup(session: Session | Connection, coup_id: int, before: str, after: str,
-          **values: Any) -> None:
+              **values: Any) -> None:
     """Move a coup from one status to the next; the conditional update is the guard."""
     result = session.execute(update(CoupRecord)
                              .where(CoupRecord.id == coup_id, CoupRecord.status == before)
